@@ -1,0 +1,152 @@
+package objects
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"strconv"
+	"strings"
+
+	"github.com/zeebo/blake3"
+)
+
+// Type is one of the five object types. There is no extension point
+// (SPEC §1.1).
+type Type string
+
+// The object types.
+const (
+	TypeBlob        Type = "blob"
+	TypeEvent       Type = "event"
+	TypeRun         Type = "run"
+	TypeAttestation Type = "attestation"
+	TypeAnnotation  Type = "annotation"
+)
+
+// Types lists the object types in the order fsck and enumeration use.
+var Types = []Type{TypeAnnotation, TypeAttestation, TypeBlob, TypeEvent, TypeRun}
+
+// Valid reports whether t is one of the five object types.
+func (t Type) Valid() bool {
+	switch t {
+	case TypeBlob, TypeEvent, TypeRun, TypeAttestation, TypeAnnotation:
+		return true
+	}
+	return false
+}
+
+// Algo is a repository's object hash: the "object format" chosen at init.
+type Algo string
+
+// The hash profiles. SHA256 is OpenTine's; BLAKE3 is tine's default. Both
+// hash the same preimage: TYPE 0x00 decimal(schema) 0x00 body.
+const (
+	SHA256 Algo = "sha256"
+	BLAKE3 Algo = "blake3"
+)
+
+// Valid reports whether a is a known hash profile.
+func (a Algo) Valid() bool { return a == SHA256 || a == BLAKE3 }
+
+// New returns a hash of the profile's algorithm with nothing written to it.
+func (a Algo) New() hash.Hash {
+	if a == BLAKE3 {
+		return blake3.New()
+	}
+	return sha256.New()
+}
+
+// Hasher returns a hash already fed the preimage prefix of an object of the
+// given type and schema, so a caller can stream the body into it and finish
+// with OIDFromHash. It is how large blobs are hashed in constant memory.
+func (a Algo) Hasher(t Type, schema int64) hash.Hash {
+	h := a.New()
+	var pre [64]byte
+	b := append(pre[:0], t...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, schema, 10)
+	b = append(b, 0)
+	h.Write(b)
+	return h
+}
+
+// Derive returns the oid of an object of type t and the given schema whose
+// stored body is body (SPEC §1.3: the header and its LF are not hashed).
+func (a Algo) Derive(t Type, schema int64, body []byte) OID {
+	h := a.Hasher(t, schema)
+	h.Write(body)
+	return OIDFromHash(a, t, h)
+}
+
+// OIDFromHash finishes a Hasher into an oid.
+func OIDFromHash(a Algo, t Type, h hash.Hash) OID {
+	id := OID{Type: t, Algo: a}
+	h.Sum(id.Digest[:0])
+	return id
+}
+
+// OID names an object: TYPE:ALGO:<64 lowercase hex>.
+type OID struct {
+	Type   Type
+	Algo   Algo
+	Digest [32]byte
+}
+
+// String returns the oid's canonical spelling, or "" for the zero OID.
+func (o OID) String() string {
+	if o.IsZero() {
+		return ""
+	}
+	var buf [len("attestation:blake3:") + 64]byte
+	b := append(buf[:0], o.Type...)
+	b = append(b, ':')
+	b = append(b, o.Algo...)
+	b = append(b, ':')
+	b = hex.AppendEncode(b, o.Digest[:])
+	return string(b)
+}
+
+// Hex returns the 64 lowercase hex digits of the digest.
+func (o OID) Hex() string { return hex.EncodeToString(o.Digest[:]) }
+
+// IsZero reports whether o is the zero OID, which names nothing.
+func (o OID) IsZero() bool { return o.Type == "" }
+
+// ParseOID parses TYPE:ALGO:<64 lowercase hex> for either hash profile.
+// Anything else, uppercase hex included, is oid.malformed (SPEC §1.3).
+func ParseOID(s string) (OID, error) {
+	t, rest, ok := strings.Cut(s, ":")
+	if !ok || !Type(t).Valid() {
+		return OID{}, Errorf(ReasonOidMalformed, "not an oid: %.80q", s)
+	}
+	a, digest, ok := strings.Cut(rest, ":")
+	if !ok || !Algo(a).Valid() || len(digest) != 64 {
+		return OID{}, Errorf(ReasonOidMalformed, "not an oid: %.80q", s)
+	}
+	id := OID{Type: Type(t), Algo: Algo(a)}
+	for i := 0; i < 64; i++ {
+		c := digest[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return OID{}, Errorf(ReasonOidMalformed, "not an oid: %.80q", s)
+		}
+	}
+	hex.Decode(id.Digest[:], []byte(digest))
+	return id, nil
+}
+
+// ParseOIDFor parses an oid and requires it to use the hash profile a, so a
+// sha256 repository never accepts a blake3 name and vice versa.
+func ParseOIDFor(a Algo, s string) (OID, error) {
+	id, err := ParseOID(s)
+	if err != nil {
+		return OID{}, err
+	}
+	if id.Algo != a {
+		return OID{}, Errorf(ReasonOidMalformed, "oid %.80q uses %s, this repository uses %s", s, id.Algo, a)
+	}
+	return id, nil
+}
+
+// Compare orders oids by their spelling, the order enumeration and pack
+// writers use.
+func (o OID) Compare(p OID) int { return strings.Compare(o.String(), p.String()) }
