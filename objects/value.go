@@ -101,8 +101,9 @@ func Array(elems ...Value) Value {
 	return Value{Kind: KindArray, Array: elems}
 }
 
-// Object returns a JSON object of the given members. The caller keeps keys unique.
-func Object(members ...Member) Value {
+// ObjectValue returns a JSON object of the given members. The caller keeps
+// keys unique. (Object is the stored-object type.)
+func ObjectValue(members ...Member) Value {
 	if members == nil {
 		members = []Member{}
 	}

@@ -1,0 +1,222 @@
+package objects
+
+import (
+	"fmt"
+)
+
+// Resolver gives the existence-aware checks access to other objects.
+type Resolver interface {
+	// Resolve returns the object named id, or (nil, nil) when it is absent.
+	// An error means a real failure, such as corruption.
+	Resolve(id OID) (*Object, error)
+	// Shallow reports whether id is a declared shallow-boundary oid
+	// (SPEC §2.7): a link to it resolves although the object is absent.
+	Shallow(id OID) bool
+}
+
+// PresenceChecker is an optional Resolver capability: it reports that an
+// object exists without reading it. CheckLinksExist prefers it, as the
+// reference checks links with has() and reads only chain predecessors and
+// run events, so an object that exists but cannot be read satisfies a link
+// yet fails the annotation chain (chain.previous-unavailable).
+type PresenceChecker interface {
+	Present(id OID) (bool, error)
+}
+
+// runStatuses are the legal run statuses (SPEC §1.5.3).
+var runStatuses = map[string]bool{"running": true, "paused": true, "completed": true, "failed": true}
+
+// CheckLinksExist requires every link to resolve: to an object r holds or to
+// a shallow-boundary oid (SPEC §1.5.6); otherwise link.missing-object.
+func CheckLinksExist(links []OID, r Resolver) error {
+	pc, hasPresence := r.(PresenceChecker)
+	for _, id := range links {
+		var present bool
+		if hasPresence {
+			ok, err := pc.Present(id)
+			if err != nil {
+				return fmt.Errorf("link %s: %w", id, err)
+			}
+			present = ok
+		} else {
+			o, err := r.Resolve(id)
+			if err != nil {
+				return fmt.Errorf("link %s: %w", id, err)
+			}
+			present = o != nil
+		}
+		if !present && !r.Shallow(id) {
+			return Errorf(ReasonLinkMissingObject, "linked object %s is missing", id)
+		}
+	}
+	return nil
+}
+
+// CheckRunGraph applies the graph rules of SPEC §1.5.3 (op run.graph) to a
+// run, in the reference's order: status, legacy_refs, then for each locally
+// present event that its parents and causal links lie inside the run's
+// events (graph.parent-outside-graph, graph.causal-outside-graph) at a
+// strictly earlier index (graph.order-not-topological); and only when every
+// event is present, that roots are exactly the parentless events and tips
+// exactly the events nobody names as a parent. It returns nil for an object
+// that is not a run.
+func CheckRunGraph(run *Object, r Resolver) error {
+	if run.Type != TypeRun {
+		return nil
+	}
+	if err := checkRunGraph(run, r); err != nil {
+		return fmt.Errorf("run %s: %w", run.ID, err)
+	}
+	return nil
+}
+
+func checkRunGraph(run *Object, r Resolver) error {
+	p := linkParser{o: run, a: run.ID.Algo}
+	pl, err := p.payload(ReasonLinkRunEventsInvalid)
+	if err != nil {
+		return err
+	}
+	if st, ok := pl.Get("status"); ok && (st.Kind != KindString || !runStatuses[st.Str]) {
+		return Errorf(ReasonGraphStatusInvalid, "status must be running, paused, completed or failed")
+	}
+	events, err := runEvents(&p, pl)
+	if err != nil {
+		return err
+	}
+	position := make(map[OID]int, len(events))
+	for i, e := range events {
+		position[e] = i
+	}
+	if err := checkLegacyRefs(&p, pl, position); err != nil {
+		return err
+	}
+	complete := true
+	parentsOf := make(map[OID][]OID, len(events))
+	for i, id := range events {
+		ev, err := r.Resolve(id)
+		if err != nil {
+			return fmt.Errorf("event %s: %w", id, err)
+		}
+		if ev == nil {
+			complete = false // SPEC §1.5.3: absent events (shallow) are skipped
+			continue
+		}
+		parents, causal, err := eventGraphLinks(ev)
+		if err != nil {
+			return err
+		}
+		for _, l := range parents {
+			if _, ok := position[l]; !ok {
+				return Errorf(ReasonGraphParentOutsideGraph, "event %s has parent %s outside the run", id, l)
+			}
+		}
+		for _, l := range causal {
+			if _, ok := position[l]; !ok {
+				return Errorf(ReasonGraphCausalOutsideGraph, "event %s has causal link %s outside the run", id, l)
+			}
+		}
+		for _, l := range append(parents[:len(parents):len(parents)], causal...) {
+			if position[l] >= i {
+				return Errorf(ReasonGraphOrderNotTopological, "event %s comes before its dependency %s", id, l)
+			}
+		}
+		parentsOf[id] = parents
+	}
+	if !complete {
+		return nil
+	}
+	return checkRootsTips(&p, pl, events, parentsOf)
+}
+
+// checkLegacyRefs requires legacy_refs, when present, to map names to
+// events of the run (SPEC §1.5.3). As in the reference, a present null is
+// not absent.
+func checkLegacyRefs(p *linkParser, pl Value, position map[OID]int) error {
+	refs, ok := pl.Get("legacy_refs")
+	if !ok {
+		return nil
+	}
+	if refs.Kind != KindObject {
+		return Errorf(ReasonGraphLegacyRefsInvalid, "legacy_refs is a JSON %s, not an object", refs.Kind)
+	}
+	for _, m := range refs.Object {
+		if m.Value.Kind != KindString {
+			return Errorf(ReasonGraphLegacyRefsInvalid, "legacy_refs.%s is not an oid string", m.Key)
+		}
+		id, err := ParseOIDFor(p.a, m.Value.Str)
+		if _, in := position[id]; err != nil || !in {
+			return Errorf(ReasonGraphLegacyRefsInvalid, "legacy_refs.%s does not name an event of the run", m.Key)
+		}
+	}
+	return nil
+}
+
+// checkRootsTips compares roots and tips with the graph when every event is
+// present (SPEC §1.5.3).
+func checkRootsTips(p *linkParser, pl Value, events []OID, parentsOf map[OID][]OID) error {
+	named := make(map[OID]bool)
+	wantRoots := make(map[OID]bool)
+	for _, e := range events {
+		if len(parentsOf[e]) == 0 {
+			wantRoots[e] = true
+		}
+		for _, parent := range parentsOf[e] {
+			named[parent] = true
+		}
+	}
+	wantTips := make(map[OID]bool)
+	for _, e := range events {
+		if !named[e] {
+			wantTips[e] = true
+		}
+	}
+	roots, err := p.oidList(pl, "roots", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
+	if err != nil {
+		return err
+	}
+	if !sameSet(roots, wantRoots) {
+		return Errorf(ReasonGraphRootsMismatch, "roots are not exactly the parentless events")
+	}
+	tips, err := p.oidList(pl, "tips", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
+	if err != nil {
+		return err
+	}
+	if !sameSet(tips, wantTips) {
+		return Errorf(ReasonGraphTipsMismatch, "tips are not exactly the events no event names as a parent")
+	}
+	return nil
+}
+
+// sameSet reports whether the distinct members of ids are exactly want.
+func sameSet(ids []OID, want map[OID]bool) bool {
+	seen := make(map[OID]bool, len(ids))
+	for _, id := range ids {
+		if !want[id] {
+			return false
+		}
+		seen[id] = true
+	}
+	return len(seen) == len(want)
+}
+
+// eventGraphLinks returns an event's parent_ids and causal_ids, checked as
+// Links checks them.
+func eventGraphLinks(ev *Object) (parents, causal []OID, err error) {
+	p := linkParser{o: ev, a: ev.ID.Algo}
+	if ev.Type != TypeEvent {
+		return nil, nil, Errorf(ReasonLinkRunEventsInvalid, "run event %s is a %s object", ev.ID, ev.Type)
+	}
+	pl, err := p.payload(ReasonLinkParentIdsNotEvents)
+	if err != nil {
+		return nil, nil, fmt.Errorf("event %s: %w", ev.ID, err)
+	}
+	parents, err = p.oidList(pl, "parent_ids", TypeEvent, ReasonLinkParentIdsNotEvents, ReasonLinkParentIdsDuplicate)
+	if err != nil {
+		return nil, nil, fmt.Errorf("event %s: %w", ev.ID, err)
+	}
+	causal, err = p.oidList(pl, "causal_ids", TypeEvent, ReasonLinkParentIdsNotEvents, ReasonLinkParentIdsDuplicate)
+	if err != nil {
+		return nil, nil, fmt.Errorf("event %s: %w", ev.ID, err)
+	}
+	return parents, causal, nil
+}

@@ -1,0 +1,261 @@
+package objects
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Links returns every link of o, one entry per occurrence (a multiset: the
+// same oid named twice is returned twice), after checking the structural
+// link rules of SPEC §1.5 and, for an event, its metrics (SPEC §1.5.2). It
+// does not check that the linked objects exist; see CheckLinksExist.
+//
+// An oid in a payload must use o's own hash profile: a sha256 object that
+// names a blake3 oid is oid.malformed.
+func Links(o *Object) ([]OID, error) {
+	if o.Type == TypeBlob {
+		return nil, nil // SPEC §1.5.1: a blob has no links
+	}
+	p := linkParser{o: o, a: o.ID.Algo}
+	var err error
+	switch o.Type {
+	case TypeEvent:
+		err = p.event()
+	case TypeRun:
+		err = p.run()
+	case TypeAttestation:
+		err = p.attestation()
+	case TypeAnnotation:
+		err = p.annotation()
+	default:
+		err = Errorf(ReasonEnvelopeUnknownType, "unknown object type %.40q", string(o.Type))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", o.Type, o.ID, err)
+	}
+	for _, l := range p.links {
+		// SPEC §1.5.6: an object never links to itself. Building one needs a
+		// hash preimage, so this guards against a forged in-memory object.
+		if l == o.ID {
+			return nil, Errorf(ReasonLinkMissingObject, "%s %s links to itself", o.Type, o.ID)
+		}
+	}
+	return p.links, nil
+}
+
+// linkParser accumulates the links of one object while checking them.
+type linkParser struct {
+	o     *Object
+	a     Algo
+	links []OID
+}
+
+// payload returns the object's body, which SPEC §1.5 requires to be a JSON
+// object. No reason code names that rule alone, so the type's primary
+// structural code reports it.
+func (p *linkParser) payload(r Reason) (Value, error) {
+	if p.o.Value.Kind != KindObject {
+		return Value{}, Errorf(r, "payload is a JSON %s, not an object", p.o.Value.Kind)
+	}
+	return p.o.Value, nil
+}
+
+// oid parses one payload oid with the object's hash profile and requires the
+// type want ("" for any type). A non-string or wrong-typed value is reported
+// with reason r; a malformed oid string with oid.malformed.
+func (p *linkParser) oid(field string, v Value, want Type, r Reason) (OID, error) {
+	if v.Kind != KindString {
+		return OID{}, Errorf(r, "%s is a JSON %s, not an oid", field, v.Kind)
+	}
+	id, err := ParseOIDFor(p.a, v.Str)
+	if err != nil {
+		return OID{}, fmt.Errorf("%s: %w", field, err)
+	}
+	if want != "" && id.Type != want {
+		return OID{}, Errorf(r, "%s names a %s, not a %s", field, id.Type, want)
+	}
+	return id, nil
+}
+
+// oidList parses a list of oids of type want with no duplicates. Python's
+// `payload.get(field) or []` makes a falsy value count as absent.
+func (p *linkParser) oidList(payload Value, field string, want Type, notList, dup Reason) ([]OID, error) {
+	v, ok := payload.Get(field)
+	if !ok || !v.Truthy() {
+		return nil, nil
+	}
+	if v.Kind != KindArray {
+		return nil, Errorf(notList, "%s is a JSON %s, not a list", field, v.Kind)
+	}
+	ids := make([]OID, 0, len(v.Array))
+	seen := make(map[OID]struct{}, len(v.Array))
+	for i, e := range v.Array {
+		id, err := p.oid(fmt.Sprintf("%s[%d]", field, i), e, want, notList)
+		if err != nil {
+			return nil, err
+		}
+		if _, d := seen[id]; d {
+			return nil, Errorf(dup, "%s names %s twice", field, id)
+		}
+		seen[id] = struct{}{}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// optionalOID parses field if its value is truthy (SPEC §1.5: "if truthy").
+func (p *linkParser) optionalOID(payload Value, field string, want Type, r Reason) (OID, bool, error) {
+	v, ok := payload.Get(field)
+	if !ok || !v.Truthy() {
+		return OID{}, false, nil
+	}
+	id, err := p.oid(field, v, want, r)
+	return id, err == nil, err
+}
+
+// event applies SPEC §1.5.2: parent_ids and causal_ids are lists of distinct
+// event oids; the three *_blob fields, when truthy, are blob oids; and the
+// metrics rules hold.
+func (p *linkParser) event() error {
+	pl, err := p.payload(ReasonLinkParentIdsNotEvents)
+	if err != nil {
+		return err
+	}
+	for _, field := range [...]string{"parent_ids", "causal_ids"} {
+		ids, err := p.oidList(pl, field, TypeEvent, ReasonLinkParentIdsNotEvents, ReasonLinkParentIdsDuplicate)
+		if err != nil {
+			return err
+		}
+		p.links = append(p.links, ids...)
+	}
+	for _, field := range [...]string{"input_blob", "output_blob", "artifact_blob"} {
+		id, ok, err := p.optionalOID(pl, field, TypeBlob, ReasonLinkEventBlobNotBlob)
+		if err != nil {
+			return err
+		}
+		if ok {
+			p.links = append(p.links, id)
+		}
+	}
+	return CheckMetrics(pl)
+}
+
+// attestation applies SPEC §1.5.4: target_id is required and names a run;
+// evidence_ids is a list of oids of any type.
+func (p *linkParser) attestation() error {
+	pl, err := p.payload(ReasonLinkAttestationTargetNotRun)
+	if err != nil {
+		return err
+	}
+	id, ok, err := p.optionalOID(pl, "target_id", TypeRun, ReasonLinkAttestationTargetNotRun)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Errorf(ReasonLinkAttestationTargetNotRun, "target_id is required")
+	}
+	p.links = append(p.links, id)
+	return p.evidence(pl)
+}
+
+// annotation applies SPEC §1.5.5: a truthy target_id is an oid of any type,
+// a truthy previous_id an annotation oid, and evidence_ids as for
+// attestations.
+func (p *linkParser) annotation() error {
+	pl, err := p.payload(ReasonLinkEvidenceNotList)
+	if err != nil {
+		return err
+	}
+	if id, ok, err := p.optionalOID(pl, "target_id", "", ReasonOidMalformed); err != nil {
+		return err
+	} else if ok {
+		p.links = append(p.links, id)
+	}
+	if id, ok, err := p.optionalOID(pl, "previous_id", TypeAnnotation, ReasonLinkAnnotationPreviousNotAnnotation); err != nil {
+		return err
+	} else if ok {
+		p.links = append(p.links, id)
+	}
+	return p.evidence(pl)
+}
+
+// evidence applies the evidence_ids rule (SPEC §1.5.4): absent, or a list
+// whose entries are valid oids of any type; any other value is refused.
+func (p *linkParser) evidence(pl Value) error {
+	v, ok := pl.Get("evidence_ids")
+	if !ok {
+		return nil
+	}
+	if v.Kind != KindArray {
+		return Errorf(ReasonLinkEvidenceNotList, "evidence_ids is a JSON %s, not a list", v.Kind)
+	}
+	for i, e := range v.Array {
+		id, err := p.oid(fmt.Sprintf("evidence_ids[%d]", i), e, "", ReasonOidMalformed)
+		if err != nil {
+			return err
+		}
+		p.links = append(p.links, id)
+	}
+	return nil
+}
+
+// run applies SPEC §1.5.3's link rules: manifests is an object of blob oids;
+// events, roots and tips are lists of distinct event oids, roots and tips
+// subsets of events; any truthy top-level *_blob value is a blob oid. The
+// links are roots, tips, events, manifest values, then *_blob values.
+func (p *linkParser) run() error {
+	pl, err := p.payload(ReasonLinkRunEventsInvalid)
+	if err != nil {
+		return err
+	}
+	manifests, hasManifests := pl.Get("manifests")
+	if hasManifests && manifests.Truthy() && manifests.Kind != KindObject {
+		return Errorf(ReasonLinkRunManifestsNotObject, "manifests is a JSON %s, not an object", manifests.Kind)
+	}
+	events, err := runEvents(p, pl)
+	if err != nil {
+		return err
+	}
+	inRun := make(map[OID]struct{}, len(events))
+	for _, e := range events {
+		inRun[e] = struct{}{}
+	}
+	for _, field := range [...]string{"roots", "tips"} {
+		ids, err := p.oidList(pl, field, TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, ok := inRun[id]; !ok {
+				return Errorf(ReasonLinkRunRootsTipsNotSubset, "%s names %s, which is not in events", field, id)
+			}
+		}
+		p.links = append(p.links, ids...)
+	}
+	p.links = append(p.links, events...)
+	if hasManifests && manifests.Kind == KindObject {
+		for _, m := range manifests.Object {
+			id, err := p.oid("manifests."+m.Key, m.Value, TypeBlob, ReasonLinkRunBlobNotBlob)
+			if err != nil {
+				return err
+			}
+			p.links = append(p.links, id)
+		}
+	}
+	for _, m := range pl.Object {
+		if !strings.HasSuffix(m.Key, "_blob") || !m.Value.Truthy() {
+			continue
+		}
+		id, err := p.oid(m.Key, m.Value, TypeBlob, ReasonLinkRunBlobNotBlob)
+		if err != nil {
+			return err
+		}
+		p.links = append(p.links, id)
+	}
+	return nil
+}
+
+// runEvents parses a run's events list: distinct event oids.
+func runEvents(p *linkParser, pl Value) ([]OID, error) {
+	return p.oidList(pl, "events", TypeEvent, ReasonLinkRunEventsInvalid, ReasonLinkRunEventsInvalid)
+}

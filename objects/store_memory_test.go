@@ -1,0 +1,26 @@
+package objects_test
+
+import (
+	"testing"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/objectstest"
+)
+
+func TestMemoryStoreSuite(t *testing.T) {
+	objectstest.RunAlgos(t, func(t *testing.T, a objects.Algo) objects.Store {
+		return objects.NewMemoryStore(a)
+	})
+}
+
+func TestMemoryStoreLen(t *testing.T) {
+	m := objects.NewMemoryStore(objects.BLAKE3)
+	objs := objectstest.Blobs(objects.BLAKE3, "len", 5)
+	objs = append(objs, objs[0])
+	if err := objects.PutAll(t.Context(), m, objs); err != nil {
+		t.Fatal(err)
+	}
+	if m.Len() != 5 {
+		t.Fatalf("Len = %d, want 5", m.Len())
+	}
+}

@@ -1,0 +1,81 @@
+// Package refs names runs: ref names and namespaces, ref files, the
+// compare-and-swap update protocol, multi-ref transactions, reflogs and the
+// shallow file of a tine (OpenTine v3) repository. It is the only package
+// that locks refs.
+//
+// # Names (SPEC §2.4)
+//
+// A ref name is <namespace>/<component>/..., the namespace one of
+// annotations, heads, tags, experiments, promotions and remotes, every byte
+// in [a-z0-9._/-], at most 512 bytes, each component at most 240 bytes, not
+// empty, ".", "..", containing "..", ending in "." or ".lock", nor a Windows
+// device stem. A leading "refs/" is accepted and dropped (NormalizeName).
+// heads/, experiments/ and promotions/ point at runs; annotations/<x> at an
+// annotation of the run whose 64-hex digest is <x>; tags/ and remotes/ at
+// anything (CheckTarget, SPEC §2.5).
+//
+// # Files this package owns, relative to the repository root
+//
+//	refs/<name>          "<oid>\n". Readers also accept "<oid>" and
+//	                     "<oid>\r\n"; at most 256 bytes, ASCII, a regular
+//	                     file with at most one link, never a symlink.
+//	refs/<name>.lock     guard: created with O_CREAT|O_EXCL by the writer
+//	                     that owns the ref for one update; holds that
+//	                     writer's 32-hex transaction id. A second writer
+//	                     fails at once with *LockedError.
+//	refs/<name>..lock    staging file: the new "<oid>\n", fsynced, then
+//	                     renamed over refs/<name>. The doubled dot makes it
+//	                     neither a legal ref nor a legal guard.
+//	logs/<name>          reflog: one row per update, appended after the ref
+//	                     moves and fsynced. A row is the v3 canonical JSON of
+//	                     {"actor","new","old","ref","time_ns"} and an LF;
+//	                     time_ns is a decimal string, old is null when the
+//	                     ref was created. Deleting a ref appends no row (new
+//	                     must be an oid) and keeps the log; re-creating it
+//	                     appends a row with old null. A torn final row from
+//	                     a crash is skipped on read and cut off before the
+//	                     next append. Never rotated.
+//	refs-txn/<id>.tmp    a multi-ref transaction's journal being written.
+//	refs-txn/<id>.journal the committed journal (JSON: version, owner id,
+//	                     and per ref the op, new oid and reflog row).
+//	shallow              shallow-boundary oids, one per LF-terminated line,
+//	                     sorted and unique when tine writes it; the empty
+//	                     set is the empty file (SPEC §2.7).
+//	shallow.lock         guard serializing shallow updates.
+//
+// # Compare-and-swap (SPEC §2.5)
+//
+// Store.Update and every Transaction follow git's lockfile protocol: fetch
+// each new target through the objects.Getter (which re-verifies its oid)
+// and apply CheckTarget, so a ref never points at a missing or wrongly
+// typed object; create every guard, in name order; read each current value
+// and compare it with the caller's Expect (ExpectValue, ExpectAbsent,
+// ExpectAny, ExpectExists), failing with *StaleError naming expected and
+// actual; write and fsync the staging files; rename them over the refs and
+// fsync the directories; append the reflog rows; remove the guards. Any
+// failure before the renames leaves every ref and reflog unchanged.
+//
+// # Transactions and crashes
+//
+// A transaction that changes one ref needs no journal: its rename is
+// atomic. One that changes several writes, after all staging files are
+// durable, a journal refs-txn/<id>.journal (temporary name, fsync, rename,
+// fsync of the directory). That rename is the commit point. The writer
+// holds an flock on the journal for as long as it lives, then applies the
+// renames and deletions, appends the rows, removes the journal and finally
+// the guards. If the process dies:
+//
+//   - before the commit point, no ref has changed. Its guards stay behind
+//     and make those refs report *LockedError until removed, as with git;
+//     a left-over <id>.tmp journal, if complete, lets Recover remove them.
+//   - after it, Recover (run by every write, List, Check, and by Read of a
+//     ref whose guard exists) finds the journal unlocked, renames the
+//     staging files still present, performs the deletions, appends the
+//     rows of the refs it moved, removes the journal and then the guards
+//     holding the dead transaction's id. Guards of other writers are never
+//     removed.
+//
+// So a crash never leaves half a transaction applied once recovery has
+// run; a reflog row may be lost, which SPEC §2.6 allows (the reflog is
+// history, not authority).
+package refs

@@ -1,0 +1,87 @@
+package refs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// Sentinel errors of package refs.
+var (
+	// ErrNotFound reports that a ref does not exist. It is wrapped with the
+	// ref's name.
+	ErrNotFound = errors.New("ref not found")
+	// ErrLocked reports that another writer holds a ref's guard (or the
+	// shallow file's). *LockedError matches it with errors.Is; callers may
+	// retry.
+	ErrLocked = errors.New("locked by another writer")
+	// ErrStale reports a failed compare-and-swap. *StaleError matches it
+	// with errors.Is; use errors.As for the values.
+	ErrStale = errors.New("stale ref")
+	// ErrNotRegular reports a ref, reflog or shallow path that is a symlink,
+	// a directory, a device or a hard-linked file (SPEC §2.3, §2.4, §2.7).
+	ErrNotRegular = errors.New("not a regular, singly linked file")
+	// ErrBadExpect reports an expectation that makes no sense for the
+	// operation, such as deleting a ref that must be absent.
+	ErrBadExpect = errors.New("invalid expectation")
+	// ErrTornReflog reports a reflog whose last row has no LF: a crash hit
+	// the append. The complete rows before it are still valid.
+	ErrTornReflog = errors.New("torn final reflog row")
+	// ErrMalformedReflog reports a reflog row that is not one canonical
+	// JSON object with exactly the five row keys.
+	ErrMalformedReflog = errors.New("malformed reflog row")
+	// ErrDuplicateRef reports a transaction naming the same ref twice.
+	ErrDuplicateRef = errors.New("ref named twice in one transaction")
+)
+
+// StaleError reports a compare-and-swap whose expectation did not hold: the
+// ref's current value is not the one the caller based its update on. A zero
+// OID stands for "absent" in both fields. When the caller accepted any
+// current value but needed the ref to exist, Expected is zero and AnyValue
+// is set.
+type StaleError struct {
+	Name     string
+	Expected objects.OID
+	Actual   objects.OID
+	// AnyValue is set when the expectation was "exists, any value".
+	AnyValue bool
+}
+
+// Error names the ref and both values.
+func (e *StaleError) Error() string {
+	exp := describe(e.Expected)
+	if e.AnyValue {
+		exp = "any existing value"
+	}
+	return fmt.Sprintf("ref %s is stale: expected %s, found %s", e.Name, exp, describe(e.Actual))
+}
+
+// Is makes errors.Is(err, ErrStale) true for a *StaleError.
+func (e *StaleError) Is(target error) bool { return target == ErrStale }
+
+// describe spells an oid for messages, with "absent" for the zero OID.
+func describe(id objects.OID) string {
+	if id.IsZero() {
+		return "absent"
+	}
+	return id.String()
+}
+
+// LockedError reports that a guard file already exists: another writer is
+// updating the ref now, or one crashed while holding the guard (SPEC §2.5:
+// the writer fails instead of waiting).
+type LockedError struct {
+	// Name is the ref's normalized name, or "shallow".
+	Name string
+	// Path is the guard file.
+	Path string
+}
+
+// Error names the ref and the guard, and says what to do.
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("%s is locked by another writer (guard %s exists); retry, or remove the guard if no tine process is running", e.Name, e.Path)
+}
+
+// Is makes errors.Is(err, ErrLocked) true for a *LockedError.
+func (e *LockedError) Is(target error) bool { return target == ErrLocked }

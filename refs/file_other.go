@@ -1,0 +1,30 @@
+//go:build !unix
+
+package refs
+
+import (
+	"fmt"
+	"os"
+)
+
+// openNoFollow opens path for reading after checking, with Lstat, that it
+// is not a symlink (SPEC §2.3). Without O_NOFOLLOW a swap between the two
+// calls is possible; the repository is assumed not to be shared with an
+// adversary on such systems.
+func openNoFollow(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s: %w (symlink)", path, ErrNotRegular)
+	}
+	return os.Open(path)
+}
+
+// linkCount is unknown on this platform.
+func linkCount(fi os.FileInfo) (uint64, bool) { return 0, false }
+
+// noFollowFlag is unavailable here; writers rely on checkRegular after the
+// open instead.
+const noFollowFlag = 0

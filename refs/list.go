@@ -1,0 +1,187 @@
+package refs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// isLockName reports whether a file name is a guard (<ref>.lock), a
+// staging file (<ref>..lock) or an atomic-write temporary: files of writers
+// at work, never refs.
+func isLockName(base string) bool {
+	return strings.HasSuffix(base, guardSuffix) || strings.HasPrefix(base, ".tmp-")
+}
+
+// refFiles returns the slash paths, relative to refs/, of every file under
+// refs/ except lock names, sorted as strings.
+func (s *Store) refFiles() ([]string, error) {
+	dir := filepath.Join(s.root, "refs")
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || isLockName(d.Name()) {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("refs: list: %w", err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// List calls fn with every ref whose normalized name starts with prefix
+// (e.g. "heads/", "refs/tags/", or "" for all), in byte order of the name
+// like git for-each-ref. Guards, staging files and files whose names are
+// not legal refs are skipped (Check reports the latter); a ref file that
+// cannot be read or parsed is an error naming it.
+func (s *Store) List(ctx context.Context, prefix string, fn func(name string, id objects.OID) error) error {
+	prefix = strings.TrimPrefix(prefix, "refs/")
+	if err := s.Recover(ctx); err != nil {
+		return err
+	}
+	names, err := s.refFiles()
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		if norm, err := NormalizeName(name); err != nil || norm != name {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		id, err := s.readRef(name)
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since the walk
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(name, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Problem is one finding of Check.
+type Problem struct {
+	// Path is the file, relative to the repository root, in slash form
+	// ("refs/heads/main", "logs/heads/main").
+	Path string
+	// Ref is the normalized ref name, or "" when the path is not a legal ref.
+	Ref string
+	// Err says what is wrong; objects.ReasonOf gives the rule when there is one.
+	Err error
+}
+
+// Check inspects every file under refs/ and logs/ for fsck (SPEC §2.9):
+// illegal ref names, files that are not regular and singly linked,
+// unparsable ref files, oids of another hash profile, targets that are
+// missing, corrupt or of the wrong type, and reflogs with malformed rows.
+// A torn final reflog row is a crash artifact, not a problem. The error
+// result is for failures to look, not for findings.
+func (s *Store) Check(ctx context.Context) ([]Problem, error) {
+	if err := s.Recover(ctx); err != nil {
+		return nil, err
+	}
+	names, err := s.refFiles()
+	if err != nil {
+		return nil, err
+	}
+	var probs []Problem
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := Problem{Path: "refs/" + name}
+		norm, err := NormalizeName(name)
+		if err == nil && norm != name {
+			err = objects.Errorf(objects.ReasonRefNameNamespace, "ref file refs/%s is not at its normalized name", name)
+		}
+		if err != nil {
+			p.Err = err
+			probs = append(probs, p)
+			continue
+		}
+		p.Ref = name
+		id, err := s.readRef(name)
+		if err == nil {
+			_, err = s.fetchTarget(ctx, name, id)
+		}
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			p.Err = err
+			probs = append(probs, p)
+		}
+	}
+	logs, err := s.logFiles()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range logs {
+		p := Problem{Path: "logs/" + name}
+		norm, err := NormalizeName(name)
+		if err == nil && norm != name {
+			err = objects.Errorf(objects.ReasonRefNameNamespace, "reflog logs/%s is not at a normalized name", name)
+		}
+		if err == nil {
+			p.Ref = norm
+			_, err = s.ReadReflog(norm)
+		}
+		if err != nil {
+			p.Err = err
+			probs = append(probs, p)
+		}
+	}
+	return probs, nil
+}
+
+// logFiles returns the slash paths, relative to logs/, of every reflog.
+func (s *Store) logFiles() ([]string, error) {
+	dir := filepath.Join(s.root, "logs")
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("refs: list reflogs: %w", err)
+	}
+	slices.Sort(out)
+	return out, nil
+}

@@ -1,0 +1,103 @@
+package refs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tinehq/tine/internal/fsutil"
+)
+
+// lockRef creates the guard <ref>.lock with O_CREAT|O_EXCL and writes the
+// owner's transaction id into it (SPEC §2.5 step 1). An existing guard is a
+// *LockedError at once: writers never wait. It returns the guard's path.
+func (s *Store) lockRef(norm, owner string) (string, error) {
+	path := s.refPath(norm) + guardSuffix
+	dir := filepath.Dir(path)
+	for attempt := 0; ; attempt++ {
+		if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
+			return "", fmt.Errorf("ref %s: conflicts with an existing ref or file: %w", norm, err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			_, werr := f.WriteString(owner)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				os.Remove(path)
+				return "", fmt.Errorf("ref %s: write guard: %w", norm, werr)
+			}
+			return path, nil
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return "", &LockedError{Name: norm, Path: path}
+		}
+		// A concurrent deletion may have pruned the directory between
+		// MkdirAllSync and the create; make it again.
+		if errors.Is(err, fs.ErrNotExist) && attempt < 8 {
+			continue
+		}
+		return "", fmt.Errorf("ref %s: create guard: %w", norm, err)
+	}
+}
+
+// releaseGuards removes staging leftovers and guards, then prunes the
+// directories emptied by deletions.
+func (s *Store) releaseGuards(guards []string) {
+	for _, g := range guards {
+		base := g[:len(g)-len(guardSuffix)]
+		os.Remove(base + stagingSuffix)
+		os.Remove(g)
+		s.pruneDirs(filepath.Dir(g))
+	}
+}
+
+// pruneDirs removes dir and its parents while they are empty, stopping at
+// the namespace directory (refs/<ns>), which init creates and keeps.
+// Failures are expected (a directory still holds refs) and ignored.
+func (s *Store) pruneDirs(dir string) {
+	refsDir := filepath.Join(s.root, "refs")
+	for {
+		parent := filepath.Dir(dir)
+		if parent == refsDir || parent == dir || !within(refsDir, parent) {
+			return
+		}
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = parent
+	}
+}
+
+// within reports whether path lies strictly inside dir.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != ".."+string(filepath.Separator))
+}
+
+// writeStaging writes the staging file <ref>..lock and fsyncs it (SPEC
+// §2.5 step 3). A leftover from a crashed writer is replaced: the caller
+// holds the guard, so no live writer owns it.
+func writeStaging(path string, data []byte) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}

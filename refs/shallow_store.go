@@ -1,0 +1,94 @@
+package refs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tinehq/tine/internal/fsutil"
+	"github.com/tinehq/tine/objects"
+)
+
+// shallowName is the shallow file's name in the repository root, and
+// shallowLock its guard (SPEC §2.7).
+const (
+	shallowName = "shallow"
+	shallowLock = "shallow.lock"
+)
+
+// ReadShallow returns the repository's shallow-boundary oids, sorted. A
+// missing file is the empty set. The file must be a regular file with
+// exactly one link and every oid must use the store's hash profile.
+func (s *Store) ReadShallow() ([]objects.OID, error) {
+	path := filepath.Join(s.root, shallowName)
+	b, err := readRegular(path, 1, MaxShallowBytes, func(n int64) error {
+		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", n, MaxShallowBytes)
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return []objects.OID{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shallow file: %w", err)
+	}
+	ids, err := ParseShallow(b)
+	if err != nil {
+		return nil, fmt.Errorf("shallow file: %w", err)
+	}
+	for _, id := range ids {
+		if id.Algo != s.algo {
+			return nil, objects.Errorf(objects.ReasonOidMalformed, "shallow file lists %s, but this repository uses %s", id, s.algo)
+		}
+	}
+	return ids, nil
+}
+
+// UpdateShallow replaces the shallow set with fn's result under the guard
+// shallow.lock (SPEC §2.7: updates are serialized). fn receives the current
+// set; its result is sorted and deduplicated and written atomically. An
+// empty result removes nothing: it writes the empty file. A held guard is a
+// *LockedError.
+func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([]objects.OID, error)) error {
+	guard := filepath.Join(s.root, shallowLock)
+	f, err := os.OpenFile(guard, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return &LockedError{Name: "shallow", Path: guard}
+	}
+	if err != nil {
+		return fmt.Errorf("shallow file: %w", err)
+	}
+	f.Close()
+	defer os.Remove(guard)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cur, err := s.ReadShallow()
+	if err != nil {
+		return err
+	}
+	next, err := fn(cur)
+	if err != nil {
+		return err
+	}
+	for _, id := range next {
+		if id.Algo != s.algo {
+			return objects.Errorf(objects.ReasonOidMalformed, "shallow oid %s does not use this repository's %s", id, s.algo)
+		}
+	}
+	data := EncodeShallow(next)
+	if n := bytes.Count(data, []byte("\n")); n > MaxShallowEntries {
+		return objects.Errorf(objects.ReasonShallowTooMany, "shallow set of %d oids, limit %d", n, MaxShallowEntries)
+	}
+	if len(data) > MaxShallowBytes {
+		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", len(data), MaxShallowBytes)
+	}
+	return fsutil.WriteFileAtomic(filepath.Join(s.root, shallowName), data, 0o644)
+}
+
+// WriteShallow replaces the shallow set with ids (see UpdateShallow).
+func (s *Store) WriteShallow(ctx context.Context, ids []objects.OID) error {
+	return s.UpdateShallow(ctx, func([]objects.OID) ([]objects.OID, error) { return ids, nil })
+}

@@ -1,0 +1,252 @@
+package refs
+
+import (
+	"cmp"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/tinehq/tine/internal/fsutil"
+	"github.com/tinehq/tine/objects"
+)
+
+type opKind uint8
+
+const (
+	opUpdate opKind = iota
+	opDelete
+	opVerify
+)
+
+// txOp is one recorded operation of a Transaction.
+type txOp struct {
+	kind   opKind
+	name   string // as given
+	norm   string // normalized, set by Commit
+	newID  objects.OID
+	expect Expect
+	cur    objects.OID // value under the guard, set by Commit
+	row    []byte      // reflog row, for updates
+}
+
+// Transaction is a set of ref updates, deletions and checks applied all or
+// nothing (see the package documentation for the journal that makes this
+// survive a crash). Record operations, then Commit once. Operations are not
+// checked until Commit.
+type Transaction struct {
+	s     *Store
+	actor string
+	ops   []txOp
+	done  bool
+}
+
+// NewTransaction starts a transaction whose reflog rows name actor.
+func (s *Store) NewTransaction(actor string) *Transaction {
+	return &Transaction{s: s, actor: actor}
+}
+
+// Update records moving name to newID if its value meets expect.
+func (t *Transaction) Update(name string, newID objects.OID, expect Expect) {
+	t.ops = append(t.ops, txOp{kind: opUpdate, name: name, newID: newID, expect: expect})
+}
+
+// Create records creating name at newID; the ref must not exist.
+func (t *Transaction) Create(name string, newID objects.OID) {
+	t.Update(name, newID, ExpectAbsent)
+}
+
+// Delete records removing name if its value meets expect.
+func (t *Transaction) Delete(name string, expect Expect) {
+	t.ops = append(t.ops, txOp{kind: opDelete, name: name, expect: expect})
+}
+
+// Verify records a check that name's value meets expect; the ref is
+// guarded for the whole commit but not changed.
+func (t *Transaction) Verify(name string, expect Expect) {
+	t.ops = append(t.ops, txOp{kind: opVerify, name: name, expect: expect})
+}
+
+// Commit applies the transaction. It fetches and type-checks every new
+// target, takes every guard in name order, checks every expectation, and
+// only then changes anything; any failure before that point leaves all refs
+// and reflogs as they were. Errors: *StaleError (first failed expectation
+// in name order), *LockedError, ErrDuplicateRef, ErrBadExpect, format
+// errors for names and targets, and after the commit point
+// *fsutil.UnknownStateError.
+func (t *Transaction) Commit(ctx context.Context) error {
+	if t.done {
+		return errors.New("refs: transaction committed twice")
+	}
+	t.done = true
+	s := t.s
+	for i := range t.ops {
+		op := &t.ops[i]
+		norm, err := NormalizeName(op.name)
+		if err != nil {
+			return err
+		}
+		op.norm = norm
+		switch {
+		case op.kind == opUpdate:
+			if _, err := s.fetchTarget(ctx, norm, op.newID); err != nil {
+				return err
+			}
+		case op.kind == opDelete && op.expect.kind == expectAbsent:
+			return fmt.Errorf("delete ref %s: %w: a deleted ref must exist", norm, ErrBadExpect)
+		}
+	}
+	slices.SortStableFunc(t.ops, func(a, b txOp) int { return cmp.Compare(a.norm, b.norm) })
+	for i := 1; i < len(t.ops); i++ {
+		if t.ops[i].norm == t.ops[i-1].norm {
+			return fmt.Errorf("ref %s: %w", t.ops[i].norm, ErrDuplicateRef)
+		}
+	}
+	if err := s.Recover(ctx); err != nil {
+		return err
+	}
+	owner, err := s.newTxnID()
+	if err != nil {
+		return err
+	}
+	// SPEC §2.5 step 1, in sorted order so two transactions cannot each
+	// hold a guard the other needs.
+	var held []string
+	defer func() { s.releaseGuards(held) }()
+	for i := range t.ops {
+		g, err := s.lockRef(t.ops[i].norm, owner)
+		if err != nil {
+			return err
+		}
+		held = append(held, g)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Step 2: every expectation before any change.
+	now := s.now().UnixNano()
+	for i := range t.ops {
+		op := &t.ops[i]
+		cur, err := s.readRef(op.norm)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if err := op.expect.check(op.norm, cur); err != nil {
+			return err
+		}
+		if op.kind == opDelete && cur.IsZero() {
+			return fmt.Errorf("delete ref %s: %w", op.norm, ErrNotFound)
+		}
+		op.cur = cur
+		if op.kind == opUpdate {
+			// Encode the row before the ref moves, so a bad actor fails
+			// the update instead of leaving it unlogged.
+			op.row, err = EncodeReflogRow(ReflogEntry{Actor: t.actor, New: op.newID, Old: cur, Ref: op.norm, TimeNS: now})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	var mut []*txOp
+	for i := range t.ops {
+		if t.ops[i].kind != opVerify {
+			mut = append(mut, &t.ops[i])
+		}
+	}
+	if len(mut) == 0 {
+		return nil
+	}
+	// Step 3: staging files.
+	dirs := map[string]bool{}
+	for _, op := range mut {
+		if op.kind == opUpdate {
+			if err := writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(op.newID)); err != nil {
+				return fmt.Errorf("ref %s: %w", op.norm, err)
+			}
+		}
+		dirs[filepath.Dir(s.refPath(op.norm))] = true
+	}
+	var j *journalHandle
+	if len(mut) > 1 {
+		for d := range dirs {
+			if err := fsutil.SyncDir(d); err != nil {
+				return err
+			}
+		}
+		// The commit point of a multi-ref transaction.
+		if j, err = s.writeJournal(owner, mut); err != nil {
+			return err
+		}
+		defer j.unlock()
+	}
+	// Steps 4 and 5: apply, then log. From here on the transaction is
+	// decided; on failure the journal (if any) and guards stay for Recover.
+	if err := s.apply(mut, true); err != nil {
+		if j != nil {
+			held = nil
+		}
+		return &fsutil.UnknownStateError{Path: s.refPath(mut[0].norm), Err: err}
+	}
+	if j != nil {
+		if err := j.remove(); err != nil {
+			held = nil
+			return &fsutil.UnknownStateError{Path: j.path, Err: err}
+		}
+	}
+	// Step 6 happens in the deferred release.
+	return nil
+}
+
+// apply renames staging files over refs and removes deleted refs, fsyncs
+// the directories and appends reflog rows. With all set it applies every
+// op; otherwise only updates whose staging file still exists (recovery).
+func (s *Store) apply(ops []*txOp, all bool) error {
+	dirs := map[string]bool{}
+	var logged []*txOp
+	for _, op := range ops {
+		path := s.refPath(op.norm)
+		switch op.kind {
+		case opUpdate:
+			if !all {
+				if _, err := os.Lstat(path + stagingSuffix); errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+			}
+			if err := os.Rename(path+stagingSuffix, path); err != nil {
+				return fmt.Errorf("ref %s: %w", op.norm, err)
+			}
+			logged = append(logged, op)
+		case opDelete:
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("delete ref %s: %w", op.norm, err)
+			}
+		}
+		dirs[filepath.Dir(path)] = true
+	}
+	for d := range dirs {
+		if err := fsutil.SyncDir(d); err != nil {
+			return err
+		}
+	}
+	for _, op := range logged {
+		if err := s.appendReflog(op.norm, op.row); err != nil {
+			return fmt.Errorf("ref %s moved to %s but its reflog row was not written: %w", op.norm, op.newID, err)
+		}
+	}
+	return nil
+}
+
+// newTxnID returns 16 random bytes in hex: the owner written into guards
+// and the journal's name.
+func (s *Store) newTxnID() (string, error) {
+	var b [16]byte
+	if _, err := io.ReadFull(s.rand, b[:]); err != nil {
+		return "", fmt.Errorf("refs: transaction id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
