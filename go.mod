@@ -11,4 +11,5 @@ require (
 	github.com/sergi/go-diff v1.4.0 // indirect
 	github.com/zeebo/blake3 v0.2.4 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )

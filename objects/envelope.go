@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash"
 	"strconv"
 	"sync"
 )
@@ -91,8 +92,36 @@ func DecodeEnvelope(a Algo, stored []byte) (*Object, error) {
 		}
 		o.Value = v
 	}
-	o.ID = a.Derive(t, schema, body)
+	o.ID = deriveID(a, t, schema, body)
 	return o, nil
+}
+
+// hasherPools recycle hash states per profile: a blake3 hasher is ~10 KiB,
+// and a decode runs on every object read.
+var hasherPools = map[Algo]*sync.Pool{
+	SHA256: {New: func() any { return SHA256.New() }},
+	BLAKE3: {New: func() any { return BLAKE3.New() }},
+}
+
+// deriveID is Algo.Derive with a pooled hash state (SPEC §1.3 preimage:
+// TYPE 0x00 decimal(schema) 0x00 body).
+func deriveID(a Algo, t Type, schema int64, body []byte) OID {
+	pool := hasherPools[a]
+	if pool == nil {
+		return a.Derive(t, schema, body)
+	}
+	h := pool.Get().(hash.Hash)
+	h.Reset()
+	var pre [64]byte
+	b := append(pre[:0], t...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, schema, 10)
+	b = append(b, 0)
+	h.Write(b)
+	h.Write(body)
+	id := OIDFromHash(a, t, h)
+	pool.Put(h)
+	return id
 }
 
 // DecodeEnvelopeAs decodes stored bytes fetched under the name expected,

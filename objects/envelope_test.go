@@ -3,7 +3,9 @@ package objects
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -351,5 +353,52 @@ func BenchmarkValidateEvent(b *testing.B) {
 		if _, err := Validate(o, repo); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDeriveIDMatchesDerive checks the pooled derivation against Algo.Derive,
+// including reuse of a pooled state after a longer input.
+func TestDeriveIDMatchesDerive(t *testing.T) {
+	bodies := [][]byte{[]byte(strings.Repeat("z", 5000)), nil, []byte("hello\n"), []byte("{}")}
+	for _, a := range []Algo{SHA256, BLAKE3} {
+		for _, typ := range Types {
+			for _, body := range bodies {
+				for _, schema := range []int64{1, 7, MaxSchema} {
+					if got, want := deriveID(a, typ, schema, body), a.Derive(typ, schema, body); got != want {
+						t.Fatalf("%s %s %d %q: %s, want %s", a, typ, schema, body, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDecodeEnvelopeConcurrent exercises the pooled hashers and body buffers
+// from many goroutines (run with -race).
+func TestDecodeEnvelopeConcurrent(t *testing.T) {
+	stored := env(hEvent, `{"cost":0,"kind":"model","parent_ids":[]}`)
+	want := map[Algo]OID{SHA256: SHA256.Derive(TypeEvent, 1, stored[len(hEvent)+1:]), BLAKE3: BLAKE3.Derive(TypeEvent, 1, stored[len(hEvent)+1:])}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 16 {
+		a := []Algo{SHA256, BLAKE3}[g%2]
+		wg.Go(func() {
+			for range 200 {
+				o, err := DecodeEnvelope(a, stored)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if o.ID != want[a] {
+					errs <- fmt.Errorf("%s: got %s", a, o.ID)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }

@@ -20,6 +20,8 @@ type Resolver interface {
 // run events, so an object that exists but cannot be read satisfies a link
 // yet fails the annotation chain (chain.previous-unavailable).
 type PresenceChecker interface {
+	// Present reports whether an object named id exists locally; an error
+	// means a real failure, not absence.
 	Present(id OID) (bool, error)
 }
 

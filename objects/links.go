@@ -62,19 +62,29 @@ func (p *linkParser) payload(r Reason) (Value, error) {
 
 // oid parses one payload oid with the object's hash profile and requires the
 // type want ("" for any type). A non-string or wrong-typed value is reported
-// with reason r; a malformed oid string with oid.malformed.
-func (p *linkParser) oid(field string, v Value, want Type, r Reason) (OID, error) {
+// with reason r; a malformed oid string with oid.malformed. index >= 0 names
+// a list element; the name is only formatted on failure, as this runs for
+// every link of every object read.
+func (p *linkParser) oid(field string, index int, v Value, want Type, r Reason) (OID, error) {
 	if v.Kind != KindString {
-		return OID{}, Errorf(r, "%s is a JSON %s, not an oid", field, v.Kind)
+		return OID{}, Errorf(r, "%s is a JSON %s, not an oid", fieldName(field, index), v.Kind)
 	}
 	id, err := ParseOIDFor(p.a, v.Str)
 	if err != nil {
-		return OID{}, fmt.Errorf("%s: %w", field, err)
+		return OID{}, fmt.Errorf("%s: %w", fieldName(field, index), err)
 	}
 	if want != "" && id.Type != want {
-		return OID{}, Errorf(r, "%s names a %s, not a %s", field, id.Type, want)
+		return OID{}, Errorf(r, "%s names a %s, not a %s", fieldName(field, index), id.Type, want)
 	}
 	return id, nil
+}
+
+// fieldName spells a payload location for an error message.
+func fieldName(field string, index int) string {
+	if index < 0 {
+		return field
+	}
+	return fmt.Sprintf("%s[%d]", field, index)
 }
 
 // oidList parses a list of oids of type want with no duplicates. Python's
@@ -88,19 +98,40 @@ func (p *linkParser) oidList(payload Value, field string, want Type, notList, du
 		return nil, Errorf(notList, "%s is a JSON %s, not a list", field, v.Kind)
 	}
 	ids := make([]OID, 0, len(v.Array))
-	seen := make(map[OID]struct{}, len(v.Array))
 	for i, e := range v.Array {
-		id, err := p.oid(fmt.Sprintf("%s[%d]", field, i), e, want, notList)
+		id, err := p.oid(field, i, e, want, notList)
 		if err != nil {
 			return nil, err
 		}
-		if _, d := seen[id]; d {
-			return nil, Errorf(dup, "%s names %s twice", field, id)
-		}
-		seen[id] = struct{}{}
 		ids = append(ids, id)
 	}
+	if i, j, found := findDuplicate(ids); found {
+		return nil, Errorf(dup, "%s names %s twice (entries %d and %d)", field, ids[i], i, j)
+	}
 	return ids, nil
+}
+
+// findDuplicate returns the indexes of two equal oids. Short lists, the
+// usual parent_ids, are compared pairwise to avoid building a set.
+func findDuplicate(ids []OID) (int, int, bool) {
+	if len(ids) <= 16 {
+		for j := 1; j < len(ids); j++ {
+			for i := 0; i < j; i++ {
+				if ids[i] == ids[j] {
+					return i, j, true
+				}
+			}
+		}
+		return 0, 0, false
+	}
+	seen := make(map[OID]int, len(ids))
+	for j, id := range ids {
+		if i, ok := seen[id]; ok {
+			return i, j, true
+		}
+		seen[id] = j
+	}
+	return 0, 0, false
 }
 
 // optionalOID parses field if its value is truthy (SPEC §1.5: "if truthy").
@@ -109,7 +140,7 @@ func (p *linkParser) optionalOID(payload Value, field string, want Type, r Reaso
 	if !ok || !v.Truthy() {
 		return OID{}, false, nil
 	}
-	id, err := p.oid(field, v, want, r)
+	id, err := p.oid(field, -1, v, want, r)
 	return id, err == nil, err
 }
 
@@ -190,7 +221,7 @@ func (p *linkParser) evidence(pl Value) error {
 		return Errorf(ReasonLinkEvidenceNotList, "evidence_ids is a JSON %s, not a list", v.Kind)
 	}
 	for i, e := range v.Array {
-		id, err := p.oid(fmt.Sprintf("evidence_ids[%d]", i), e, "", ReasonOidMalformed)
+		id, err := p.oid("evidence_ids", i, e, "", ReasonOidMalformed)
 		if err != nil {
 			return err
 		}
@@ -235,7 +266,7 @@ func (p *linkParser) run() error {
 	p.links = append(p.links, events...)
 	if hasManifests && manifests.Kind == KindObject {
 		for _, m := range manifests.Object {
-			id, err := p.oid("manifests."+m.Key, m.Value, TypeBlob, ReasonLinkRunBlobNotBlob)
+			id, err := p.oid("manifests."+m.Key, -1, m.Value, TypeBlob, ReasonLinkRunBlobNotBlob)
 			if err != nil {
 				return err
 			}
@@ -246,7 +277,7 @@ func (p *linkParser) run() error {
 		if !strings.HasSuffix(m.Key, "_blob") || !m.Value.Truthy() {
 			continue
 		}
-		id, err := p.oid(m.Key, m.Value, TypeBlob, ReasonLinkRunBlobNotBlob)
+		id, err := p.oid(m.Key, -1, m.Value, TypeBlob, ReasonLinkRunBlobNotBlob)
 		if err != nil {
 			return err
 		}

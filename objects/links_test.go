@@ -236,3 +236,22 @@ func TestCheckLinksExist(t *testing.T) {
 		t.Fatalf("got %v, want the store failure", err)
 	}
 }
+
+// TestLinksLongListDuplicate covers the set-based duplicate check used for
+// lists longer than the pairwise threshold.
+func TestLinksLongListDuplicate(t *testing.T) {
+	var ids []string
+	for i := range 40 {
+		ids = append(ids, SHA256.Derive(TypeEvent, 1, []byte{byte(i)}).String())
+	}
+	body := func(ids []string) string { return `{"events":["` + strings.Join(ids, `","`) + `"]}` }
+	links, err := Links(mustObject(t, SHA256, TypeRun, body(ids)))
+	if err != nil || len(links) != 40 {
+		t.Fatalf("40 distinct events: %d links, %v", len(links), err)
+	}
+	_, err = Links(mustObject(t, SHA256, TypeRun, body(append(ids, ids[3]))))
+	wantReason(t, err, "link.run-events-invalid")
+	if !strings.Contains(err.Error(), "entries 3 and 40") {
+		t.Fatalf("error %q does not locate the duplicate", err)
+	}
+}

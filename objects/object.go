@@ -46,7 +46,7 @@ func NewBlob(a Algo, data []byte) *Object {
 	if data == nil {
 		data = []byte{}
 	}
-	return &Object{ID: a.Derive(TypeBlob, 1, data), Type: TypeBlob, Schema: 1, Body: data}
+	return &Object{ID: deriveID(a, TypeBlob, 1, data), Type: TypeBlob, Schema: 1, Body: data}
 }
 
 // NewJSONObject builds an object of json type t from v: it refuses lone
@@ -88,7 +88,7 @@ func NewObjectFromBody(a Algo, t Type, schema int64, body []byte) (*Object, erro
 		}
 		o.Value = v
 	}
-	o.ID = a.Derive(t, schema, body)
+	o.ID = deriveID(a, t, schema, body)
 	return o, nil
 }
 

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/alecthomas/kong"
+)
+
+// cli is the whole grammar: the global flags and one field per verb. Each
+// verb's struct, help text and Run live in its own cmd_<verb>.go.
+type cli struct {
+	Repo    string           `name:"repo" placeholder:"DIR" help:"Repository to use: a .tine directory, or a directory containing one. Default: $TINE_DIR, else the nearest .tine at or above the current directory."`
+	Version kong.VersionFlag `name:"version" short:"V" help:"Print tine's version and exit."`
+
+	Init         initCmd         `cmd:"" help:"Create an empty repository (DIR/.tine)."`
+	HashObject   hashObjectCmd   `cmd:"" name:"hash-object" help:"Compute an object id from file contents, and optionally store the object."`
+	CatObject    catObjectCmd    `cmd:"" name:"cat-object" help:"Print an object's content, type or size."`
+	UpdateRef    updateRefCmd    `cmd:"" name:"update-ref" help:"Move a ref to a new object with compare-and-swap."`
+	DeleteRef    deleteRefCmd    `cmd:"" name:"delete-ref" help:"Delete a ref, optionally only if it still has an expected value."`
+	Refs         refsCmd         `cmd:"" help:"List refs and the objects they point at."`
+	Reflog       reflogCmd       `cmd:"" help:"Show the history of a ref."`
+	RevParse     revParseCmd     `cmd:"" name:"rev-parse" help:"Resolve a revision (oid, prefix, ref, REF@{n}) to a full object id."`
+	Fsck         fsckCmd         `cmd:"" help:"Verify every object, link and ref; exit 1 on any problem."`
+	CountObjects countObjectsCmd `cmd:"" name:"count-objects" help:"Count the stored objects by type."`
+	Demo         demoCmd         `cmd:"" help:"Walk through the repository core in a scratch repository."`
+	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
+}
+
+// run executes one tine command line and returns the process exit status.
+// It never calls os.Exit, so tests drive it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "tine: no command given; see tine --help")
+		return exitUsage
+	}
+	var c cli
+	exited := -1
+	parser, err := kong.New(&c,
+		kong.Name("tine"),
+		kong.Description("tine is git for runs: content-addressed objects, compare-and-swap refs and reflogs for agent and loop executions."),
+		kong.Writers(stdout, stderr),
+		// --help and --version end the command with this status; run
+		// returns it instead of exiting the process.
+		kong.Exit(func(code int) {
+			if exited < 0 {
+				exited = code
+			}
+		}),
+		kong.Vars{"version": versionString()},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "tine: building the command grammar: %v\n", err)
+		return exitFailure
+	}
+	kctx, err := parser.Parse(args)
+	if exited >= 0 {
+		return exited
+	}
+	if err != nil {
+		verb := ""
+		var pe *kong.ParseError
+		if errors.As(err, &pe) && pe.Context != nil && pe.Context.Selected() != nil {
+			verb = pe.Context.Selected().Name
+		}
+		return reportError(stderr, verb, &usageError{msg: err.Error()})
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	e := &env{
+		ctx:      ctx,
+		verb:     kctx.Selected().Name,
+		stdin:    stdin,
+		stdout:   stdout,
+		stderr:   stderr,
+		color:    wantColor(stdout, os.Getenv),
+		repoFlag: c.Repo,
+		getenv:   os.Getenv,
+	}
+	if err := kctx.Run(e); err != nil {
+		return reportError(stderr, e.verb, err)
+	}
+	return exitOK
+}

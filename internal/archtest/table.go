@@ -1,0 +1,105 @@
+package archtest
+
+import "strings"
+
+// Module is the import path of the tine module; every path in the table is
+// relative to it.
+const Module = "github.com/tinehq/tine"
+
+// Layer is one row of the import table: the packages under Prefix (the
+// directory itself and everything below it) may import the tine packages of
+// the layers named in MayImport, their own layer, and internal/... helpers.
+type Layer struct {
+	Prefix    string
+	MayImport []string
+}
+
+// Table is ARCHITECTURE.md §3 as data. A package that matches no row (other
+// than internal/...) is a violation: adding a package means adding a row.
+var Table = []Layer{
+	{Prefix: "objects"},
+	{Prefix: "refs", MayImport: []string{"objects"}},
+	{Prefix: "index", MayImport: []string{"objects", "refs"}},
+	{Prefix: "plumbing", MayImport: []string{"objects", "refs", "index"}},
+	{Prefix: "gate", MayImport: []string{"objects"}},
+	{Prefix: "porcelain", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},
+	{Prefix: "cmd/tine", MayImport: []string{"porcelain", "plumbing"}},
+	// The conformance adapter binary drives the library the way OpenTine's
+	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.
+	{Prefix: "cmd/tine-conformance", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},
+}
+
+// rel strips the module prefix; ok is false for packages outside the module.
+func rel(importPath string) (string, bool) {
+	if importPath == Module {
+		return "", true
+	}
+	r, ok := strings.CutPrefix(importPath, Module+"/")
+	return r, ok
+}
+
+// isInternal reports whether a module-relative path is an internal helper,
+// which every layer may import.
+func isInternal(r string) bool {
+	return r == "internal" || strings.HasPrefix(r, "internal/")
+}
+
+// under reports whether module-relative path r is prefix or below it.
+func under(r, prefix string) bool {
+	return r == prefix || strings.HasPrefix(r, prefix+"/")
+}
+
+// layerOf returns the table row for module-relative path r, preferring the
+// longest prefix so "cmd/tine-conformance" is not taken for "cmd/tine".
+func layerOf(table []Layer, r string) (Layer, bool) {
+	var best Layer
+	found := false
+	for _, l := range table {
+		if under(r, l.Prefix) && (!found || len(l.Prefix) > len(best.Prefix)) {
+			best, found = l, true
+		}
+	}
+	return best, found
+}
+
+// allowed reports whether layer l may import the package at module-relative
+// path target directly.
+func allowed(table []Layer, l Layer, target string) bool {
+	if isInternal(target) {
+		return true
+	}
+	tl, ok := layerOf(table, target)
+	if !ok {
+		return false
+	}
+	if tl.Prefix == l.Prefix {
+		return true
+	}
+	for _, p := range l.MayImport {
+		if p == tl.Prefix {
+			return true
+		}
+	}
+	return false
+}
+
+// reachable is every layer l may reach through its allowed imports, used to
+// judge what an internal helper drags in on l's behalf.
+func reachable(table []Layer, l Layer) map[string]bool {
+	seen := map[string]bool{l.Prefix: true}
+	stack := append([]string(nil), l.MayImport...)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		for _, row := range table {
+			if row.Prefix == p {
+				stack = append(stack, row.MayImport...)
+			}
+		}
+	}
+	return seen
+}

@@ -1,0 +1,110 @@
+package plumbing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/refs"
+)
+
+// prefixMatches returns the stored objects whose hex digest starts with
+// prefix. Only the one fan-out directory per type that can hold them is
+// read, so the cost is bounded by that directory, not by the store.
+func (r *Repo) prefixMatches(ctx context.Context, prefix string) ([]objects.OID, error) {
+	var out []objects.OID
+	for _, t := range objects.Types {
+		dir := filepath.Join(r.root, "objects", string(t), prefix[:2])
+		st, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%s is not a directory: %w", dir, ErrNotConfined)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if len(name) != 62 || !strings.HasPrefix(name, prefix[2:]) || !isHexPrefix(name) {
+				continue
+			}
+			id, err := objects.ParseOIDFor(r.algo, string(t)+":"+string(r.algo)+":"+prefix[:2]+name)
+			if err != nil {
+				continue
+			}
+			out = append(out, id)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Compare(out[j]) < 0 })
+	return out, nil
+}
+
+// resolveReflog resolves base@{n}: n = 0 is the ref's current value, and
+// n > 0 the value recorded n updates ago (row n of the newest-first reflog).
+func (r *Repo) resolveReflog(ctx context.Context, rev, base string, n int) (objects.OID, string, error) {
+	names, legal, err := r.refMatches(base)
+	if err != nil {
+		return objects.OID{}, "", err
+	}
+	switch {
+	case !legal:
+		return objects.OID{}, "", fmt.Errorf("revision %q: %q is not a ref name: %w", rev, base, ErrBadRevision)
+	case len(names) == 0:
+		return objects.OID{}, "", fmt.Errorf("revision %q: ref %q: %w", rev, base, ErrUnknownRevision)
+	case len(names) > 1:
+		return objects.OID{}, "", &AmbiguousError{Revision: rev, Candidates: names}
+	}
+	name := names[0]
+	if n == 0 {
+		id, err := r.refs.Read(name)
+		if err != nil {
+			return objects.OID{}, "", fmt.Errorf("revision %q: %w", rev, err)
+		}
+		return id, name, nil
+	}
+	rows, err := r.reflogNewestFirst(name)
+	if err != nil {
+		return objects.OID{}, "", fmt.Errorf("revision %q: %w", rev, err)
+	}
+	if n >= len(rows) {
+		return objects.OID{}, "", fmt.Errorf("revision %q: the reflog of %s has only %d entries: %w", rev, name, len(rows), ErrUnknownRevision)
+	}
+	id := rows[n].New
+	if id.IsZero() {
+		return objects.OID{}, "", fmt.Errorf("revision %q: %s was deleted at that point: %w", rev, name, ErrUnknownRevision)
+	}
+	if ok, err := r.objs.Has(ctx, id); err != nil {
+		return objects.OID{}, "", err
+	} else if !ok {
+		return objects.OID{}, "", fmt.Errorf("revision %q: %s is no longer stored: %w", rev, id, ErrUnknownRevision)
+	}
+	return id, name, nil
+}
+
+// reflogNewestFirst returns a ref's reflog rows, newest first.
+func (r *Repo) reflogNewestFirst(name string) ([]refs.ReflogEntry, error) {
+	rows, err := r.refs.Reflog(name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]refs.ReflogEntry, len(rows))
+	for i, e := range rows {
+		out[len(rows)-1-i] = e
+	}
+	return out, nil
+}
