@@ -86,6 +86,9 @@ type opArgs struct {
 	Shallow     *[]string    `json:"shallow"`
 	MaxTokens   *json.Number `json:"max_tokens"`
 	Name        *string      `json:"name"`
+	// Type and Schema are object.put's header args.
+	Type   *string      `json:"type"`
+	Schema *json.Number `json:"schema"`
 }
 
 // headerArg is the {type, schema} header of oid.derive and envelope.encode.

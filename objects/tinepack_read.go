@@ -1,0 +1,147 @@
+package objects
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/zlib"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// InspectPack verifies a TINEPACK3 frame (SPEC §2.8, op pack.inspect) and
+// returns its id, objects and shallow boundary. The objects are decoded with
+// hash profile a, which must be the profile of the manifest's ids; the pack
+// id itself is always SHA-256. The checks run in the SPEC's order, each
+// failure a *FormatError with a pack.* reason:
+//
+//  1. the frame length (pack.oversized), then the magic and minimum length
+//     (pack.bad-magic);
+//  2. a bounded inflate of the zlib stream (pack.invalid-compression; a
+//     truncated stream or any byte after its end: pack.truncated-or-trailing;
+//     more than MaxPackBodyBytes inflated: pack.oversized);
+//  3. the SHA-256 of the inflated body against bytes 10..42
+//     (pack.checksum-mismatch);
+//  4. the manifest's shape, parse and canonical form, then its key set,
+//     version, arrays, counts, entries and boundary (see parsePackManifest
+//     and decodePackManifest).
+//
+// InspectPack does not check that the boundary equals the objects' external
+// links, nor that links resolve: only InstallPack does (SPEC §2.8).
+func InspectPack(frame []byte, a Algo) (*PackFrame, error) {
+	return inspectPack(frame, a, MaxPackBodyBytes)
+}
+
+// inspectPack is InspectPack with the inflate bound as a parameter, so the
+// fuzz test can use a small one.
+func inspectPack(frame []byte, a Algo, maxBody int) (*PackFrame, error) {
+	if !a.Valid() {
+		return nil, fmt.Errorf("inspect pack: %w: %q", ErrUnknownAlgo, a)
+	}
+	// SPEC §1.6: the size bound comes before anything else, magic included.
+	if len(frame) > MaxPackBytes {
+		return nil, Errorf(ReasonPackOversized, "pack frame of %d bytes exceeds %d", len(frame), MaxPackBytes)
+	}
+	if len(frame) < PackHeaderSize || string(frame[:len(PackMagic)]) != PackMagic {
+		return nil, Errorf(ReasonPackBadMagic, "not a TINEPACK3 frame")
+	}
+	digest := frame[len(PackMagic):PackHeaderSize]
+	body, err := inflatePack(frame[PackHeaderSize:], maxBody)
+	if err != nil {
+		return nil, err
+	}
+	// SPEC §2.8: the digest covers the inflated body and is checked, never
+	// recomputed.
+	sum := sha256.Sum256(body)
+	if !bytes.Equal(sum[:], digest) {
+		return nil, Errorf(ReasonPackChecksumMismatch,
+			"pack header names sha256:%x, the manifest hashes to sha256:%x", digest, sum)
+	}
+	id := PackIDPrefix + hex.EncodeToString(digest)
+	m, err := parsePackManifest(body)
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", id, err)
+	}
+	pf, err := decodePackManifest(m, a)
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", id, err)
+	}
+	pf.ID = id
+	return pf, nil
+}
+
+// inflatePack inflates a zlib stream that must end exactly at the end of
+// stream, producing at most maxBody bytes. The bytes.Reader is also a
+// ByteReader, so the decompressor reads exactly the stream (adler-32 trailer
+// included) and whatever is left in it afterwards is trailing data.
+func inflatePack(stream []byte, maxBody int) ([]byte, error) {
+	src := bytes.NewReader(stream)
+	zr, err := zlib.NewReader(src)
+	if err != nil {
+		return nil, inflateError(err)
+	}
+	defer zr.Close()
+	var body bytes.Buffer
+	// The limit stops a zlib bomb after maxBody+1 bytes: memory follows
+	// what was inflated, never what a stream claims.
+	n, err := io.Copy(&body, io.LimitReader(zr, int64(maxBody)+1))
+	if err != nil {
+		return nil, inflateError(err)
+	}
+	if n > int64(maxBody) {
+		return nil, Errorf(ReasonPackOversized, "pack manifest inflates past %d bytes", maxBody)
+	}
+	// n <= maxBody means the decompressor itself reported the end of
+	// stream, after verifying the adler-32 trailer.
+	if src.Len() != 0 {
+		return nil, Errorf(ReasonPackTruncatedOrTrailing, "%d bytes follow the zlib stream", src.Len())
+	}
+	return body.Bytes(), nil
+}
+
+// inflateError maps a decompressor failure to its reason: running out of
+// input is truncation, anything else is a bad stream.
+func inflateError(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return Errorf(ReasonPackTruncatedOrTrailing, "zlib stream is truncated: %v", err)
+	}
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.As(err, &corrupt), errors.Is(err, zlib.ErrHeader),
+		errors.Is(err, zlib.ErrChecksum), errors.Is(err, zlib.ErrDictionary):
+		return Errorf(ReasonPackInvalidCompression, "zlib stream: %v", err)
+	}
+	return Errorf(ReasonPackInvalidCompression, "zlib stream cannot be inflated: %v", err)
+}
+
+// parsePackManifest applies SPEC §2.8 step 4: the shape scan and a strict
+// parse (pack.manifest-malformed; the body must be a JSON object), then
+// byte identity with the v3 canonical form (pack.manifest-non-canonical).
+func parsePackManifest(body []byte) (Value, error) {
+	if err := ScanShape(body, packManifestTokens); err != nil {
+		return Value{}, fmt.Errorf("%w: %w", Errorf(ReasonPackManifestMalformed, "pack manifest"), err)
+	}
+	v, err := ParseJSON(body, ParseOptions{})
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) && pe.Kind == ParseDuplicateKey {
+			// A repeated key survives no parse and re-encode unchanged, so
+			// the body is not the canonical form of any manifest.
+			return Value{}, Errorf(ReasonPackManifestNonCanonical, "pack manifest: %v", err)
+		}
+		return Value{}, Errorf(ReasonPackManifestMalformed, "pack manifest: %v", err)
+	}
+	if v.Kind != KindObject {
+		return Value{}, Errorf(ReasonPackManifestMalformed, "pack manifest is a JSON %s, not an object", v.Kind)
+	}
+	canon, err := CanonV3(v)
+	if err != nil {
+		return Value{}, Errorf(ReasonPackManifestNonCanonical, "pack manifest: %v", err)
+	}
+	if !bytes.Equal(canon, body) {
+		return Value{}, Errorf(ReasonPackManifestNonCanonical, "pack manifest is not in canonical form")
+	}
+	return v, nil
+}
