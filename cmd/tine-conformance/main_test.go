@@ -45,7 +45,7 @@ func TestAdapterBinary(t *testing.T) {
 			`{"id":"derive","ok":true,"output":{"oid":"blob:sha256:c5251cf4c201ede74c8e3564dc6d02e597cbc20fbd91a84704a91179757bd008"}}`},
 		{`{"id":"bad-oid","op":"oid.parse","input":{"value":"blob:1111"},"args":{}}`,
 			`{"id":"bad-oid","ok":false,"reason":"oid.malformed"}`},
-		{`{"id":"later","op":"pack.install","input":{"bytes_b64":""},"args":{}}`,
+		{`{"id":"later","op":"no.such-op","input":{"bytes_b64":""},"args":{}}`,
 			`{"id":"later","ok":false,"unsupported":true}`},
 		{`{"id":"text","op":"text.validate","input":{"bytes_b64":"` + b64([]byte(`{"k":"\ud800"}`)) + `"}}`,
 			`{"id":"text","ok":false,"reason":"text.lone-surrogate"}`},
