@@ -148,11 +148,7 @@ func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
 // names the scrubbed bytes and no secret reaches a digest.
 func RedactObject(a Algo, t Type, schema int64, v Value) (*Object, error) {
 	rv, _ := RedactValue(v)
-	o, err := NewJSONObject(a, t, schema, rv)
-	if err != nil {
-		return nil, err
-	}
-	return o, nil
+	return NewJSONObject(a, t, schema, rv)
 }
 
 // RedactBlobObject is the writer path for a blob: the byte scrubber runs,
