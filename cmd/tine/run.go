@@ -27,7 +27,16 @@ type cli struct {
 	RevParse     revParseCmd     `cmd:"" name:"rev-parse" help:"Resolve a revision (oid, prefix, ref, REF@{n}) to a full object id."`
 	Fsck         fsckCmd         `cmd:"" help:"Verify every object, link and ref; exit 1 on any problem."`
 	CountObjects countObjectsCmd `cmd:"" name:"count-objects" help:"Count the stored objects by type."`
-	Demo         demoCmd         `cmd:"" help:"Walk through the repository core in a scratch repository."`
+	Record       recordCmd       `cmd:"" help:"Run a command and record it as an event (or append an event from a file)."`
+	Import       importCmd       `cmd:"" help:"Append the events of a JSONL stream to a run, all or nothing."`
+	Log          logCmd          `cmd:"" help:"List a run's events newest first; --graph --all draws every run as one DAG."`
+	Show         showCmd         `cmd:"" help:"Show any object for humans: runs with totals, events with blob previews."`
+	Fork         forkCmd         `cmd:"" help:"Start a new run from an event of a run, keeping its ancestors."`
+	Resume       resumeCmd       `cmd:"" help:"Mark a paused, completed or failed run running again."`
+	Tag          tagCmd          `cmd:"" help:"Point tags/NAME at any object (--force to move it)."`
+	Diff         diffCmd         `cmd:"" help:"Compare two runs: shared and divergent events, changed fields, cost, token and tool-path deltas."`
+	Replay       replayCmd       `cmd:"" help:"Check a run: --verify re-derives every object, --rerun re-executes its recorded commands."`
+	Demo         demoCmd         `cmd:"" help:"Build a scratch repository with recorded, forked and retried runs, then show log, diff and fsck."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 }
 

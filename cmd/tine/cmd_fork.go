@@ -1,0 +1,41 @@
+package main
+
+import "github.com/tinehq/tine/porcelain"
+
+// forkCmd is `tine fork REF --from EVENT [--ref experiments/NAME] [--reason TEXT]`.
+type forkCmd struct {
+	Source string `arg:"" name:"run" help:"Run to fork: ref, oid, prefix, REF~N or REF@{n}."`
+	From   string `name:"from" required:"" placeholder:"EVENT" help:"Event to fork at (oid or unique prefix); the fork keeps its ancestors."`
+	Ref    string `name:"ref" placeholder:"REF" help:"New ref (default experiments/<source>-<event prefix>); must not exist."`
+	Reason string `name:"reason" placeholder:"TEXT" help:"Why, recorded in forked_from."`
+	jsonFlag
+}
+
+// Help shows an example under `tine fork --help`.
+func (c *forkCmd) Help() string {
+	return `Creates a run holding the fork event and its ancestor closure (parents and
+causal links; events are shared by oid, nothing is copied), with
+forked_from {run, event, reason}, on a new ref. Continue it with
+tine record --ref NEWREF.
+
+Example:
+
+    $ tine fork heads/main --from 3f9a2c71d0e4 --ref experiments/retry --reason "flaky test"`
+}
+
+// Run creates the fork.
+func (c *forkCmd) Run(e *env) error {
+	r, err := e.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	res, err := porcelain.Fork(e.ctx, r, porcelain.ForkOptions{Source: c.Source, From: c.From, Ref: c.Ref, Reason: c.Reason})
+	if err != nil {
+		return err
+	}
+	return e.emit(c.JSON, res, func(p *printer) {
+		p.printf("forked %s at %s onto %s (run %s, %d events)\n", c.Source, shortOID(res.FromEvent), res.Ref, shortOID(res.Run), res.Events)
+		p.printf("continue with: tine record --ref %s -- CMD ARGS...\n", res.Ref)
+	})
+}

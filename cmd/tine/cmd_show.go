@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tinehq/tine/porcelain"
+)
+
+// showCmd is `tine show OBJ|REF [--json]`.
+type showCmd struct {
+	Rev   string `arg:"" name:"object" help:"Any object: oid, prefix, ref, REF@{n}, or a run as REF~N."`
+	Lines int    `name:"lines" default:"10" help:"Lines of each blob to preview in an event."`
+	jsonFlag
+}
+
+// Help shows examples under `tine show --help`.
+func (c *showCmd) Help() string {
+	return `A run: status, created_at, totals (events, cost, duration, tokens),
+roots, tips, forked_from and its events. An event: its fields and previews of
+its input, output and artifact blobs. An attestation or annotation: its
+payload. A blob: its bytes, raw. --json prints the payload with oid and type.
+
+Examples:
+
+    $ tine show heads/main
+    $ tine show 3f9a2c71d0e4
+    $ tine show heads/main~2 --json`
+}
+
+// Run shows the object.
+func (c *showCmd) Run(e *env) error {
+	if c.Lines < 1 {
+		return usagef("--lines must be at least 1")
+	}
+	r, err := e.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	res, err := porcelain.Show(e.ctx, r, porcelain.ShowOptions{Rev: c.Rev, PreviewLines: c.Lines})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, e.verb, res)
+	}
+	if res.Body != nil {
+		_, err := e.stdout.Write(res.Body)
+		return err
+	}
+	return e.page(func(p *printer) { printShow(p, res) })
+}
+
+// printShow renders a run, an event or another JSON object.
+func printShow(p *printer, res *porcelain.ShowResult) {
+	p.printf("%s %s", res.Type, p.style(styleYellow, res.OID))
+	if res.Ref != "" {
+		p.printf(" (%s)", p.style(styleGreen, res.Ref))
+	}
+	if !res.Stored {
+		p.printf(" %s", p.dim("[derived, not stored]"))
+	}
+	p.printf("\n")
+	switch {
+	case res.Run != nil:
+		printRun(p, res.Run)
+	case res.Event != nil:
+		printEvent(p, res)
+	default:
+		p.printf("%s\n", string(res.Payload))
+	}
+}
+
+// printRun renders a run's header, totals and events (newest first).
+func printRun(p *printer, run *porcelain.Run) {
+	t := run.Totals()
+	p.printf("status:   %s\n", run.Status)
+	if run.HasCreatedAt {
+		p.printf("created:  %s\n", time.Unix(0, int64(run.CreatedAt*1e9)).UTC().Format(time.RFC3339))
+	}
+	p.printf("events:   %d", t.Events)
+	if t.Missing > 0 {
+		p.printf(" (%d not stored locally)", t.Missing)
+	}
+	p.printf("\ncost:     %s\nduration: %s\ntokens:   %.0f\n", fmtCost(t.Cost), fmtDuration(t.Duration), t.Tokens)
+	p.printf("roots:    %s\ntips:     %s\n", porcelain.ShortList(run.Roots), porcelain.ShortList(run.Tips))
+	if ff := run.ForkedFrom; ff != nil {
+		p.printf("forked from run %s at event %s", porcelain.Short(ff.Run), porcelain.Short(ff.Event))
+		if ff.Reason != "" {
+			p.printf(": %s", sanitize(ff.Reason))
+		}
+		p.printf("\n")
+	}
+	if len(run.Events) > 0 {
+		p.printf("\n")
+	}
+	for i := len(run.Events) - 1; i >= 0; i-- {
+		ev := run.Events[i]
+		le := porcelain.LogEntry{Short: porcelain.Short(ev.ID), Kind: ev.Kind, Label: ev.Label(), Cost: ev.Cost,
+			Duration: ev.Duration, Tokens: ev.Tokens(), Score: ev.Score, Error: ev.Error, Missing: ev.Missing}
+		printEntry(p, "  ", &le, false)
+	}
+}
+
+// printEvent renders an event's fields and blob previews.
+func printEvent(p *printer, res *porcelain.ShowResult) {
+	ev := res.Event
+	field := func(name, v string) {
+		if v != "" {
+			p.printf("%-9s %s\n", name+":", sanitize(v))
+		}
+	}
+	field("kind", ev.Kind)
+	field("model", ev.Model)
+	field("tool", ev.Tool)
+	field("parents", porcelain.ShortList(ev.Parents))
+	field("causal", porcelain.ShortList(ev.Causal))
+	if ev.Cost != 0 {
+		field("cost", fmtCost(ev.Cost))
+	}
+	if ev.Duration != 0 {
+		field("duration", fmtDuration(ev.Duration))
+	}
+	if ev.HasTime {
+		field("time", time.Unix(0, int64(ev.TimeUnix*1e9)).UTC().Format(time.RFC3339Nano))
+	}
+	if len(ev.Usage) > 0 {
+		field("tokens", fmt.Sprintf("%.0f", ev.Tokens()))
+	}
+	if ev.Score != nil {
+		field("score", fmt.Sprintf("%g", *ev.Score))
+	}
+	if ev.Error != "" {
+		p.printf("%-9s %s\n", "error:", p.bad(sanitize(ev.Error)))
+	}
+	if a := ev.Attributes; len(a.Object) > 0 {
+		p.printf("attributes:\n")
+		for _, m := range a.Object {
+			v := porcelain.ValueText(m.Value)
+			p.printf("  %s: %s\n", sanitize(m.Key), sanitize(clip(v, 200)))
+		}
+	}
+	for _, b := range res.Blobs {
+		p.printf("\n%s %s", b.Field, p.dim(shortOID(b.OID)))
+		switch {
+		case b.Missing:
+			p.printf(" (not stored locally)\n")
+			continue
+		case b.Binary:
+			p.printf(" (binary, %d bytes)\n", b.Size)
+			continue
+		}
+		p.printf(" (%d bytes)\n", b.Size)
+		for _, l := range b.Lines {
+			p.printf("  | %s\n", sanitize(l))
+		}
+		if b.More > 0 {
+			p.printf("  %s\n", p.dim(fmt.Sprintf("... %d more lines (tine show %s)", b.More, shortOID(b.OID))))
+		}
+	}
+}

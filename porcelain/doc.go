@@ -1,0 +1,51 @@
+// Package porcelain holds tine's user workflows over a repository: loading
+// runs, naming them by revision, recording and importing events, listing,
+// showing, forking, resuming and tagging. It builds on package plumbing and
+// writes only through objects.Store and refs.Store; nothing here prints or
+// exits (cmd/tine renders the result structs).
+//
+// # Runs as commits (ARCHITECTURE §4)
+//
+// A run object is an immutable snapshot of an event graph. Appending an event
+// writes, in this order, the blobs it links, the event, and a new run object
+// whose events are the old run's events plus the new one; only then does the
+// ref move, by compare-and-swap from the value the snapshot was built on. A
+// concurrent writer that moved the ref in between makes the append fail with
+// a *refs.StaleError naming the expected and actual values; nothing is retried
+// behind the user's back. The ref's reflog is therefore the run's history,
+// one row per recorded event.
+//
+// # The run payload tine writes (SPEC §1.5, run)
+//
+//	{"created_at": <float Unix seconds, fixed when the run is created>,
+//	 "events":     [event oids, parents before children],
+//	 "roots":      [events without parent_ids],
+//	 "tips":       [events no other event names as a parent],
+//	 "status":     "running" | "paused" | "completed" | "failed",
+//	 "forked_from": {"run": <run oid>, "event": <event oid>, "reason": "..."}}  (forks only)
+//
+// Every run is validated with objects.Validate (links, existence, graph
+// rules) before it is written.
+//
+// # The event payload tine record writes (SPEC §1.5, event)
+//
+//	kind          "tool" for a captured command
+//	tool          "shell"
+//	parent_ids    the run's tips before the append
+//	duration      wall-clock seconds the command took
+//	time_unix     Unix seconds when it started
+//	output_blob   the command's stdout (redacted, capped)
+//	artifact_blob the command's stderr (redacted, capped)
+//	attributes    {"argv", "cwd", "exit_code", "env_names",
+//	               "stdout_truncated", "stderr_truncated"}
+//
+// Every blob an event holds is named by one of the three link fields
+// input_blob, output_blob and artifact_blob, so fsck, packs and gc see it.
+//
+// # Revisions
+//
+// Anything plumbing.Repo.ResolveRevision accepts (full oid, unique hex prefix,
+// ref name, short name, REF@{n}) names a run, and so does REV~N: the run as
+// it was N events ago along the first-parent chain of its newest event (see
+// ResolveRun).
+package porcelain

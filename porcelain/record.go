@@ -1,0 +1,227 @@
+package porcelain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+)
+
+// RecordOptions configures Record.
+type RecordOptions struct {
+	// Ref is the run's ref; empty means DefaultRef. Created if absent.
+	Ref string
+	// Argv is the command and its arguments; Argv[0] is looked up in PATH.
+	Argv []string
+	// Dir is the working directory; empty means the current one.
+	Dir string
+	// Env is the command's environment; nil means os.Environ(). Only the
+	// names are recorded, never the values.
+	Env []string
+	// Stdin, Stdout and Stderr are the live streams; output is teed into
+	// bounded captures. Nil discards (or gives no input).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// MaxCapture bounds each captured stream; 0 means DefaultMaxCapture.
+	MaxCapture int
+	// Status is the status of the new run snapshot; empty means running.
+	Status string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Actor names the writer in the reflog; empty means "local".
+	Actor string
+}
+
+// RecordResult is what `tine record` reports.
+type RecordResult struct {
+	Ref      string  `json:"ref"`
+	Run      string  `json:"run"`
+	Previous string  `json:"previous,omitempty"`
+	Event    string  `json:"event"`
+	ExitCode int     `json:"exit_code"`
+	Signal   string  `json:"signal,omitempty"`
+	Duration float64 `json:"duration"`
+	Stdout   string  `json:"output_blob"`
+	Stderr   string  `json:"artifact_blob"`
+	// StdoutTruncated and StderrTruncated say a stream exceeded MaxCapture.
+	StdoutTruncated bool `json:"stdout_truncated"`
+	StderrTruncated bool `json:"stderr_truncated"`
+}
+
+// Record runs a command with its output streamed live and teed into
+// bounded captures, then appends one tool event describing it to the run at
+// opt.Ref (see the package documentation for its fields). The command's
+// exit status is in the result; a command that cannot start is an error
+// wrapping ErrCommandNotStarted and records nothing.
+func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordResult, error) {
+	if len(opt.Argv) == 0 || opt.Argv[0] == "" {
+		return nil, ErrNoCommand
+	}
+	now := clock(opt.Now)
+	ref, err := writableRef(r, orDefault(opt.Ref, DefaultRef))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkStatus(opt.Status); err != nil {
+		return nil, err
+	}
+	// Refuse a non-running run before spending the command's time.
+	h, err := readHead(ctx, r, ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.checkAppendable(); err != nil {
+		return nil, err
+	}
+	dir := opt.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	env := opt.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	max := opt.MaxCapture
+	if max <= 0 {
+		max = DefaultMaxCapture
+	}
+	out, errc := &capture{max: max}, &capture{max: max}
+	cmd := exec.CommandContext(ctx, opt.Argv[0], opt.Argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, opt.Stdin
+	cmd.Stdout = &teeWriter{live: opt.Stdout, cap: out}
+	cmd.Stderr = &teeWriter{live: opt.Stderr, cap: errc}
+	start := now()
+	runErr := cmd.Run()
+	end := now()
+	code, sig, err := exitStatus(cmd, runErr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", opt.Argv[0], ErrCommandNotStarted, err)
+	}
+	stdout, outCut := out.bytes()
+	stderr, errCut := errc.bytes()
+	outBlob := objects.NewBlob(r.Algo(), redactBlob(stdout))
+	errBlob := objects.NewBlob(r.Algo(), redactBlob(stderr))
+	attrs := []objects.Member{
+		{Key: "argv", Value: stringsValue(opt.Argv)},
+		{Key: "cwd", Value: objects.String(dir)},
+		{Key: "env_names", Value: stringsValue(envNames(env))},
+		{Key: "exit_code", Value: objects.Int(int64(code))},
+		{Key: "stderr_truncated", Value: objects.Bool(errCut)},
+		{Key: "stdout_truncated", Value: objects.Bool(outCut)},
+	}
+	if sig != "" {
+		attrs = append(attrs, objects.Member{Key: "signal", Value: objects.String(sig)})
+	}
+	dur := end.Sub(start).Seconds()
+	if dur < 0 {
+		dur = 0
+	}
+	payload, _ := redactValue(objects.ObjectValue(
+		objects.Member{Key: "kind", Value: objects.String("tool")},
+		objects.Member{Key: "tool", Value: objects.String("shell")},
+		objects.Member{Key: "attributes", Value: objects.ObjectValue(attrs...)},
+		objects.Member{Key: "duration", Value: objects.Float(dur)},
+		objects.Member{Key: "time_unix", Value: timeValue(start)},
+	))
+	payload = derivePayload(payload, []objects.Member{
+		{Key: "parent_ids", Value: oidValues(h.tips())},
+		{Key: "output_blob", Value: objects.String(outBlob.ID.String())},
+		{Key: "artifact_blob", Value: objects.String(errBlob.ID.String())},
+	}, nil)
+	res, err := appendOne(ctx, r, h, payload, []*objects.Object{outBlob, errBlob}, opt.Status, end, opt.Actor)
+	if err != nil {
+		return nil, err
+	}
+	return &RecordResult{
+		Ref: ref, Run: res.Run, Previous: res.Previous, Event: res.Event,
+		ExitCode: code, Signal: sig, Duration: dur,
+		Stdout: outBlob.ID.String(), Stderr: errBlob.ID.String(),
+		StdoutTruncated: outCut, StderrTruncated: errCut,
+	}, nil
+}
+
+// exitStatus maps cmd.Run's error to a shell-style status: the exit code,
+// or 128+N for a signal. Anything else means the command never ran.
+func exitStatus(cmd *exec.Cmd, runErr error) (int, string, error) {
+	if runErr == nil {
+		return 0, "", nil
+	}
+	var ee *exec.ExitError
+	if !errors.As(runErr, &ee) {
+		return 0, "", runErr
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), ws.Signal().String(), nil
+	}
+	return ee.ExitCode(), "", nil
+}
+
+// envNames returns the sorted, unique variable names of env.
+func envNames(env []string) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// stringsValue is a JSON array of strings.
+func stringsValue(ss []string) objects.Value {
+	vs := make([]objects.Value, len(ss))
+	for i, s := range ss {
+		vs[i] = objects.String(strings.ToValidUTF8(s, "\uFFFD"))
+	}
+	return objects.Array(vs...)
+}
+
+// timeValue is t in Unix seconds with microsecond precision.
+func timeValue(t time.Time) objects.Value {
+	us := t.UnixMicro()
+	if us%1e6 == 0 {
+		return objects.Int(us / 1e6)
+	}
+	return objects.Float(float64(us) / 1e6)
+}
+
+// clock returns now, or time.Now when nil.
+func clock(now func() time.Time) func() time.Time {
+	if now == nil {
+		return time.Now
+	}
+	return now
+}
+
+// orDefault returns s, or def when s is empty.
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// checkStatus accepts "" and the four SPEC statuses.
+func checkStatus(s string) error {
+	switch s {
+	case "", StatusRunning, StatusPaused, StatusCompleted, StatusFailed:
+		return nil
+	}
+	return fmt.Errorf("status %q: %w", s, ErrBadStatus)
+}
