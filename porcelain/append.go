@@ -219,7 +219,7 @@ func writableRef(r *plumbing.Repo, name string) (string, error) {
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("ref %q: %w (give a full name such as heads/NAME or experiments/NAME)", name, err)
+		return "", fmt.Errorf("%w (give a full name such as heads/NAME or experiments/NAME)", err)
 	}
 	switch refs.NamespaceOf(ref) {
 	case refs.NamespaceHeads, refs.NamespaceExperiments:

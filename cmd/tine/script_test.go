@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -32,7 +34,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":   cmdExits,
+			"capture": cmdCapture,
+			"corrupt": cmdCorrupt,
 		},
 	})
 }
@@ -62,4 +66,67 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
 	}
+}
+
+// cmdCapture is the script command `capture NAME REGEXP`: it sets the
+// environment variable NAME to the first submatch of REGEXP (multi-line
+// mode) in the previous command's stdout, so a session can name an object
+// whose oid depends on the clock (a recorded event) in later commands and
+// in exact stderr patterns.
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("capture does not support !")
+	}
+	if len(args) != 2 {
+		ts.Fatalf("usage: capture NAME REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	if err != nil {
+		ts.Fatalf("capture: %v", err)
+	}
+	if re.NumSubexp() < 1 {
+		ts.Fatalf("capture: %q has no (group)", args[1])
+	}
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if m == nil {
+		ts.Fatalf("capture: no match for %q in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
+}
+
+// cmdCorrupt is the script command `corrupt OID`: it damages the loose
+// object file of OID (TYPE:ALGO:HEX, stored read-only at
+// .tine/objects/TYPE/HEX[:2]/HEX[2:] under the working directory) by
+// flipping the case of its last ASCII letter. The bytes still parse, so
+// what a reader must catch is the hash mismatch, as with silent bit rot.
+func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("corrupt does not support !")
+	}
+	if len(args) != 1 {
+		ts.Fatalf("usage: corrupt OID")
+	}
+	parts := strings.Split(args[0], ":")
+	if len(parts) != 3 || len(parts[2]) < 3 {
+		ts.Fatalf("corrupt: %q is not TYPE:ALGO:HEX", args[0])
+	}
+	hex := parts[2]
+	path := ts.MkAbs(filepath.Join(".tine", "objects", parts[0], hex[:2], hex[2:]))
+	fi, err := os.Stat(path)
+	ts.Check(err)
+	b, err := os.ReadFile(path)
+	ts.Check(err)
+	i := len(b) - 1
+	for i >= 0 && !(b[i] >= 'a' && b[i] <= 'z' || b[i] >= 'A' && b[i] <= 'Z') {
+		i--
+	}
+	if i < 0 {
+		ts.Fatalf("corrupt: %s holds no letter to flip", path)
+	}
+	b[i] ^= 0x20 // ASCII case bit
+	// Objects are stored read-only: make the file writable for the damage
+	// and restore its mode, so only the bytes differ.
+	ts.Check(os.Chmod(path, fi.Mode().Perm()|0o200))
+	ts.Check(os.WriteFile(path, b, 0o200))
+	ts.Check(os.Chmod(path, fi.Mode().Perm()))
 }
