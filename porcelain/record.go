@@ -113,7 +113,7 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	outBlob := objects.NewBlob(r.Algo(), redactBlob(stdout))
 	errBlob := objects.NewBlob(r.Algo(), redactBlob(stderr))
 	attrs := []objects.Member{
-		{Key: "argv", Value: stringsValue(opt.Argv)},
+		{Key: "argv", Value: stringsValue(redactArgs(opt.Argv))},
 		{Key: "cwd", Value: objects.String(dir)},
 		{Key: "env_names", Value: stringsValue(envNames(env))},
 		{Key: "exit_code", Value: objects.Int(int64(code))},
