@@ -52,8 +52,8 @@
 // Fsck runs first. The remaining leftovers are fsck warnings, never
 // problems; a stale guard makes updates of its ref fail with
 // *refs.LockedError until `tine fsck --remove-stale` (FsckOptions.
-// RemoveStale) deletes leftovers older than an hour, or the user removes
-// the file, as git asks for its .lock files. The crash test of this
+// RemoveStale) removes it: refs knows a dead writer's guard exactly, since
+// every writer holds an flock on its guards while it lives. The crash test of this
 // package kills a writer with SIGKILL dozens of times and checks exactly
 // this.
 package plumbing

@@ -54,17 +54,19 @@ const (
 	WarnTornReflog = "reflog-torn"
 )
 
-// DefaultStaleAfter is how old a leftover must be before RemoveStale
-// deletes it. A ref update holds its guard for milliseconds, so an hour-old
-// guard cannot belong to a live writer.
+// DefaultStaleAfter is how old a temporary file or other leftover must be
+// before RemoveStale deletes it. Ref guards need no age: refs recognises a
+// dead writer's guard exactly (its flock can be taken); the age is an extra
+// filter that also covers writers that take no flocks, such as OpenTine.
 const DefaultStaleAfter = time.Hour
 
 // FsckOptions configures Fsck.
 type FsckOptions struct {
 	// RemoveStale deletes crash leftovers older than StaleAfter: object
-	// temp files, ref guards (<ref>.lock), staging files (<ref>..lock) and
-	// shallow.lock. Removed paths are listed in the result and not warned
-	// about. Only use it when no tine process can still be writing.
+	// temp files, and ref guards (<ref>.lock), staging files (<ref>..lock),
+	// journals and shallow.lock whose writer has died (refs decides, so a
+	// live writer's files are never removed). Removed paths are listed in
+	// the result and not warned about.
 	RemoveStale bool
 	// StaleAfter is the minimum age of a removed leftover; 0 means
 	// DefaultStaleAfter, a negative value removes leftovers of any age.
@@ -134,7 +136,7 @@ func Fsck(ctx context.Context, r *Repo, opt FsckOptions) (*FsckResult, error) {
 			return nil, fmt.Errorf("fsck: %w", err)
 		}
 	}
-	steps := []func() error{f.checkShallow, f.checkObjects, f.checkEventDAG, f.checkRefs, f.checkReflogs, f.checkPacks}
+	steps := []func() error{f.checkShallow, f.checkObjects, f.checkEventDAG, f.checkRefs, f.staleGuardWarnings, f.checkReflogs, f.checkPacks}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("fsck: %w", err)

@@ -49,8 +49,8 @@ func (f *fsck) checkRefs() error {
 			f.problem(Problem{Code: ProblemUnconfined, Path: path, Message: fmt.Sprintf("%s is a %s, not a regular file", path, d.Type())})
 			return nil
 		case strings.HasSuffix(base, ".lock"):
-			f.warn(Problem{Code: WarnStaleLock, Path: path, Ref: strings.TrimSuffix(strings.TrimSuffix(name, ".lock"), "."),
-				Message: "ref guard or staging file: a writer is at work or crashed; if no tine process is running, remove it (tine fsck --remove-stale)"})
+			// Guards and staging files are reported by staleGuardWarnings,
+			// which asks refs whether their writer is still alive.
 			return nil
 		case strings.HasPrefix(base, ".tmp-"):
 			f.warn(Problem{Code: WarnTempFile, Path: path, Message: "temporary file of an interrupted write"})

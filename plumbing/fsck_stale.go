@@ -8,18 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tinehq/tine/refs"
 )
 
-// removeStale deletes crash leftovers older than the cutoff (FsckOptions):
-// object temp files through the object store, and ref guards, staging
-// files, temp files and shallow.lock. It runs after the ref store's
-// recovery, so guards of a committed transaction have already been rolled
-// forward and released; what remains belongs to writers that died before
-// their commit point, whose refs are unchanged.
-//
-// Removing a guard is the manual step git asks for ("remove the .lock file
-// if no git process is running"); the age cutoff is what makes it safe to
-// automate, since no live update holds a guard for that long.
+// removeStale deletes crash leftovers (FsckOptions.RemoveStale). Object
+// temp files go through the object store, by age. Ref guards, staging
+// files, journals, shallow.lock and shallow temporaries go through the ref
+// store, which removes only those whose writer is dead (it holds an flock
+// for life, see package refs) after rolling committed transactions forward;
+// the age cutoff only narrows that further. Temporary files under refs/ and
+// logs/ are not tine's (its ref store writes none there), so they go by
+// age alone.
 func (f *fsck) removeStale() error {
 	cutoff := f.opt.Now().Add(-f.opt.StaleAfter)
 	anyAge := f.opt.StaleAfter < 0
@@ -32,18 +32,22 @@ func (f *fsck) removeStale() error {
 		return fmt.Errorf("remove object temp files: %w", err)
 	}
 	f.res.RemovedTemp = n
-	old := func(info fs.FileInfo) bool {
-		return info.Mode().IsRegular() && (anyAge || info.ModTime().Before(cutoff))
+	var olderThan time.Time
+	if !anyAge {
+		olderThan = cutoff
+	}
+	removed, err := f.r.refs.RemoveStaleGuards(f.ctx, refs.RemoveOptions{OlderThan: olderThan})
+	f.res.Removed = append(f.res.Removed, removed...)
+	if err != nil {
+		return fmt.Errorf("remove stale ref guards: %w", err)
 	}
 	for _, top := range []string{"refs", "logs"} {
 		dir := filepath.Join(f.r.root, top)
 		err := walkFiles(dir, func(rel string, d fs.DirEntry) error {
-			base := filepath.Base(rel)
-			leftover := strings.HasPrefix(base, ".tmp-") || (top == "refs" && strings.HasSuffix(base, ".lock"))
-			if !leftover {
+			if !strings.HasPrefix(filepath.Base(rel), ".tmp-") || !d.Type().IsRegular() {
 				return nil
 			}
-			if info, err := d.Info(); err != nil || !old(info) {
+			if info, err := d.Info(); err != nil || (!anyAge && !info.ModTime().Before(cutoff)) {
 				return nil
 			}
 			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -56,12 +60,31 @@ func (f *fsck) removeStale() error {
 			return fmt.Errorf("remove stale %s files: %w", top, err)
 		}
 	}
-	p := filepath.Join(f.r.root, "shallow.lock")
-	if st, err := os.Lstat(p); err == nil && old(st) {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+	return nil
+}
+
+// staleGuardWarnings turns the ref store's view of guards, staging files,
+// journals and shallow.lock into stale-lock warnings naming each file's
+// age and whether its writer is alive: a live writer's guard is an update
+// in progress, a dead writer's blocks its ref until --remove-stale.
+func (f *fsck) staleGuardWarnings() error {
+	gs, err := f.r.refs.StaleGuards(f.ctx)
+	if err != nil {
+		return fmt.Errorf("list ref guards: %w", err)
+	}
+	now := f.opt.Now()
+	for _, g := range gs {
+		age := now.Sub(g.ModTime).Round(time.Second)
+		var msg string
+		switch {
+		case g.Alive:
+			msg = fmt.Sprintf("%s of a running writer, %s old: an update is in progress", g.Kind, age)
+		case g.Kind == refs.GuardJournal:
+			msg = fmt.Sprintf("journal of a dead writer, %s old: the next ref write or `tine fsck --remove-stale` finishes its transaction", age)
+		default:
+			msg = fmt.Sprintf("%s left by a dead writer, %s old: it blocks updates until `tine fsck --remove-stale` removes it", g.Kind, age)
 		}
-		f.res.Removed = append(f.res.Removed, "shallow.lock")
+		f.warn(Problem{Code: WarnStaleLock, Ref: g.Ref, Path: g.Path, Message: msg})
 	}
 	return nil
 }

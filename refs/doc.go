@@ -21,8 +21,9 @@
 //	                     file with at most one link, never a symlink.
 //	refs/<name>.lock     guard: created with O_CREAT|O_EXCL by the writer
 //	                     that owns the ref for one update; holds that
-//	                     writer's 32-hex transaction id. A second writer
-//	                     fails at once with *LockedError.
+//	                     writer's 32-hex transaction id and is flocked by
+//	                     it until removed. A second writer fails at once
+//	                     with *LockedError.
 //	refs/<name>..lock    staging file: the new "<oid>\n", fsynced, then
 //	                     renamed over refs/<name>. The doubled dot makes it
 //	                     neither a legal ref nor a legal guard.
@@ -38,10 +39,12 @@
 //	refs-txn/<id>.tmp    a multi-ref transaction's journal being written.
 //	refs-txn/<id>.journal the committed journal (JSON: version, owner id,
 //	                     and per ref the op, new oid and reflog row).
+//	refs-txn/gate        empty; only its flock is used (see below).
 //	shallow              shallow-boundary oids, one per LF-terminated line,
 //	                     sorted and unique when tine writes it; the empty
 //	                     set is the empty file (SPEC §2.7).
-//	shallow.lock         guard serializing shallow updates.
+//	shallow.lock         guard serializing shallow updates, flocked like
+//	                     a ref guard.
 //
 // # Compare-and-swap (SPEC §2.5)
 //
@@ -66,8 +69,9 @@
 // the guards. If the process dies:
 //
 //   - before the commit point, no ref has changed. Its guards stay behind
-//     and make those refs report *LockedError until removed, as with git;
-//     a left-over <id>.tmp journal, if complete, lets Recover remove them.
+//     and make those refs report *LockedError until RemoveStaleGuards
+//     (`tine fsck --remove-stale`) removes them; a left-over <id>.tmp
+//     journal, if complete, lets Recover remove them.
 //   - after it, Recover (run by every write, List, Check, and by Read of a
 //     ref whose guard exists) finds the journal unlocked, renames the
 //     staging files still present, performs the deletions, appends the
@@ -78,4 +82,36 @@
 // So a crash never leaves half a transaction applied once recovery has
 // run; a reflog row may be lost, which SPEC §2.6 allows (the reflog is
 // history, not authority).
+//
+// # Guards and liveness
+//
+// SPEC §2.5 guards say only "someone is updating this ref". To tell a live
+// writer from a dead one exactly, without guessing from ages, every writer
+// holds an flock on each guard it created (and on its journal, and on
+// shallow.lock) for as long as it lives; the kernel drops the flock when
+// the process dies, however it dies. A guard whose flock can be taken
+// belongs to a dead writer. Flocks belong to open files, not processes,
+// so this holds between goroutines of one process too.
+//
+// One race remains: a guard is created with O_CREAT|O_EXCL and flocked
+// just after, and a prober that took the flock in between would think a
+// live writer dead and remove its guard. The gate closes it: a writer holds
+// an flock on refs-txn/gate shared while it creates and flocks a guard or a
+// journal, and anything that concludes "dead" from a free flock (Recover,
+// StaleGuards, RemoveStaleGuards) holds it exclusive. So a prober never
+// sees a guard between its creation and its flock, and no time threshold
+// is needed. Writers wait for the gate only while a probe runs (one scan);
+// guards themselves are never waited for.
+//
+// Two more rules keep removal exact. A guard is unlinked only by the holder
+// of its flock: its writer removes it before dropping the flock, a remover
+// after taking it and checking that the path still names the file it
+// locked. And a staging file is removed only under its guard's flock, or,
+// orphaned, under the exclusive gate (a staging file is written only under
+// its guard). RemoveStaleGuards runs recovery first, so the guards of a
+// committed transaction are rolled forward, never simply removed.
+//
+// A foreign writer (OpenTine) takes no flocks: its guards look dead. Its
+// updates last milliseconds; RemoveOptions.OlderThan lets callers keep
+// young guards for that case.
 package refs

@@ -69,8 +69,9 @@ func describe(id objects.OID) string {
 }
 
 // LockedError reports that a guard file already exists: another writer is
-// updating the ref now, or one crashed while holding the guard (SPEC §2.5:
-// the writer fails instead of waiting).
+// updating the ref now, or one died while holding the guard (SPEC §2.5:
+// the writer fails instead of waiting). StaleGuards tells the two apart;
+// RemoveStaleGuards removes the guard of a dead writer.
 type LockedError struct {
 	// Name is the ref's normalized name, or "shallow".
 	Name string
@@ -78,9 +79,10 @@ type LockedError struct {
 	Path string
 }
 
-// Error names the ref and the guard, and says what to do.
+// Error names the ref and the guard, and says how to recover.
 func (e *LockedError) Error() string {
-	return fmt.Sprintf("%s is locked by another writer (guard %s exists); retry, or remove the guard if no tine process is running", e.Name, e.Path)
+	return fmt.Sprintf("%s is locked: guard %s exists, so another tine process is updating it or one died holding it; "+
+		"retry, and if it persists run `tine fsck --remove-stale`, which removes the guard only if its writer is dead", e.Name, e.Path)
 }
 
 // Is makes errors.Is(err, ErrLocked) true for a *LockedError.

@@ -47,8 +47,12 @@ type journalHandle struct {
 }
 
 // writeJournal durably writes the journal of owner's ops under its final
-// name. The rename is the commit point of the transaction.
-func (s *Store) writeJournal(owner string, ops []*txOp) (*journalHandle, error) {
+// name. The rename is the commit point of the transaction. The journal is
+// created and flocked under the shared gate (see createGuard), so Recover
+// never mistakes it for a dead writer's. A non-nil handle with an error
+// means the journal is visible but not known to be durable: the
+// transaction may still apply.
+func (s *Store) writeJournal(ctx context.Context, owner string, ops []*txOp) (*journalHandle, error) {
 	dir := filepath.Join(s.root, journalDirName)
 	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
 		return nil, err
@@ -67,28 +71,34 @@ func (s *Store) writeJournal(owner string, ops []*txOp) (*journalHandle, error) 
 	}
 	tmp := filepath.Join(dir, owner+".tmp")
 	final := filepath.Join(dir, owner+".journal")
-	// The flock is taken as the file is created and held until the
-	// transaction is done, so Recover never mistakes it for a dead writer's.
-	fl := flock.New(tmp, flock.SetFlag(os.O_CREATE|os.O_EXCL|os.O_RDWR))
-	if ok, err := fl.TryLock(); err != nil || !ok {
+	g, err := s.lockGate(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	fl := flock.New(tmp, flock.SetFlag(os.O_CREATE|os.O_EXCL|os.O_RDWR|noFollowFlag), flock.SetPermissions(0o644))
+	ok, err := fl.TryLock()
+	g.unlock()
+	if err != nil || !ok {
+		if ok {
+			fl.Unlock()
+		}
 		return nil, fmt.Errorf("refs: lock journal %s: %v", tmp, err)
 	}
 	if err := writeExisting(tmp, data); err != nil {
-		fl.Unlock()
 		os.Remove(tmp)
+		fl.Unlock()
 		return nil, fmt.Errorf("refs: write journal: %w", err)
 	}
 	if err := os.Rename(tmp, final); err != nil {
-		fl.Unlock()
 		os.Remove(tmp)
+		fl.Unlock()
 		return nil, fmt.Errorf("refs: commit journal: %w", err)
 	}
+	j := &journalHandle{path: final, lock: fl}
 	if err := fsutil.SyncDir(dir); err != nil {
-		// The journal is visible, so the transaction may apply later; say so.
-		fl.Unlock()
-		return nil, &fsutil.UnknownStateError{Path: final, Err: err}
+		return j, &fsutil.UnknownStateError{Path: final, Err: err}
 	}
-	return &journalHandle{path: final, lock: fl}, nil
+	return j, nil
 }
 
 // remove deletes a fully applied journal and makes the deletion durable.
@@ -107,87 +117,146 @@ func (j *journalHandle) unlock() { j.lock.Unlock() }
 // refs, its deletions done, the reflog rows of the refs it moved appended,
 // its guards removed); an uncommitted one is rolled back (its staging files
 // and guards removed). Journals of live writers are left alone. Write
-// operations, List and Check call it; tools may call it at open.
+// operations, List and Check call it; tools may call it at open. It costs
+// one directory read when no journal exists.
 func (s *Store) Recover(ctx context.Context) error {
-	dir := filepath.Join(s.root, journalDirName)
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("refs: recover: %w", err)
-	}
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		name := e.Name()
-		owner, kind, ok := strings.Cut(name, ".")
-		if !ok || (kind != "journal" && kind != "tmp") {
-			continue
-		}
-		if err := s.recoverOne(filepath.Join(dir, name), owner, kind == "journal"); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := s.recover(ctx, nil)
+	return err
 }
 
-// recoverOne handles one journal file if its writer is gone.
-func (s *Store) recoverOne(path, owner string, committed bool) error {
-	fl := flock.New(path, flock.SetFlag(os.O_RDONLY))
-	ok, err := fl.TryLock()
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // finished meanwhile
-		}
-		return fmt.Errorf("refs: recover %s: %w", path, err)
+// journalNames lists the journal files (<id>.journal, <id>.tmp) in
+// refs-txn/, sorted.
+func (s *Store) journalNames() ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(s.root, journalDirName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	if !ok {
-		return nil // its writer is alive
+	if err != nil {
+		return nil, fmt.Errorf("refs: recover: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if _, kind, ok := strings.Cut(e.Name(), "."); ok && (kind == "journal" || kind == "tmp") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// recover is Recover. It takes the gate exclusive, unless the caller holds
+// it (g), because it concludes from a free flock that a writer died. It
+// returns the paths, relative to the repository, of the journals, staging
+// files and guards it removed.
+func (s *Store) recover(ctx context.Context, g *gate) ([]string, error) {
+	names, err := s.journalNames()
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	if g == nil {
+		if g, err = s.lockGate(ctx, true); err != nil {
+			return nil, err
+		}
+		defer g.unlock()
+	}
+	var removed []string
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
+		owner, kind, _ := strings.Cut(name, ".")
+		rm, err := s.recoverOne(filepath.Join(s.root, journalDirName, name), owner, kind == "journal")
+		removed = append(removed, rm...)
+		if err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
+}
+
+// recoverOne handles one journal file if its writer is gone. The caller
+// holds the gate exclusive.
+func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error) {
+	fl, alive, err := probe(path)
+	if err != nil {
+		return nil, fmt.Errorf("refs: recover %s: %w", path, err)
+	}
+	if alive {
+		return nil, nil // its writer is alive, or it finished meanwhile
 	}
 	defer fl.Unlock()
-	// Another recoverer may have finished and removed it before we locked.
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	b, err := readRegular(path, 1, maxJournalBytes, func(n int64) error {
 		return fmt.Errorf("refs: journal %s is %d bytes", path, n)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	rel := filepath.ToSlash(filepath.Join(journalDirName, filepath.Base(path)))
 	jf, ops, perr := s.parseJournal(b, owner)
 	if perr != nil {
 		if committed {
-			return fmt.Errorf("refs: journal %s is unreadable, refusing to guess: %w", path, perr)
+			return nil, fmt.Errorf("refs: journal %s is unreadable, refusing to guess: %w", path, perr)
 		}
-		// A torn uncommitted journal: nothing was applied.
-		return removeSync(path)
+		// A torn uncommitted journal: nothing was applied. Its guards
+		// are those of a dead writer; RemoveStaleGuards removes them.
+		return []string{rel}, removeSync(path)
 	}
 	if committed {
 		if err := s.apply(ops, false); err != nil {
-			return fmt.Errorf("refs: roll forward %s: %w", path, err)
+			return nil, fmt.Errorf("refs: roll forward %s: %w", path, err)
 		}
 	}
 	if err := removeSync(path); err != nil {
-		return err
+		return nil, err
 	}
+	removed := []string{rel}
 	for _, e := range jf.Ops {
-		s.releaseOwned(e.Ref, owner)
+		removed = append(removed, s.releaseOwned(e.Ref, owner)...)
 	}
-	return nil
+	return removed, nil
 }
 
 // releaseOwned removes the staging file and the guard of ref when the guard
-// names owner; a guard of another writer is never touched.
-func (s *Store) releaseOwned(ref, owner string) {
+// names owner and its writer is dead; a guard of another writer is never
+// touched. The caller holds the gate exclusive. It returns the removed
+// paths, relative to the repository.
+func (s *Store) releaseOwned(ref, owner string) []string {
 	g := s.refPath(ref) + guardSuffix
 	b, err := os.ReadFile(g)
 	if err != nil || string(b) != owner {
-		return
+		return nil
 	}
-	s.releaseGuards([]string{g})
+	return s.removeDeadGuard(g)
+}
+
+// removeDeadGuard removes a guard whose writer is dead, with its staging
+// file first, and prunes emptied directories. The caller holds the gate
+// exclusive. A live writer's guard is left alone. It returns the removed
+// paths, relative to the repository.
+func (s *Store) removeDeadGuard(guard string) []string {
+	fl, alive, err := probe(guard)
+	if err != nil || alive {
+		return nil
+	}
+	defer fl.Unlock()
+	var removed []string
+	staging := guard[:len(guard)-len(guardSuffix)] + stagingSuffix
+	if os.Remove(staging) == nil {
+		removed = append(removed, s.relPath(staging))
+	}
+	// Removed while its flock is held: see heldGuard.release.
+	if os.Remove(guard) == nil {
+		removed = append(removed, s.relPath(guard))
+	}
+	s.pruneDirs(filepath.Dir(guard))
+	return removed
+}
+
+// relPath returns path relative to the repository, in slash form.
+func (s *Store) relPath(path string) string {
+	if rel, err := filepath.Rel(s.root, path); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return path
 }
 
 // parseJournal decodes a journal and checks every name and oid in it.

@@ -1,6 +1,7 @@
 package refs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,48 +11,41 @@ import (
 	"github.com/tinehq/tine/internal/fsutil"
 )
 
-// lockRef creates the guard <ref>.lock with O_CREAT|O_EXCL and writes the
-// owner's transaction id into it (SPEC §2.5 step 1). An existing guard is a
-// *LockedError at once: writers never wait. It returns the guard's path.
-func (s *Store) lockRef(norm, owner string) (string, error) {
+// lockRef creates and flocks the guard <ref>.lock holding the owner's
+// transaction id (SPEC §2.5 step 1; createGuard). An existing guard is a
+// *LockedError at once: writers never wait.
+func (s *Store) lockRef(ctx context.Context, norm, owner string) (*heldGuard, error) {
 	path := s.refPath(norm) + guardSuffix
 	dir := filepath.Dir(path)
 	for attempt := 0; ; attempt++ {
 		if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
-			return "", fmt.Errorf("ref %s: conflicts with an existing ref or file: %w", norm, err)
+			return nil, fmt.Errorf("ref %s: conflicts with an existing ref or file: %w", norm, err)
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		g, err := s.createGuard(ctx, path, owner)
 		if err == nil {
-			_, werr := f.WriteString(owner)
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				os.Remove(path)
-				return "", fmt.Errorf("ref %s: write guard: %w", norm, werr)
-			}
-			return path, nil
+			return g, nil
 		}
 		if errors.Is(err, fs.ErrExist) {
-			return "", &LockedError{Name: norm, Path: path}
+			return nil, &LockedError{Name: norm, Path: path}
 		}
 		// A concurrent deletion may have pruned the directory between
 		// MkdirAllSync and the create; make it again.
 		if errors.Is(err, fs.ErrNotExist) && attempt < 8 {
 			continue
 		}
-		return "", fmt.Errorf("ref %s: create guard: %w", norm, err)
+		return nil, fmt.Errorf("ref %s: create guard: %w", norm, err)
 	}
 }
 
-// releaseGuards removes staging leftovers and guards, then prunes the
-// directories emptied by deletions.
-func (s *Store) releaseGuards(guards []string) {
+// releaseGuards removes each guard's staging leftover and then the guard
+// (while its flock is held), and prunes the directories emptied by
+// deletions.
+func (s *Store) releaseGuards(guards []*heldGuard) {
 	for _, g := range guards {
-		base := g[:len(g)-len(guardSuffix)]
+		base := g.path[:len(g.path)-len(guardSuffix)]
 		os.Remove(base + stagingSuffix)
-		os.Remove(g)
-		s.pruneDirs(filepath.Dir(g))
+		g.release()
+		s.pruneDirs(filepath.Dir(g.path))
 	}
 }
 

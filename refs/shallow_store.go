@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/tinehq/tine/internal/fsutil"
@@ -53,15 +52,20 @@ func (s *Store) ReadShallow() ([]objects.OID, error) {
 // *LockedError.
 func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([]objects.OID, error)) error {
 	guard := filepath.Join(s.root, shallowLock)
-	f, err := os.OpenFile(guard, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	owner, err := s.newTxnID()
+	if err != nil {
+		return err
+	}
+	// Flocked like a ref guard, so StaleGuards can tell a live writer's
+	// shallow.lock from one a crash left.
+	g, err := s.createGuard(ctx, guard, owner)
 	if errors.Is(err, fs.ErrExist) {
 		return &LockedError{Name: "shallow", Path: guard}
 	}
 	if err != nil {
 		return fmt.Errorf("shallow file: %w", err)
 	}
-	f.Close()
-	defer os.Remove(guard)
+	defer g.release()
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -115,16 +115,37 @@ func (t *Transaction) Commit(ctx context.Context) error {
 		return err
 	}
 	// SPEC §2.5 step 1, in sorted order so two transactions cannot each
-	// hold a guard the other needs.
-	var held []string
-	defer func() { s.releaseGuards(held) }()
+	// hold a guard the other needs. Each guard stays flocked until it is
+	// released, which marks this writer alive to StaleGuards.
+	var (
+		held []*heldGuard
+		j    *journalHandle
+		// decided is set once a failure may leave the transaction
+		// committed: the guards then stay on disk for Recover.
+		decided bool
+	)
+	defer func() {
+		// Drop the guards' flocks before the journal's, so that a
+		// recoverer that finds the journal free finds the guards free too.
+		if decided {
+			for _, g := range held {
+				g.abandon()
+			}
+		} else {
+			s.releaseGuards(held)
+		}
+		if j != nil {
+			j.unlock()
+		}
+	}()
 	for i := range t.ops {
-		g, err := s.lockRef(t.ops[i].norm, owner)
+		g, err := s.lockRef(ctx, t.ops[i].norm, owner)
 		if err != nil {
 			return err
 		}
 		held = append(held, g)
 	}
+	commitHook("guarded")
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -171,35 +192,48 @@ func (t *Transaction) Commit(ctx context.Context) error {
 		}
 		dirs[filepath.Dir(s.refPath(op.norm))] = true
 	}
-	var j *journalHandle
+	commitHook("staged")
 	if len(mut) > 1 {
 		for d := range dirs {
 			if err := fsutil.SyncDir(d); err != nil {
 				return err
 			}
 		}
-		// The commit point of a multi-ref transaction.
-		if j, err = s.writeJournal(owner, mut); err != nil {
+		// The commit point of a multi-ref transaction. A journal whose
+		// rename happened but could not be made durable may still apply:
+		// keep its guards and staging files for Recover.
+		if j, err = s.writeJournal(ctx, owner, mut); err != nil {
+			decided = j != nil
 			return err
 		}
-		defer j.unlock()
+		commitHook("committed")
 	}
 	// Steps 4 and 5: apply, then log. From here on the transaction is
 	// decided; on failure the journal (if any) and guards stay for Recover.
 	if err := s.apply(mut, true); err != nil {
-		if j != nil {
-			held = nil
-		}
+		decided = j != nil
 		return &fsutil.UnknownStateError{Path: s.refPath(mut[0].norm), Err: err}
 	}
 	if j != nil {
 		if err := j.remove(); err != nil {
-			held = nil
+			decided = true
 			return &fsutil.UnknownStateError{Path: j.path, Err: err}
 		}
 	}
 	// Step 6 happens in the deferred release.
 	return nil
+}
+
+// commitStageHook, when set by a test, is called as Commit reaches each
+// stage ("guarded", "staged", "committed"); the crash tests kill a child
+// process there.
+var commitStageHook func(stage string)
+
+// commitHook calls commitStageHook if a test set it.
+func commitHook(stage string) {
+	if commitStageHook != nil {
+		commitStageHook(stage)
+	}
 }
 
 // apply renames staging files over refs and removes deleted refs, fsyncs

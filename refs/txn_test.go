@@ -92,7 +92,7 @@ func TestTransactionApplies(t *testing.T) {
 	if len(mustLog(t, s, "heads/d")) != 1 {
 		t.Fatal("Verify wrote a row")
 	}
-	if ents, _ := os.ReadDir(filepath.Join(s.root, journalDirName)); len(ents) != 0 {
+	if ents, _ := s.journalNames(); len(ents) != 0 {
 		t.Fatalf("journal left behind: %v", ents)
 	}
 	noLocks(t, s)
@@ -107,10 +107,13 @@ func crash(t *testing.T, s *Store, ops []*txOp, applied int, commit bool) string
 	if err != nil {
 		t.Fatal(err)
 	}
+	var guards []*heldGuard
 	for _, op := range ops {
-		if _, err := s.lockRef(op.norm, owner); err != nil {
+		g, err := s.lockRef(context.Background(), op.norm, owner)
+		if err != nil {
 			t.Fatal(err)
 		}
+		guards = append(guards, g)
 		if op.kind == opUpdate {
 			op.cur, _ = s.readRef(op.norm)
 			if op.row, err = EncodeReflogRow(ReflogEntry{Actor: "dead", New: op.newID, Old: op.cur, Ref: op.norm, TimeNS: 7}); err != nil {
@@ -121,7 +124,7 @@ func crash(t *testing.T, s *Store, ops []*txOp, applied int, commit bool) string
 			}
 		}
 	}
-	j, err := s.writeJournal(owner, ops)
+	j, err := s.writeJournal(context.Background(), owner, ops)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +139,9 @@ func crash(t *testing.T, s *Store, ops []*txOp, applied int, commit bool) string
 		if err := os.Rename(s.refPath(op.norm)+stagingSuffix, s.refPath(op.norm)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, g := range guards {
+		g.abandon()
 	}
 	j.unlock()
 	return owner
@@ -172,7 +178,7 @@ func TestJournalRollForward(t *testing.T) {
 	if log := mustLog(t, s, "heads/b"); len(log) != 2 || log[1].New != y || log[1].Old != b1 || log[1].Actor != "dead" {
 		t.Fatalf("heads/b reflog %+v", log)
 	}
-	if ents, _ := os.ReadDir(filepath.Join(s.root, journalDirName)); len(ents) != 0 {
+	if ents, _ := s.journalNames(); len(ents) != 0 {
 		t.Fatalf("journal left: %v", ents)
 	}
 	noLocks(t, s)
@@ -216,11 +222,15 @@ func TestLiveJournalLeftAlone(t *testing.T) {
 	ops := []*txOp{{kind: opUpdate, norm: "heads/a", newID: x}, {kind: opUpdate, norm: "heads/b", newID: x}}
 	owner, _ := s.newTxnID()
 	for _, op := range ops {
-		s.lockRef(op.norm, owner)
+		g, err := s.lockRef(ctx, op.norm, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.release()
 		op.row, _ = EncodeReflogRow(ReflogEntry{Actor: "live", New: x, Ref: op.norm})
 		writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(x))
 	}
-	j, err := s.writeJournal(owner, ops)
+	j, err := s.writeJournal(ctx, owner, ops)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 
 // fsckCmd is `tine fsck`.
 type fsckCmd struct {
-	RemoveStale bool          `name:"remove-stale" help:"Delete crash leftovers (temp files, ref guards and staging files) older than --stale-after. Only when no tine process is writing."`
-	StaleAfter  time.Duration `name:"stale-after" placeholder:"DURATION" help:"Minimum age of a leftover --remove-stale deletes (default 1h)."`
+	RemoveStale bool          `name:"remove-stale" help:"Delete crash leftovers: ref guards, staging files and journals of dead writers (a live writer's are never touched), and temp files older than --stale-after."`
+	StaleAfter  time.Duration `name:"stale-after" placeholder:"DURATION" help:"Minimum age of a leftover --remove-stale deletes (default 1h; dead writers' ref guards are recognised exactly)."`
 	jsonFlag
 }
 
