@@ -22,7 +22,10 @@ var Table = []Layer{
 	{Prefix: "index", MayImport: []string{"objects", "refs"}},
 	{Prefix: "plumbing", MayImport: []string{"objects", "refs", "index"}},
 	{Prefix: "gate", MayImport: []string{"objects"}},
-	{Prefix: "porcelain", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},
+	// The improvement-loop engine and its built-in steps: pure logic, no
+	// storage (loopforge); porcelain records what it hands its Recorder.
+	{Prefix: "loop", MayImport: []string{"objects"}},
+	{Prefix: "porcelain", MayImport: []string{"objects", "refs", "index", "plumbing", "gate", "loop"}},
 	{Prefix: "cmd/tine", MayImport: []string{"porcelain", "plumbing"}},
 	// The conformance adapter binary drives the library the way OpenTine's
 	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.
