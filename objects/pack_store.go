@@ -1,0 +1,337 @@
+package objects
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// PackStore reads the storage packs of one directory (objects/pack) as one
+// store: a lookup searches every pack, newest first, and every object read is
+// re-hashed. It writes whole packs (WritePack), never single objects; see
+// CombinedStore for a Store that adds loose writes. It is safe for
+// concurrent use; packs written by other processes appear after Reload.
+type PackStore struct {
+	dir  string
+	algo Algo
+	mu   sync.Mutex // serialises Reload, installs and Close
+	// packs is the search order, newest first; the slice is replaced, never
+	// modified, so readers load it without a lock.
+	packs atomic.Pointer[[]*spPack]
+	// retired packs vanished from the directory; their files stay open
+	// until Close because a reader may still hold them.
+	retired []*spPack
+}
+
+// OpenPackStore opens the storage packs in dir for hash profile a. A
+// missing dir is an empty store (WritePack creates it). A pack whose index
+// or trailer is damaged is refused with an error naming the file, so a
+// store never silently misses the objects of a broken pack.
+func OpenPackStore(dir string, a Algo) (*PackStore, error) {
+	if !a.Valid() {
+		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, ErrUnknownAlgo, a)
+	}
+	s := &PackStore{dir: filepath.Clean(dir), algo: a}
+	s.packs.Store(&[]*spPack{})
+	if err := s.Reload(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Algo returns the store's hash profile.
+func (s *PackStore) Algo() Algo { return s.algo }
+
+// Dir returns the directory the store reads.
+func (s *PackStore) Dir() string { return s.dir }
+
+// Packs returns the names ("pack-<hex>") of the open packs in search order.
+func (s *PackStore) Packs() []string {
+	ps := *s.packs.Load()
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.name
+	}
+	return names
+}
+
+// Reload opens packs that appeared in the directory since the last scan
+// (they are searched first, newest index first) and forgets packs whose
+// index disappeared.
+func (s *PackStore) Reload() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names, err := s.scan()
+	if err != nil {
+		return err
+	}
+	old := *s.packs.Load()
+	byName := make(map[string]*spPack, len(old))
+	for _, p := range old {
+		byName[p.name] = p
+	}
+	var fresh []*spPack
+	present := make(map[string]bool, len(names))
+	for _, n := range names {
+		present[n] = true
+		if byName[n] != nil {
+			continue
+		}
+		p, err := openSPPack(s.dir, n, s.algo)
+		if errors.Is(err, fs.ErrNotExist) && !exists(filepath.Join(s.dir, n+".idx")) {
+			continue // removed while we looked (gc deletes the index first)
+		}
+		if err != nil {
+			for _, q := range fresh {
+				q.f.Close()
+			}
+			return err
+		}
+		fresh = append(fresh, p)
+	}
+	newestFirst(s.dir, fresh)
+	next := fresh
+	for _, p := range old {
+		if present[p.name] {
+			next = append(next, p)
+		} else {
+			s.retired = append(s.retired, p)
+		}
+	}
+	s.packs.Store(&next)
+	return nil
+}
+
+// scan lists the pack names whose index is in the directory.
+func (s *PackStore) scan() ([]string, error) {
+	fi, err := os.Lstat(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("storage packs: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("storage packs: %s is not a directory (symlinks are refused): %w", s.dir, ErrUnsafeFile)
+	}
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("storage packs: %w", err)
+	}
+	var names []string
+	for _, e := range ents {
+		n, ok := strings.CutSuffix(e.Name(), ".idx")
+		if ok && strings.HasPrefix(n, "pack-") && spIsHex(n[len("pack-"):], 64) {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+// newestFirst orders packs by their index's modification time, newest
+// first, then by name, so the order is deterministic.
+func newestFirst(dir string, ps []*spPack) {
+	mtime := make(map[string]int64, len(ps))
+	for _, p := range ps {
+		if fi, err := os.Lstat(filepath.Join(dir, p.name+".idx")); err == nil {
+			mtime[p.name] = fi.ModTime().UnixNano()
+		}
+	}
+	slices.SortFunc(ps, func(a, b *spPack) int {
+		if c := mtime[b.name] - mtime[a.name]; c != 0 {
+			return min(max(int(c), -1), 1)
+		}
+		return strings.Compare(b.name, a.name)
+	})
+}
+
+// exists reports whether path exists.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// Get reads, verifies and decodes the object id. When several packs hold
+// id and the first copy is damaged, a sound copy from another pack is
+// returned; when none is sound, the first error is.
+func (s *PackStore) Get(ctx context.Context, id OID) (*Object, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if id.Algo != s.algo || !id.Type.Valid() {
+		return nil, notFound(id)
+	}
+	k := spKeyOf(id)
+	var first error
+	for _, p := range *s.packs.Load() {
+		i, ok := p.idx.find(k)
+		if !ok {
+			continue
+		}
+		o, err := p.read(id, i)
+		if err == nil {
+			return o, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return nil, notFound(id)
+}
+
+// Has reports whether some pack's index lists id. It does not read the
+// object.
+func (s *PackStore) Has(ctx context.Context, id OID) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if id.Algo != s.algo || !id.Type.Valid() {
+		return false, nil
+	}
+	k := spKeyOf(id)
+	for _, p := range *s.packs.Load() {
+		if _, ok := p.idx.find(k); ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// List calls fn for every object of every pack once, in enumeration order
+// (SPEC §2.1: by type, then by digest).
+func (s *PackStore) List(ctx context.Context, fn func(OID) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, id := range s.sortedIDs() {
+		if err := fn(id); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortedIDs returns the distinct ids of all packs in enumeration order.
+func (s *PackStore) sortedIDs() []OID {
+	ps := *s.packs.Load()
+	n := 0
+	for _, p := range ps {
+		n += p.idx.count
+	}
+	// Sort keys type code first: codes sort like type names.
+	keys := make([]spKey, 0, n)
+	for _, p := range ps {
+		for i := range p.idx.count {
+			var k spKey
+			src := p.idx.key(i)
+			k[0] = src[32]
+			copy(k[1:], src[:32])
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b spKey) int { return bytes.Compare(a[:], b[:]) })
+	keys = slices.Compact(keys)
+	ids := make([]OID, len(keys))
+	for i, k := range keys {
+		t, _ := spTypeOf(k[0])
+		ids[i] = OID{Type: t, Algo: s.algo}
+		copy(ids[i].Digest[:], k[1:])
+	}
+	return ids
+}
+
+// WritePack writes objs as one new pack, durably, and adds it to the
+// front of the search order. It returns the pack's name, or "" for an empty
+// objs.
+func (s *PackStore) WritePack(ctx context.Context, objs []*Object, opt PackOptions) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if len(objs) == 0 {
+		return "", nil
+	}
+	w, err := NewPackWriter(s.dir, s.algo, opt)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range objs {
+		if err := ctx.Err(); err != nil {
+			w.Abort()
+			return "", err
+		}
+		if err := w.Add(o); err != nil {
+			w.Abort()
+			return "", err
+		}
+	}
+	name, err := w.Commit()
+	if name == "" {
+		return "", err
+	}
+	// Past the commit point the pack is visible; install it even when only
+	// the final directory sync failed.
+	if ierr := s.install(name); ierr != nil && err == nil {
+		err = ierr
+	}
+	return name, err
+}
+
+// install opens a pack this process wrote and puts it first.
+func (s *PackStore) install(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := *s.packs.Load()
+	for _, p := range old {
+		if p.name == name {
+			return nil // rewritten byte for byte: already open
+		}
+	}
+	p, err := openSPPack(s.dir, name, s.algo)
+	if err != nil {
+		return err
+	}
+	next := append([]*spPack{p}, old...)
+	s.packs.Store(&next)
+	return nil
+}
+
+// Close closes every pack file. The store must not be used afterwards.
+func (s *PackStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, p := range append(*s.packs.Load(), s.retired...) {
+		errs = append(errs, p.f.Close())
+	}
+	s.packs.Store(&[]*spPack{})
+	s.retired = nil
+	return errors.Join(errs...)
+}
+
+// spIsHex reports whether s is n lowercase hex digits.
+func spIsHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
