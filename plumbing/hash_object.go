@@ -82,32 +82,40 @@ func HashObject(ctx context.Context, r *Repo, opt HashObjectOptions) (*HashObjec
 	if err != nil {
 		return nil, err
 	}
-	type input struct {
-		name string
-		data []byte
-	}
-	var ins []input
+	var ins []hashInput
 	if opt.Stdin != nil {
 		b, err := readBounded(opt.Stdin, "-")
 		if err != nil {
 			return nil, err
 		}
-		ins = append(ins, input{"-", b})
+		ins = append(ins, hashInput{"-", b})
 	}
+	// Blob files from StreamThreshold up are never read whole: they are
+	// hashed (and stored) in constant memory after the other inputs.
+	var large []int
 	for _, p := range opt.Paths {
 		f, err := os.Open(p)
 		if err != nil {
 			return nil, fmt.Errorf("hash-object: %w", err)
+		}
+		if st, err := f.Stat(); err == nil && t == objects.TypeBlob && st.Mode().IsRegular() && st.Size() >= StreamThreshold {
+			f.Close()
+			large = append(large, len(ins))
+			ins = append(ins, hashInput{p, nil})
+			continue
 		}
 		b, err := readBounded(f, p)
 		f.Close()
 		if err != nil {
 			return nil, err
 		}
-		ins = append(ins, input{p, b})
+		ins = append(ins, hashInput{p, b})
 	}
 	if len(ins) == 0 {
 		return nil, fmt.Errorf("hash-object: no input (give files or --stdin): %w", ErrBadInput)
+	}
+	if len(large) > 0 {
+		return hashWithLarge(ctx, r, algo, opt.Write, ins, large)
 	}
 	objs := make([]*objects.Object, len(ins))
 	for i, in := range ins {
@@ -135,6 +143,54 @@ func HashObject(ctx context.Context, r *Repo, opt HashObjectOptions) (*HashObjec
 	}
 	for i := range res.Objects {
 		res.Objects[i].Written = res2[i]
+	}
+	return res, nil
+}
+
+// hashInput is one input of HashObject: its name ("-" for standard input)
+// and bytes (nil for a large blob file that is streamed).
+type hashInput struct {
+	name string
+	data []byte
+}
+
+// hashWithLarge finishes HashObject when some inputs (indexes large) are
+// blob files to stream. Blobs have no links, so validation cannot refuse
+// one; the small inputs are stored in one batch first, then each large
+// file is streamed in constant memory (hashing while writing, SPEC §1.3).
+func hashWithLarge(ctx context.Context, r *Repo, a objects.Algo, write bool, ins []hashInput, large []int) (*HashObjectResult, error) {
+	res := &HashObjectResult{Objects: make([]HashedObject, len(ins))}
+	var small []*objects.Object
+	isLarge := make(map[int]bool, len(large))
+	for _, i := range large {
+		isLarge[i] = true
+	}
+	for i, in := range ins {
+		if isLarge[i] {
+			continue
+		}
+		o := objects.NewBlob(a, in.data)
+		small = append(small, o)
+		res.Objects[i] = HashedObject{Source: in.name, OID: o.ID.String(), Type: o.Type, Size: len(o.Body), Written: write}
+	}
+	var bulk *BulkWriter
+	if write {
+		bulk = NewBulkWriter(ctx, r.Objects(), BulkOptions{})
+		for _, o := range small {
+			if _, err := bulk.Add(o); err != nil {
+				return nil, fmt.Errorf("hash-object: %w", err)
+			}
+		}
+		if err := bulk.Flush(); err != nil {
+			return nil, fmt.Errorf("hash-object: %w", err)
+		}
+	}
+	for _, i := range large {
+		id, n, err := streamFileBlob(ctx, a, bulk, ins[i].name)
+		if err != nil {
+			return nil, fmt.Errorf("hash-object: %w", err)
+		}
+		res.Objects[i] = HashedObject{Source: ins[i].name, OID: id.String(), Type: objects.TypeBlob, Size: int(n), Written: write}
 	}
 	return res, nil
 }

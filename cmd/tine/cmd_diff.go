@@ -11,7 +11,7 @@ import (
 
 // diffCmd is `tine diff A B [--exit-code] [--stat] [--text] [--json]`.
 type diffCmd struct {
-	A        string `arg:"" name:"a" help:"First run: ref, oid, prefix, REF~N or REF@{n}."`
+	A        string `arg:"" name:"a" help:"First run: ref, oid, prefix, REF~N, REF@{n}, or a .tine file (read in memory, nothing written)."`
 	B        string `arg:"" name:"b" help:"Second run, named the same ways."`
 	ExitCode bool   `name:"exit-code" help:"Exit 1 when the runs differ (their event sets are not equal), 0 when they are the same: a CI gate."`
 	Stat     bool   `name:"stat" help:"Print a short summary only."`
@@ -49,11 +49,13 @@ func (c *diffCmd) Run(e *env) error {
 		return usagef("--stat has no effect with --json (the JSON holds every field)")
 	}
 	r, err := e.openRepo()
-	if err != nil {
+	if err != nil && !(porcelain.IsArtifactPath(c.A) && porcelain.IsArtifactPath(c.B)) {
 		return err
 	}
-	defer r.Close()
-	res, err := porcelain.DiffRevisions(e.ctx, r, c.A, c.B, porcelain.DiffOptions{Text: c.Text})
+	if r != nil {
+		defer r.Close()
+	}
+	res, err := porcelain.DiffTargets(e.ctx, r, c.A, c.B, porcelain.DiffOptions{Text: c.Text})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 // showCmd is `tine show OBJ|REF [--json]`.
 type showCmd struct {
-	Rev   string `arg:"" name:"object" help:"Any object: oid, prefix, ref, REF@{n}, or a run as REF~N."`
+	Rev   string `arg:"" name:"object" help:"Any object: oid, prefix, ref, REF@{n}, a run as REF~N, or a .tine file (shown as the run it would import as, nothing written)."`
 	Lines int    `name:"lines" default:"10" help:"Lines of each blob to preview in an event."`
 	jsonFlag
 }
@@ -33,6 +33,9 @@ func (c *showCmd) Run(e *env) error {
 	if c.Lines < 1 {
 		return usagef("--lines must be at least 1")
 	}
+	if porcelain.IsArtifactPath(c.Rev) {
+		return c.runArtifact(e)
+	}
 	r, err := e.openRepo()
 	if err != nil {
 		return err
@@ -48,6 +51,25 @@ func (c *showCmd) Run(e *env) error {
 	if res.Body != nil {
 		_, err := e.stdout.Write(res.Body)
 		return err
+	}
+	return e.page(func(p *printer) { printShow(p, res) })
+}
+
+// runArtifact shows a .tine file as a run, in the repository's hash
+// profile when run inside one (so the oid is the one tine import would
+// write), else in sha256.
+func (c *showCmd) runArtifact(e *env) error {
+	algo := porcelain.ArtifactViewAlgo
+	if r, err := e.openRepo(); err == nil {
+		algo = r.Algo()
+		r.Close()
+	}
+	res, err := porcelain.ShowArtifact(e.ctx, algo, c.Rev)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, e.verb, res)
 	}
 	return e.page(func(p *printer) { printShow(p, res) })
 }

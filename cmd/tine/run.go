@@ -37,6 +37,11 @@ type cli struct {
 	Diff         diffCmd         `cmd:"" help:"Compare two runs: shared and divergent events, changed fields, cost, token and tool-path deltas."`
 	Replay       replayCmd       `cmd:"" help:"Check a run: --verify re-derives every object, --rerun re-executes its recorded commands."`
 	Demo         demoCmd         `cmd:"" help:"Build a scratch repository with recorded, forked and retried runs, then show log, diff and fsck."`
+	Pack         packCmd         `cmd:"" help:"Write a TINEPACK3 transfer frame of objects and their link closure."`
+	Unpack       unpackCmd       `cmd:"" help:"Verify a TINEPACK3 frame and install its objects (and shallow boundary)."`
+	Keygen       keygenCmd       `cmd:"" help:"Generate a signing key: Ed25519 (default) or an HMAC secret (--hmac)."`
+	Sign         signCmd         `cmd:"" help:"Sign an attestation (tine-attest/1), storing the signed copy and printing its oid."`
+	Verify       verifyCmd       `cmd:"" help:"Check the signature of an attestation or a .tine file; any key flag makes it fail closed."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 }
 

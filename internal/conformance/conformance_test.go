@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -14,25 +13,14 @@ var updateReport = flag.String("update-report", "", "write the conformance score
 // suiteDir is the verbatim copy of OpenTine's docs/conformance.
 var suiteDir = filepath.Join("..", "..", "testdata", "conformance")
 
-// issue2Families must pass completely at Level 2: every case whose op is
-// not owned by a later issue (laterIssueOp) passes.
-var issue2Families = []string{
+// requiredFamilies must pass completely at Level 2. Every family of the
+// suite is here except 51-compat, whose fixtures (OpenTine's
+// tests/fixtures/compat) are not part of the published conformance data.
+var requiredFamilies = []string{
 	"00-text", "01-selftest", "02-canon-v3", "03-canon-v2", "04-divergence", "05-shape",
 	"12-envelope", "13-oid", "14-redaction", "15-links", "15b-metrics", "15c-graph", "15d-load",
-	"16-bounds", "22-layout", "24-refs", "26-reflog", "27-shallow", "28-pack", "99-repair",
-}
-
-// laterIssueOp reports ops implemented by later issues (.tine artifacts,
-// integrity, signing, attestation); their cases may be unsupported even
-// inside the required families. Redaction (redact.*, object.put) and
-// TINEPACK3 frames (pack.*) are implemented and required.
-func laterIssueOp(op string) bool {
-	for _, p := range []string{"artifact.", "integrity.", "sig.", "attest."} {
-		if strings.HasPrefix(op, p) {
-			return true
-		}
-	}
-	return false
+	"16-bounds", "22-layout", "24-refs", "26-reflog", "27-shallow", "28-pack",
+	"31-artifact-v2", "35-integrity", "42-signing", "47-verdict", "99-repair",
 }
 
 // capabilities the in-process run declares.
@@ -74,7 +62,8 @@ func TestSuiteData(t *testing.T) {
 }
 
 // TestConformance runs every vector in-process at Level 2. It fails on any
-// FAIL or REPAIRED result, and on any issue-2 case that does not pass.
+// FAIL or REPAIRED result, and on any case of a required family that does
+// not pass.
 func TestConformance(t *testing.T) {
 	s := loadSuite(t)
 	r := &Runner{Suite: s, Adapter: NewHandler(), Level: 2, Capabilities: capabilities,
@@ -92,28 +81,18 @@ func TestConformance(t *testing.T) {
 	}
 
 	required := map[string]bool{}
-	for _, f := range issue2Families {
+	for _, f := range requiredFamilies {
 		required[f] = true
 	}
-	var deferred []string
 	for _, res := range rep.Results {
 		if res.Status == StatusFail || res.Status == StatusRepaired {
 			t.Errorf("%s %s [%s] %s: %s", strings.ToUpper(res.Status), res.ID, res.Op, res.Family, res.Detail)
 			continue
 		}
-		if !required[res.Family] {
-			continue
-		}
-		if laterIssueOp(res.Op) {
-			deferred = append(deferred, res.Family+"/"+res.ID+" ("+res.Op+", "+res.Status+")")
-			continue
-		}
-		if res.Status != StatusPass {
-			t.Errorf("issue-2 case %s [%s] is %s, want pass: %s", res.ID, res.Op, res.Status, res.Detail)
+		if required[res.Family] && res.Status != StatusPass {
+			t.Errorf("required case %s [%s] is %s, want pass: %s", res.ID, res.Op, res.Status, res.Detail)
 		}
 	}
-	sort.Strings(deferred)
-	t.Logf("%d cases in issue-2 families belong to later-issue ops:\n  %s", len(deferred), strings.Join(deferred, "\n  "))
 	if rep.Totals.Pass+rep.Totals.Fail+rep.Totals.Repaired+rep.Totals.Skip+rep.Totals.Unsupported != len(s.Cases) {
 		t.Errorf("report covers %d results, suite has %d cases", len(rep.Results), len(s.Cases))
 	}

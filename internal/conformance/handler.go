@@ -89,6 +89,17 @@ type opArgs struct {
 	// Type and Schema are object.put's header args.
 	Type   *string      `json:"type"`
 	Schema *json.Number `json:"schema"`
+	// The signature ops' args (ops_sig.go): sig.message's scheme and key,
+	// sig.verify's family, key, public_key and trust_embedded, attest.sign's
+	// algorithm, key, key_id and signed_at. Key names a suite key.
+	Scheme        *string `json:"scheme"`
+	Key           *string `json:"key"`
+	Family        *string `json:"family"`
+	PublicKey     *string `json:"public_key"`
+	TrustEmbedded *bool   `json:"trust_embedded"`
+	Algorithm     *string `json:"algorithm"`
+	KeyID         *string `json:"key_id"`
+	SignedAt      *string `json:"signed_at"`
 }
 
 // headerArg is the {type, schema} header of oid.derive and envelope.encode.

@@ -1,0 +1,54 @@
+package plumbing
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// streamFileBlob hashes the file at path as a blob in constant memory and,
+// when w is not nil, stores it through w's streaming writer, which hashes
+// while it writes. It returns the oid and the body size. Without a writer
+// any size can be hashed; a stored blob is bounded by
+// objects.MaxLooseObjectSize (ErrObjectTooLarge).
+func streamFileBlob(ctx context.Context, a objects.Algo, w *BulkWriter, path string) (objects.OID, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return objects.OID{}, 0, err
+	}
+	defer f.Close()
+	cr := &countingReader{ctx: ctx, r: f}
+	if w != nil {
+		id, err := w.PutBlobFrom(cr)
+		if err != nil {
+			return objects.OID{}, 0, fmt.Errorf("%s: %w", path, err)
+		}
+		return id, cr.n, nil
+	}
+	h := a.Hasher(objects.TypeBlob, 1)
+	if _, err := io.CopyBuffer(h, cr, make([]byte, 256<<10)); err != nil {
+		return objects.OID{}, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return objects.OIDFromHash(a, objects.TypeBlob, h), cr.n, nil
+}
+
+// countingReader counts the bytes read and stops at cancellation, so a
+// long stream honours the context.
+type countingReader struct {
+	ctx context.Context
+	r   io.Reader
+	n   int64
+}
+
+// Read reads from the underlying reader.
+func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
