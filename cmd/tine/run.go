@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -42,6 +43,7 @@ type cli struct {
 	Keygen       keygenCmd       `cmd:"" help:"Generate a signing key: Ed25519 (default) or an HMAC secret (--hmac)."`
 	Sign         signCmd         `cmd:"" help:"Sign an attestation (tine-attest/1), storing the signed copy and printing its oid."`
 	Verify       verifyCmd       `cmd:"" help:"Check the signature of an attestation or a .tine file; any key flag makes it fail closed."`
+	Index        indexCmd        `cmd:"" help:"Rebuild, update or check the derived catalog (runs by ref, attestations, evaluations, evidence)."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 }
 
@@ -80,7 +82,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		verb := ""
 		var pe *kong.ParseError
 		if errors.As(err, &pe) && pe.Context != nil && pe.Context.Selected() != nil {
-			verb = pe.Context.Selected().Name
+			verb = verbPath(pe.Context.Selected())
 		}
 		return reportError(stderr, verb, &usageError{msg: err.Error()})
 	}
@@ -88,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	e := &env{
 		ctx:      ctx,
-		verb:     kctx.Selected().Name,
+		verb:     verbPath(kctx.Selected()),
 		stdin:    stdin,
 		stdout:   stdout,
 		stderr:   stderr,
@@ -100,4 +102,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return reportError(stderr, e.verb, err)
 	}
 	return exitOK
+}
+
+// verbPath names the selected command as a user typed it, subcommands
+// included ("index rebuild", "gate run"), for error lines and the --json
+// "command" field.
+func verbPath(n *kong.Node) string {
+	var parts []string
+	for ; n != nil; n = n.Parent {
+		if n.Type == kong.CommandNode {
+			parts = append([]string{n.Name}, parts...)
+		}
+	}
+	return strings.Join(parts, " ")
 }

@@ -1,0 +1,184 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// Source is what the catalog reads objects from: any objects.Store.
+type Source interface {
+	objects.Getter
+	// List enumerates object ids by type, then digest (objects.Store.List).
+	List(ctx context.Context, fn func(objects.OID) error) error
+}
+
+// RefLister lists refs by name: *refs.Store satisfies it.
+type RefLister interface {
+	List(ctx context.Context, prefix string, fn func(name string, id objects.OID) error) error
+}
+
+// state is what the repository holds now, which a catalog must match.
+type state struct {
+	refs []RefEntry
+	atts []objects.OID
+	anns []objects.OID
+}
+
+// errStop ends a listing early.
+var errStop = errors.New("stop listing")
+
+// readState snapshots every ref, then lists the attestation and annotation
+// ids of the store (names only: no object is read). Refs are read first so
+// the snapshot a catalog records is never newer than what it indexed.
+func readState(ctx context.Context, src Source, rl RefLister) (*state, error) {
+	st := &state{}
+	err := rl.List(ctx, "", func(name string, id objects.OID) error {
+		st.refs = append(st.refs, RefEntry{Name: name, ID: id})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("catalog: list refs: %w", err)
+	}
+	slices.SortFunc(st.refs, func(a, b RefEntry) int { return compareString(a.Name, b.Name) })
+	// objects.Store.List enumerates annotations, then attestations, then
+	// the other types (SPEC §2.1 order), so the walk stops at the first
+	// blob, event or run.
+	err = src.List(ctx, func(id objects.OID) error {
+		switch id.Type {
+		case objects.TypeAttestation:
+			st.atts = append(st.atts, id)
+		case objects.TypeAnnotation:
+			st.anns = append(st.anns, id)
+		default:
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, fmt.Errorf("catalog: list objects: %w", err)
+	}
+	sortOIDs(st.atts)
+	sortOIDs(st.anns)
+	return st, nil
+}
+
+// builder computes a catalog for a state, reusing what an older catalog
+// (old, possibly nil) already holds.
+type builder struct {
+	ctx    context.Context
+	src    objects.Getter
+	algo   objects.Algo
+	rules  []EvidenceRule
+	old    *data
+	oldRun map[objects.OID]*RunEntry
+	oldRef map[string]objects.OID
+	events map[objects.OID][]KeyedEvent
+	reads  int
+}
+
+func newBuilder(ctx context.Context, src objects.Getter, algo objects.Algo, rules []EvidenceRule, old *data) *builder {
+	b := &builder{ctx: ctx, src: src, algo: algo, rules: rules, old: old,
+		oldRun: map[objects.OID]*RunEntry{}, oldRef: map[string]objects.OID{}, events: map[objects.OID][]KeyedEvent{}}
+	if old != nil {
+		for i := range old.runs {
+			b.oldRun[old.runs[i].Run] = &old.runs[i]
+		}
+		for _, r := range old.refs {
+			b.oldRef[r.Name] = r.ID
+		}
+	}
+	return b
+}
+
+// build returns the catalog of st.
+func (b *builder) build(st *state) (*data, error) {
+	d := &data{algo: b.algo, rules: b.rules, refs: st.refs}
+	for _, run := range runTargets(st.refs) {
+		if e, ok := b.oldRun[run]; ok {
+			d.runs = append(d.runs, *e)
+			continue
+		}
+		e, err := b.indexRun(run, st.refs)
+		if err != nil {
+			return nil, err
+		}
+		d.runs = append(d.runs, e)
+	}
+	var err error
+	if d.atts, err = b.attestations(st.atts); err != nil {
+		return nil, err
+	}
+	if d.anns, err = b.annotations(st.anns); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// get reads an object; absent is (nil, nil): a shallow boundary or an
+// object pruned since it was listed is simply not indexed.
+func (b *builder) get(id objects.OID) (*objects.Object, error) {
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
+	o, err := b.src.Get(b.ctx, id)
+	if errors.Is(err, objects.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	b.reads++
+	return o, nil
+}
+
+func (b *builder) attestations(ids []objects.OID) ([]Attestation, error) {
+	old := map[objects.OID]*Attestation{}
+	if b.old != nil {
+		for i := range b.old.atts {
+			old[b.old.atts[i].ID] = &b.old.atts[i]
+		}
+	}
+	out := make([]Attestation, 0, len(ids))
+	for _, id := range ids {
+		if a, ok := old[id]; ok {
+			out = append(out, *a)
+			continue
+		}
+		o, err := b.get(id)
+		if err != nil {
+			return nil, err
+		}
+		if o != nil {
+			out = append(out, extractAttestation(o))
+		}
+	}
+	return out, nil
+}
+
+func (b *builder) annotations(ids []objects.OID) ([]Annotation, error) {
+	old := map[objects.OID]Annotation{}
+	if b.old != nil {
+		for _, a := range b.old.anns {
+			old[a.ID] = a
+		}
+	}
+	out := make([]Annotation, 0, len(ids))
+	for _, id := range ids {
+		if a, ok := old[id]; ok {
+			out = append(out, a)
+			continue
+		}
+		o, err := b.get(id)
+		if err != nil {
+			return nil, err
+		}
+		if o != nil {
+			out = append(out, extractAnnotation(o))
+		}
+	}
+	return out, nil
+}

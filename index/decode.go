@@ -1,0 +1,254 @@
+package index
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// decoder reads the catalog encoding, failing on the first violation.
+type decoder struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: offset %d: %s", ErrCorrupt, d.off, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *decoder) uv() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	n, k := binary.Uvarint(d.b[d.off:])
+	if k <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.off += k
+	return n
+}
+
+// count reads an element count and refuses one that the remaining bytes
+// cannot hold at minSize bytes per element, before anything is allocated.
+func (d *decoder) count(minSize int) int {
+	n := d.uv()
+	if d.err == nil && n > uint64((len(d.b)-d.off)/minSize) {
+		d.fail("count %d exceeds the remaining bytes", n)
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) str() string {
+	n := d.uv()
+	if d.err != nil {
+		return ""
+	}
+	if n > MaxStringBytes || n > uint64(len(d.b)-d.off) {
+		d.fail("string of %d bytes", n)
+		return ""
+	}
+	s := string(d.b[d.off : d.off+int(n)])
+	d.off += int(n)
+	return s
+}
+
+// oid reads an oid of the catalog's hash profile; want restricts its type
+// ("" any) and zeroOK allows "no oid".
+func (d *decoder) oid(a objects.Algo, want objects.Type, zeroOK bool) objects.OID {
+	if d.err != nil {
+		return objects.OID{}
+	}
+	if d.off >= len(d.b) {
+		d.fail("truncated oid")
+		return objects.OID{}
+	}
+	code := d.b[d.off]
+	d.off++
+	if code == 0 {
+		if !zeroOK {
+			d.fail("missing oid")
+		}
+		return objects.OID{}
+	}
+	if int(code) >= len(codeTypes) || len(d.b)-d.off < 32 {
+		d.fail("bad oid")
+		return objects.OID{}
+	}
+	id := objects.OID{Type: codeTypes[code], Algo: a}
+	copy(id.Digest[:], d.b[d.off:])
+	d.off += 32
+	if want != "" && id.Type != want {
+		d.fail("oid %s is not a %s", id, want)
+	}
+	return id
+}
+
+func (d *decoder) float() float64 {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b)-d.off < 8 {
+		d.fail("truncated float")
+		return 0
+	}
+	f := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.off:]))
+	d.off += 8
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		d.fail("non-finite score")
+	}
+	return f
+}
+
+// decode parses a whole catalog file: it checks the size, the trailer
+// checksum and entry count, then the body (see decodeBody).
+func decode(file []byte) (*data, error) {
+	if len(file) > MaxFileBytes {
+		return nil, fmt.Errorf("%w: %d bytes is over the limit", ErrCorrupt, len(file))
+	}
+	if len(file) < len(magic)+8+checksumSize || !bytes.HasPrefix(file, []byte(magic)) {
+		return nil, fmt.Errorf("%w: not a catalog file (truncated or bad magic)", ErrCorrupt)
+	}
+	n := len(file) - checksumSize
+	h := objects.SHA256.New()
+	h.Write(file[:n])
+	if !bytes.Equal(h.Sum(nil), file[n:]) {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	d, err := decodeBody(file[:n-8])
+	if err != nil {
+		return nil, err
+	}
+	if got := binary.LittleEndian.Uint64(file[n-8 : n]); got != d.entries() {
+		return nil, fmt.Errorf("%w: trailer counts %d entries, body holds %d", ErrCorrupt, got, d.entries())
+	}
+	return d, nil
+}
+
+// decodeBody parses the bytes before the trailer and checks every
+// invariant build guarantees: order, types, bounds and that the runs are
+// exactly the run-typed targets of the ref snapshot.
+func decodeBody(b []byte) (*data, error) {
+	if !bytes.HasPrefix(b, []byte(magic)) {
+		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
+	}
+	d := &decoder{b: b, off: len(magic)}
+	if v := d.uv(); d.err == nil && v != Version {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrVersion, v, Version)
+	}
+	out := &data{algo: objects.Algo(d.str())}
+	if d.err == nil && !out.algo.Valid() {
+		d.fail("unknown hash %q", out.algo)
+	}
+	out.rules = make([]EvidenceRule, d.count(3))
+	for i := range out.rules {
+		out.rules[i] = EvidenceRule{Table: d.str(), Kind: d.str(), Path: d.str()}
+	}
+	d.refs(out)
+	d.runs(out)
+	d.atts(out)
+	d.anns(out)
+	if d.err == nil && d.off != len(b) {
+		d.fail("%d trailing bytes", len(b)-d.off)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return out, nil
+}
+
+func (d *decoder) refs(out *data) {
+	out.refs = make([]RefEntry, d.count(2))
+	for i := range out.refs {
+		r := &out.refs[i]
+		r.Name = d.str()
+		r.ID = d.oid(out.algo, "", false)
+		if d.err == nil && (r.Name == "" || i > 0 && out.refs[i-1].Name >= r.Name) {
+			d.fail("refs out of order at %q", r.Name)
+		}
+	}
+}
+
+func (d *decoder) runs(out *data) {
+	out.runs = make([]RunEntry, d.count(2))
+	want := runTargets(out.refs)
+	for i := range out.runs {
+		r := &out.runs[i]
+		r.Run = d.oid(out.algo, objects.TypeRun, false)
+		r.Keyed = make([]KeyedEvent, d.count(3))
+		for j := range r.Keyed {
+			k := &r.Keyed[j]
+			k.Event = d.oid(out.algo, objects.TypeEvent, false)
+			k.Table, k.Key = d.str(), d.str()
+			if d.err == nil && (k.Table == "" || k.Key == "" || j > 0 && compareKeyed(r.Keyed[j-1], *k) >= 0) {
+				d.fail("evidence rows of run %s out of order", r.Run)
+			}
+		}
+		if d.err == nil && (i >= len(want) || want[i] != r.Run) {
+			d.fail("run %s is not a ref target in order", r.Run)
+		}
+	}
+	if d.err == nil && len(out.runs) != len(want) {
+		d.fail("%d runs for %d run-typed ref targets", len(out.runs), len(want))
+	}
+}
+
+func (d *decoder) atts(out *data) {
+	out.atts = make([]Attestation, d.count(6))
+	for i := range out.atts {
+		a := &out.atts[i]
+		a.ID = d.oid(out.algo, objects.TypeAttestation, false)
+		a.Target = d.oid(out.algo, objects.TypeRun, true)
+		a.Signer, a.Kind = d.str(), d.str()
+		if n := d.count(2); n > MaxClaimFields {
+			d.fail("%d claim fields", n)
+		} else if n > 0 {
+			a.Fields = make([]Field, n)
+		}
+		for j := range a.Fields {
+			a.Fields[j] = Field{Name: d.str(), Value: d.str()}
+			if d.err == nil && j > 0 && a.Fields[j-1].Name >= a.Fields[j].Name {
+				d.fail("claim fields of %s out of order", a.ID)
+			}
+		}
+		if n := d.count(9); n > MaxScores {
+			d.fail("%d scores", n)
+		} else if n > 0 {
+			a.Scores = make([]Score, n)
+		}
+		for j := range a.Scores {
+			a.Scores[j] = Score{Name: d.str(), Value: d.float()}
+			if d.err == nil && j > 0 && a.Scores[j-1].Name >= a.Scores[j].Name {
+				d.fail("scores of %s out of order", a.ID)
+			}
+		}
+		if d.err == nil && i > 0 && out.atts[i-1].ID.Compare(a.ID) >= 0 {
+			d.fail("attestations out of order at %s", a.ID)
+		}
+	}
+}
+
+func (d *decoder) anns(out *data) {
+	out.anns = make([]Annotation, d.count(2))
+	for i := range out.anns {
+		a := &out.anns[i]
+		a.ID = d.oid(out.algo, objects.TypeAnnotation, false)
+		a.Target = d.oid(out.algo, "", true)
+		if d.err == nil && i > 0 && out.anns[i-1].ID.Compare(a.ID) >= 0 {
+			d.fail("annotations out of order at %s", a.ID)
+		}
+	}
+}
+
+// compareKeyed orders evidence rows by table, key, then event.
+func compareKeyed(a, b KeyedEvent) int {
+	return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Key, b.Key), a.Event.Compare(b.Event))
+}

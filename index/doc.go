@@ -1,0 +1,63 @@
+// Package index is tine's derived query catalog: the lookups that must not
+// scan the object store — runs by ref (and refs by run), attestations by
+// target, annotations by target, evaluations by score name and value, and
+// generic evidence tables (an input digest to the gate evidence events that
+// were produced for it).
+//
+// The storage-pack file indexes (fan-out table, sorted oids, offsets) are not
+// here: they live in package objects next to the pack reader
+// (objects/pack_index.go). This package holds only the catalog, which is
+// derived data: always rebuildable from objects and refs, never the source of
+// truth and never read by fsck.
+//
+// # Where it lives
+//
+// One file, objects/catalog/catalog, relative to the repository directory.
+// SPEC §2.1 reserves indexes/ as always empty, so tine writes nothing there;
+// OpenTine's reader and fsck ignore directories under objects/ that are not
+// one of the five type directories, so the catalog is invisible to them (and
+// tine's fsck walks only the type directories, so it never reads it). The
+// file is replaced atomically (temporary file, fsync, rename, directory
+// fsync); concurrent writers each replace the whole file, the last rename
+// wins, and a catalog that lost the race is found stale by the next reader.
+//
+// # Format (version 1)
+//
+// Integers are unsigned LEB128 varints (uv) unless noted; a string is uv
+// length then bytes (at most MaxStringBytes); an oid is one type byte
+// (0 none, 1 blob, 2 event, 3 run, 4 attestation, 5 annotation) followed,
+// unless 0, by its 32 digest bytes (the hash profile is the header's);
+// a float is 8 bytes, IEEE 754 bits little-endian, finite.
+//
+//	magic      "TINECTLG"
+//	version    uv = 1
+//	algo       string ("blake3" or "sha256": the repository's hash)
+//	rules      uv count, then per rule: table, kind, path (strings)
+//	refs       uv count, then per ref: name, target oid — every ref of the
+//	           repository when the catalog was built, sorted by name
+//	runs       uv count, then per run: run oid, uv count, then per keyed
+//	           event: event oid, table, key — one entry per distinct
+//	           run-typed ref target, sorted by oid
+//	attestations uv count, then per attestation: oid, target oid, signer,
+//	           claim kind, uv count of (name, value) string fields, uv count
+//	           of (name, float) scores — every attestation in the store,
+//	           sorted by oid
+//	annotations uv count, then per annotation: oid, target oid (or none),
+//	           sorted by oid
+//	entries    8 bytes little-endian: refs+runs+attestations+annotations
+//	checksum   32 bytes: SHA-256 of every byte before it
+//
+// # Trust and staleness
+//
+// A catalog is never trusted over objects. Every oid a query returns names
+// an object the caller reads through an objects.Getter (which re-hashes it)
+// before acting on it; an oid that has since been pruned reads as not found
+// and is a cache miss, never a fact. On every load the file is checked: a
+// missing, truncated, oversized, checksum-failing or version-, hash- or
+// rule-mismatched file is rebuilt from scratch; a sound file whose ref
+// snapshot differs from the current refs, or whose attestation or
+// annotation set differs from the store's, is updated incrementally (runs
+// and attestations already indexed are reused; only new ones are read).
+// Decoding bounds every count by the bytes that remain before allocating,
+// so a corrupt file never panics or exhausts memory.
+package index

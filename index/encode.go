@@ -1,0 +1,114 @@
+package index
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// magic opens every catalog file.
+const magic = "TINECTLG"
+
+// Version is the catalog format version this package reads and writes.
+const Version = 1
+
+// checksumSize is the trailer checksum's length (SHA-256).
+const checksumSize = 32
+
+// typeCodes number the object types in the oid encoding; 0 is "no oid".
+var typeCodes = map[objects.Type]byte{
+	objects.TypeBlob:        1,
+	objects.TypeEvent:       2,
+	objects.TypeRun:         3,
+	objects.TypeAttestation: 4,
+	objects.TypeAnnotation:  5,
+}
+
+// codeTypes inverts typeCodes (index 0 unused).
+var codeTypes = [...]objects.Type{"", objects.TypeBlob, objects.TypeEvent, objects.TypeRun, objects.TypeAttestation, objects.TypeAnnotation}
+
+// encoder appends the catalog encoding to a buffer.
+type encoder struct{ b []byte }
+
+func (e *encoder) uv(n uint64) { e.b = binary.AppendUvarint(e.b, n) }
+
+func (e *encoder) str(s string) {
+	e.uv(uint64(len(s)))
+	e.b = append(e.b, s...)
+}
+
+func (e *encoder) oid(id objects.OID) {
+	if id.IsZero() {
+		e.b = append(e.b, 0)
+		return
+	}
+	e.b = append(e.b, typeCodes[id.Type])
+	e.b = append(e.b, id.Digest[:]...)
+}
+
+func (e *encoder) float(f float64) {
+	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(f))
+}
+
+// encode returns the complete file bytes of d, trailer included. The data
+// must satisfy the invariants decode checks (build guarantees them).
+func encode(d *data) []byte {
+	e := &encoder{b: make([]byte, 0, 4096)}
+	e.body(d)
+	e.b = binary.LittleEndian.AppendUint64(e.b, d.entries())
+	h := objects.SHA256.New()
+	h.Write(e.b)
+	return h.Sum(e.b)
+}
+
+// body appends everything before the trailer.
+func (e *encoder) body(d *data) {
+	e.b = append(e.b, magic...)
+	e.uv(Version)
+	e.str(string(d.algo))
+	e.uv(uint64(len(d.rules)))
+	for _, r := range d.rules {
+		e.str(r.Table)
+		e.str(r.Kind)
+		e.str(r.Path)
+	}
+	e.uv(uint64(len(d.refs)))
+	for _, r := range d.refs {
+		e.str(r.Name)
+		e.oid(r.ID)
+	}
+	e.uv(uint64(len(d.runs)))
+	for _, r := range d.runs {
+		e.oid(r.Run)
+		e.uv(uint64(len(r.Keyed)))
+		for _, k := range r.Keyed {
+			e.oid(k.Event)
+			e.str(k.Table)
+			e.str(k.Key)
+		}
+	}
+	e.uv(uint64(len(d.atts)))
+	for i := range d.atts {
+		a := &d.atts[i]
+		e.oid(a.ID)
+		e.oid(a.Target)
+		e.str(a.Signer)
+		e.str(a.Kind)
+		e.uv(uint64(len(a.Fields)))
+		for _, f := range a.Fields {
+			e.str(f.Name)
+			e.str(f.Value)
+		}
+		e.uv(uint64(len(a.Scores)))
+		for _, s := range a.Scores {
+			e.str(s.Name)
+			e.float(s.Value)
+		}
+	}
+	e.uv(uint64(len(d.anns)))
+	for _, a := range d.anns {
+		e.oid(a.ID)
+		e.oid(a.Target)
+	}
+}

@@ -1,0 +1,68 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tinehq/tine/internal/fsutil"
+)
+
+// Dir and File place the catalog relative to the repository directory:
+// under objects/ but outside the five type directories, where OpenTine's
+// reader and every fsck skip it (SPEC §2.1 reserves indexes/ as empty).
+const (
+	Dir  = "objects/catalog"
+	File = "catalog"
+)
+
+// readFile reads the catalog at path. A missing file is (nil, nil). A
+// symlink, a non-regular file or one over MaxFileBytes is an error wrapping
+// ErrUnsafePath or ErrCorrupt; the size is checked before reading.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("catalog %s is a %s: %w", path, fi.Mode().Type(), ErrUnsafePath)
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("catalog %s: %d bytes: %w", path, fi.Size(), ErrCorrupt)
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // replaced or deleted since the stat
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog %s: %w", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("catalog %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// writeFile replaces the catalog atomically, creating its directory. The
+// directory must not be a symlink: the catalog never leaves objects/.
+func writeFile(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("catalog directory %s is a %s: %w", dir, fi.Mode().Type(), ErrUnsafePath)
+	}
+	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	if err := fsutil.WriteFileAtomic(path, b, 0o644); err != nil {
+		return fmt.Errorf("catalog %s: %w", path, err)
+	}
+	return nil
+}
