@@ -68,7 +68,8 @@ func newWriteResolver(ctx context.Context, r *plumbing.Repo) (*writeResolver, er
 // objects naming them, and finally moves ref from expect to the last object
 // (the run) by compare-and-swap. A concurrent move of the ref is a
 // *refs.StaleError; nothing is retried. Objects already written stay: they
-// are unreachable garbage, never a corrupt state (ARCHITECTURE §6).
+// are unreachable garbage, never a corrupt state (ARCHITECTURE §6). The
+// derived catalog is refreshed last (refreshIndex).
 func commit(ctx context.Context, r *plumbing.Repo, ref string, expect refs.Expect, actor string, objs []*objects.Object) error {
 	res, err := newWriteResolver(ctx, r)
 	if err != nil {
@@ -92,6 +93,7 @@ func commit(ctx context.Context, r *plumbing.Repo, ref string, expect refs.Expec
 	if err := r.Refs().UpdateExpect(ctx, ref, run.ID, expect, actor); err != nil {
 		return fmt.Errorf("move %s to %s: %w", ref, run.ID, err)
 	}
+	refreshIndex(ctx, r)
 	return nil
 }
 
