@@ -45,6 +45,7 @@ type cli struct {
 	Verify       verifyCmd       `cmd:"" help:"Check the signature of an attestation or a .tine file; any key flag makes it fail closed."`
 	Index        indexCmd        `cmd:"" help:"Rebuild, update or check the derived catalog (runs by ref, attestations, evaluations, evidence)."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
+	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
 }
 
 // run executes one tine command line and returns the process exit status.
