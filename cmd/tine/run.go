@@ -44,6 +44,12 @@ type cli struct {
 	Sign         signCmd         `cmd:"" help:"Sign an attestation (tine-attest/1), storing the signed copy and printing its oid."`
 	Verify       verifyCmd       `cmd:"" help:"Check the signature of an attestation or a .tine file; any key flag makes it fail closed."`
 	Index        indexCmd        `cmd:"" help:"Rebuild, update or check the derived catalog (runs by ref, attestations, evaluations, evidence)."`
+	Evaluate     evaluateCmd     `cmd:"" help:"Attach an evaluation (scores) to a run, signed with --key-file."`
+	Attest       attestCmd       `cmd:"" help:"Attach an attestation with a JSON claim to a run, signed with --key-file."`
+	Annotate     annotateCmd     `cmd:"" help:"Set run metadata on the annotation chain annotations/<run digest>."`
+	Candidates   candidatesCmd   `cmd:"" help:"List evaluated runs meeting score thresholds, from the derived catalog."`
+	Promote      promoteCmd      `cmd:"" help:"Move promotions/NAME to a run by compare-and-swap once the release policy holds."`
+	Promotions   promotionsCmd   `cmd:"" help:"List promotions with their history (who, when, why)."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
 }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"time"
+
+	"github.com/tinehq/tine/porcelain"
+)
+
+// attestCmd is `tine attest REF --claim FILE.json [--evidence OID...]
+// [--signer S] [--key-file K [--hmac] [--key-id ID]]`.
+type attestCmd struct {
+	Target   string   `arg:"" name:"ref" help:"Revision of the run the claim is about."`
+	Claim    string   `name:"claim" required:"" placeholder:"FILE.json" help:"The claim: a JSON object, read strictly (duplicate keys refused); - reads stdin."`
+	Evidence []string `name:"evidence" placeholder:"OID" help:"An object the claim rests on (repeatable)."`
+	Signer   string   `name:"signer" placeholder:"S" help:"Who attests (default: local)."`
+	KeyFile  string   `name:"key-file" placeholder:"K" help:"Sign with this key file (tine-attest/1): an Ed25519 seed, or with --hmac an HMAC secret."`
+	HMAC     bool     `name:"hmac" help:"The key file is an HMAC-SHA256 secret."`
+	KeyID    string   `name:"key-id" placeholder:"ID" help:"Key label recorded in the signed header."`
+	jsonFlag
+}
+
+// Help shows examples under `tine attest --help`.
+func (c *attestCmd) Help() string {
+	return `Stores an attestation {claim, evidence_ids, signer, target_id, signature}
+on the run; with --key-file it is redacted, signed (tine-attest/1) and
+stored. Prints the oid. A gate attestation, which tine promote's policy can
+require, has the claim {"kind":"gate","contract":DIGEST,"contract_name":NAME,
+"phase":PHASE,"decision":"pass",...}.
+
+Examples:
+
+    $ tine attest heads/main --claim review.json --signer alice
+    $ tine attest heads/main --claim gate.json --evidence 4a1e --key-file ci.key`
+}
+
+// Run reads the claim and stores the attestation.
+func (c *attestCmd) Run(e *env) error {
+	if err := refuseKeyFlags(c.KeyFile, c.HMAC, c.KeyID); err != nil {
+		return err
+	}
+	in := e.stdin
+	if c.Claim != "-" {
+		f, err := os.Open(c.Claim)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	claim, err := porcelain.ParseClaim(in, c.Claim)
+	if err != nil {
+		return err
+	}
+	r, err := e.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	res, err := porcelain.Attest(e.ctx, r, porcelain.AttestOptions{
+		Target: c.Target, Claim: claim, Evidence: c.Evidence, Signer: c.Signer,
+		SignWith: porcelain.SignWith{KeyFile: c.KeyFile, HMAC: c.HMAC, KeyID: c.KeyID, Now: time.Now},
+	})
+	if err != nil {
+		return err
+	}
+	return e.emit(c.JSON, res, func(p *printer) { printAttestResult(p, res) })
+}
