@@ -93,7 +93,7 @@ func commit(ctx context.Context, r *plumbing.Repo, ref string, expect refs.Expec
 	if err := r.Refs().UpdateExpect(ctx, ref, run.ID, expect, actor); err != nil {
 		return fmt.Errorf("move %s to %s: %w", ref, run.ID, err)
 	}
-	refreshIndex(ctx, r)
+	_ = refreshIndex(ctx, r) // derived data: see refreshIndex
 	return nil
 }
 

@@ -168,7 +168,7 @@ func writeAttestation(ctx context.Context, r *plumbing.Repo, run objects.OID, cl
 		return nil, err
 	}
 	res.OID = o.ID.String()
-	if _, err := plumbing.OpenIndex(r).Update(ctx); err != nil {
+	if err := refreshIndex(ctx, r); err != nil {
 		res.IndexError = err.Error()
 	}
 	return res, nil
