@@ -102,7 +102,7 @@ func eventExitCode(e *Event) (int64, bool) {
 
 // eventChanges lists the fields of an aligned pair that differ, in a fixed
 // order: identity (kind, model, provider, tool, command, cwd), outcome
-// (exit code, error, score), meters (cost, duration, tokens and each usage
+// (exit code, gate verdict, error, score), meters (cost, duration, tokens and each usage
 // dimension) and the blobs (input, output, artifact). Timestamps are not
 // compared: two runs of the same step never share them.
 func eventChanges(a, b *Event) []FieldChange {
@@ -132,6 +132,9 @@ func eventChanges(a, b *Event) []FieldChange {
 	xa, hxa := eventExitCode(a)
 	xb, hxb := eventExitCode(b)
 	addNum("exit_code", float64(xa), float64(xb), hxa, hxb)
+	// A gate evidence event's verdict (gate runs diff constraint by
+	// constraint: the same tool "gate:<id>" aligns across two runs).
+	addStr("verdict", str(a.Attributes, "verdict"), str(b.Attributes, "verdict"))
 	addStr("error", a.Error, b.Error)
 	sa, sb := 0.0, 0.0
 	if a.Score != nil {

@@ -50,6 +50,7 @@ type cli struct {
 	Candidates   candidatesCmd   `cmd:"" help:"List evaluated runs meeting score thresholds, from the derived catalog."`
 	Promote      promoteCmd      `cmd:"" help:"Move promotions/NAME to a run by compare-and-swap once the release policy holds."`
 	Promotions   promotionsCmd   `cmd:"" help:"List promotions with their history (who, when, why)."`
+	Gate         gateCmd         `cmd:"" help:"Evidence-based completion gates: init, run, ci, status, debug, doctor, waive, acknowledge, log."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
 }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tinehq/tine/porcelain"
+)
+
+// gateRunCmd is `tine gate run [--phase P] [--no-cache] [--attach REF]`.
+type gateRunCmd struct {
+	gateProject
+	Phase   string `name:"phase" enum:"change,stop,push,ci" default:"stop" help:"Phase to evaluate: change, stop (default), push or ci."`
+	NoCache bool   `name:"no-cache" help:"Read no cached evidence: execute every constraint."`
+	Attach  string `name:"attach" placeholder:"REV" help:"Also attach the gate attestation to this run (what tine promote looks for)."`
+	jsonFlag
+}
+
+// Help shows an example under `tine gate run --help`.
+func (c *gateRunCmd) Help() string {
+	return `Evaluates the constraints of the phase in dependency waves. Evidence
+whose input digest (contract, checkout, spec, watched files) is unchanged is
+reused; a valid human waiver is honoured in change and stop. Progress goes
+to stderr, the decision to stdout.
+
+Example:
+
+    $ tine gate run
+    PASS tests: Command passed
+    FAIL coverage: Metric 71.4 does not satisfy gte 80
+    BLOCKED (root causes: coverage)`
+}
+
+// Run evaluates the gate.
+func (c *gateRunCmd) Run(e *env) error {
+	if c.Phase == string(porcelain.GatePhaseCI) {
+		return runGate(e, c.gateProject, porcelain.GateRunOptions{CI: true, Attach: c.Attach}, c.JSON, false)
+	}
+	return runGate(e, c.gateProject, porcelain.GateRunOptions{Phase: porcelain.GatePhase(c.Phase), NoCache: c.NoCache, Attach: c.Attach}, c.JSON, false)
+}
+
+// gateCICmd is `tine gate ci`.
+type gateCICmd struct {
+	gateProject
+	Attach string `name:"attach" placeholder:"REV" help:"Also attach the gate attestation to this run."`
+	jsonFlag
+}
+
+// Help shows an example under `tine gate ci --help`.
+func (c *gateCICmd) Help() string {
+	return `Runs every constraint of the ci phase with no cached evidence and no
+waivers: the authoritative decision. Without a repository nothing is
+recorded.
+
+Example:
+
+    $ tine gate ci --attach heads/main`
+}
+
+// Run evaluates the ci phase.
+func (c *gateCICmd) Run(e *env) error {
+	return runGate(e, c.gateProject, porcelain.GateRunOptions{CI: true, Attach: c.Attach}, c.JSON, true)
+}
+
+// runGate runs the gate, prints progress and the decision, and maps the
+// decision to the exit status: a blocked gate is a result, not an error.
+func runGate(e *env, pf gateProject, opt porcelain.GateRunOptions, asJSON, optionalRepo bool) error {
+	r, err := openGateRepo(e, optionalRepo && opt.Attach == "")
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		defer r.Close()
+	}
+	opt.Root = pf.Project
+	if !asJSON {
+		errp := &printer{w: e.stderr}
+		opt.Progress = func(p porcelain.GateProgress) {
+			switch p.Stage {
+			case porcelain.GateStageRun:
+				errp.printf("RUN %s (%s)\n", p.Constraint, p.Kind)
+			case porcelain.GateStageDone:
+				errp.printf("DONE %s: %s (%.1fs)\n", p.Constraint, p.Verdict, p.Duration.Seconds())
+			default:
+				errp.printf("%s %s: %s\n", strings.ToUpper(p.Stage), p.Constraint, p.Verdict)
+			}
+		}
+	}
+	res, err := porcelain.RunGate(e.ctx, r, opt)
+	if err != nil {
+		return err
+	}
+	err = e.emit(asJSON, res, func(p *printer) { printGateRun(p, res, r == nil) })
+	if err != nil {
+		return err
+	}
+	if code := porcelain.GateExitCode(res); code != 0 {
+		return &silentError{code: code}
+	}
+	return nil
+}
+
+// printGateRun renders the results and the decision.
+func printGateRun(p *printer, res *porcelain.GateRunResult, unrecorded bool) {
+	for _, r := range res.Results {
+		word := strings.ToUpper(r.Verdict)
+		switch {
+		case r.Verdict == porcelain.GateVerdictPass:
+			word = p.good(word)
+		case r.Blocks:
+			word = p.bad(word)
+		}
+		extra := ""
+		if r.Enforcement == porcelain.GateAdvisory {
+			extra = " (advisory)"
+		}
+		if r.Reused {
+			extra += p.dim(" (cached)")
+		}
+		p.printf("%s %s: %s%s\n", word, r.ID, r.Message, extra)
+	}
+	p.printf("%s", res.Outcome)
+	if len(res.RootCauses) > 0 {
+		p.printf(" (root causes: %s)", strings.Join(res.RootCauses, ", "))
+	}
+	if res.Waiting {
+		p.printf(" (pending: wait, then run again)")
+	}
+	p.printf("\n")
+	switch {
+	case res.Run != "":
+		p.printf("%s\n", p.dim(fmt.Sprintf("recorded gate run %s on %s, attestation %s", shortOID(res.Run), res.Ref, shortOID(res.Attestation))))
+	case unrecorded:
+		p.printf("%s\n", p.dim("no repository: nothing recorded"))
+	}
+	if res.AttachedRun != "" {
+		p.printf("attached attestation %s to run %s\n", shortOID(res.AttachedAttestation), shortOID(res.AttachedRun))
+	}
+}

@@ -1,0 +1,36 @@
+package main
+
+import "github.com/tinehq/tine/porcelain"
+
+// gateUninstallCmd is `tine gate uninstall [--adapter A]`.
+type gateUninstallCmd struct {
+	gateProject
+	Adapter string `name:"adapter" enum:"claude,codex,gemini,all" default:"all" help:"Agent CLI to unwire: claude, codex, gemini or all (default)."`
+	jsonFlag
+}
+
+// Help shows an example under `tine gate uninstall --help`.
+func (c *gateUninstallCmd) Help() string {
+	return `Removes only tine's hook entries from each agent CLI's project settings,
+dropping groups and events left empty, and keeps everything else. It then
+records the adapter in the repository's hook tombstone, so a restored copy
+of the old wiring stays inert until tine gate setup runs again.
+
+Example:
+
+    $ tine gate uninstall --adapter claude
+    claude: .claude/settings.local.json (6 hook entries removed)`
+}
+
+// Run unwires the hooks.
+func (c *gateUninstallCmd) Run(e *env) error {
+	res, err := porcelain.UninstallHooks(hookSetupOptions(e, c.Project, c.Adapter, ""))
+	if err != nil {
+		return err
+	}
+	return e.emit(c.JSON, res, func(p *printer) {
+		for _, f := range res.Files {
+			p.printf("%s: %s (%d hook entries removed)\n", f.Adapter, f.Path, f.Entries)
+		}
+	})
+}
