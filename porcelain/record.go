@@ -82,6 +82,13 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	if err := h.checkAppendable(); err != nil {
 		return nil, err
 	}
+	// Read every event of the run now: a corrupt or missing event would
+	// only surface at the append, after the command had already run.
+	if h.run != nil {
+		if _, err := LoadRun(ctx, r.Objects(), h.run.ID); err != nil {
+			return nil, fmt.Errorf("ref %s: %w", ref, err)
+		}
+	}
 	dir := opt.Dir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
