@@ -169,7 +169,7 @@ func hashWithLarge(ctx context.Context, r *Repo, a objects.Algo, write bool, ins
 		if isLarge[i] {
 			continue
 		}
-		o := objects.NewBlob(a, in.data)
+		o := objects.NewBlob(a, objects.RedactBlob(in.data))
 		small = append(small, o)
 		res.Objects[i] = HashedObject{Source: in.name, OID: o.ID.String(), Type: o.Type, Size: len(o.Body), Written: write}
 	}
@@ -216,22 +216,32 @@ func hashAlgo(r *Repo, opt HashObjectOptions) (objects.Algo, error) {
 }
 
 // buildObject makes the object of type t for input bytes under the rules
-// documented on HashObjectOptions.
+// documented on HashObjectOptions. Secrets are redacted before hashing
+// (SPEC §1.7, ARCHITECTURE §6): a blob through the blob scrub, a JSON body
+// through the value walk, so the oid printed names the redacted object,
+// exactly as OpenTine's object.put does.
 func buildObject(a objects.Algo, t objects.Type, data []byte, canonicalize bool) (*objects.Object, error) {
 	if t == objects.TypeBlob {
-		return objects.NewBlob(a, data), nil
+		return objects.NewBlob(a, objects.RedactBlob(data)), nil
 	}
+	var v objects.Value
 	if !canonicalize {
-		return objects.NewObjectFromBody(a, t, 1, data)
+		o, err := objects.NewObjectFromBody(a, t, 1, data)
+		if err != nil {
+			return nil, err
+		}
+		v = o.Value
+	} else {
+		if err := objects.ScanShape(data, objects.MaxBodyTokens); err != nil {
+			return nil, err
+		}
+		parsed, err := objects.ParseJSON(data, objects.ParseOptions{})
+		if err != nil {
+			return nil, objects.Errorf(objects.ReasonEnvelopeBodyMalformedJson, "input is not strict JSON: %v", err)
+		}
+		v = parsed
 	}
-	if err := objects.ScanShape(data, objects.MaxBodyTokens); err != nil {
-		return nil, err
-	}
-	v, err := objects.ParseJSON(data, objects.ParseOptions{})
-	if err != nil {
-		return nil, objects.Errorf(objects.ReasonEnvelopeBodyMalformedJson, "input is not strict JSON: %v", err)
-	}
-	return objects.NewJSONObject(a, t, 1, v)
+	return objects.RedactObject(a, t, 1, v)
 }
 
 // readBounded reads one input, refusing anything over the loose object size

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -101,4 +102,40 @@ func TestHashObjectWrite(t *testing.T) {
 			t.Fatalf("format mismatch: %v", err)
 		}
 	})
+}
+
+// TestHashObjectRedacts: secrets never reach an object, even through the
+// plumbing verb: a blob is scrubbed and a JSON body walked before hashing.
+func TestHashObjectRedacts(t *testing.T) {
+	r := newRepo(t, objects.SHA256)
+	dir := t.TempDir()
+	blob := filepath.Join(dir, "log.txt")
+	ev := filepath.Join(dir, "event.json")
+	if err := os.WriteFile(blob, []byte("api_key=sk-proj-abc123def456ghi789\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ev, []byte(`{"attributes":{"password":"hunter22"},"kind":"tool"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		typ    objects.Type
+		path   string
+		secret string
+	}{{objects.TypeBlob, blob, "sk-proj-abc123def456ghi789"}, {objects.TypeEvent, ev, "hunter22"}} {
+		res, err := HashObject(context.Background(), r, HashObjectOptions{Type: tc.typ, Write: true, Paths: []string{tc.path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := objects.ParseOID(res.Objects[0].OID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := r.Objects().Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(o.Body), tc.secret) || !strings.Contains(string(o.Body), "[REDACTED]") {
+			t.Errorf("%s stored as %q: secret not redacted", tc.typ, o.Body)
+		}
+	}
 }
