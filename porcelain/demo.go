@@ -26,6 +26,10 @@ import (
 // does; the model steps are events with usage and cost, as a harness would
 // append them. Only timestamps and durations (and so the oids) differ
 // between two demos.
+//
+// The story goes on with a release (demo_release.go): a small numeric
+// loop tunes a parameter on experiments/tune/..., and DemoRelease signs an
+// evaluation of its best branch and promotes it through a release policy.
 
 // Demo refs and file names.
 const (
@@ -58,6 +62,12 @@ type DemoOptions struct {
 	Env []string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Rand is the release key's randomness; nil means crypto/rand.
+	Rand io.Reader
+	// Done is called after a step whose outcome a user would see, with
+	// Output set (and Err for the refusal the story expects); nil is
+	// quiet.
+	Done func(DemoStep)
 }
 
 // DemoStep is one narrated step of the demo.
@@ -67,6 +77,13 @@ type DemoStep struct {
 	Command string
 	// Note explains the step.
 	Note string
+	// Output is what the step produced, given to Done only: a
+	// *LoopRunResult, *LoopShowResult, *plumbing.KeygenResult, the policy
+	// text (DemoPolicy), *PromoteResult, *AttestResult, *CandidatesResult
+	// or *PromotionsResult.
+	Output any
+	// Err is the error of a step that was meant to be refused.
+	Err error
 }
 
 // DemoResult is what the demo built.
@@ -79,6 +96,8 @@ type DemoResult struct {
 	Main      string `json:"main"`
 	Fork      string `json:"fork"`
 	ForkEvent string `json:"fork_event"`
+	// Loop is the tuning loop's result; its best branch is at Loop.BestRef.
+	Loop *LoopRunResult `json:"loop"`
 }
 
 // Demo builds the demo repository in opt.Dir (see the story above) and
@@ -98,6 +117,9 @@ func Demo(ctx context.Context, opt DemoOptions) (*plumbing.Repo, *DemoResult, er
 	}
 	d.r = r
 	res, err := d.story()
+	if err == nil {
+		res.Loop, err = d.tune()
+	}
 	if err != nil {
 		r.Close()
 		return nil, nil, err
@@ -134,6 +156,13 @@ type demo struct {
 func (d *demo) say(cmd, note string) {
 	if d.opt.Step != nil {
 		d.opt.Step(DemoStep{Command: cmd, Note: note})
+	}
+}
+
+// done reports a step's outcome.
+func (d *demo) done(cmd string, out any, err error) {
+	if d.opt.Done != nil {
+		d.opt.Done(DemoStep{Command: cmd, Output: out, Err: err})
 	}
 }
 

@@ -28,7 +28,7 @@ import (
 //	           "contract_path": "tine-gate.yml", "phase": "stop",
 //	           "decision": "pass"|"fail", "outcome": "PASS"|...,
 //	           "verdicts": {id: verdict}, "root_causes": [...]},
-//	 "evidence_ids": [evidence event oids], "signer": null,
+//	 "evidence_ids": [evidence event oids], "signer": <actor, default local>,
 //	 "signature": null, "target_id": <gate run>}
 //
 // With --attach a second attestation with the same claim plus
@@ -187,7 +187,7 @@ func putAttestation(g *gateEval, claim objects.Value, target objects.OID, eviden
 	payload, _ := redactValue(objects.ObjectValue(
 		m("claim", claim),
 		m("evidence_ids", oidValues(evidence)),
-		m("signer", objects.Null()),
+		m("signer", objects.String(orDefault(g.opt.Actor, DefaultSigner))),
 		m("signature", objects.Null()),
 		m("target_id", objects.String(target.String())),
 	))

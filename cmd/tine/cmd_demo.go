@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain"
@@ -18,11 +21,15 @@ func (c *demoCmd) Help() string {
 	return `An agent is asked to fix a failing test. The demo writes a tiny shell
 project, records a first attempt on heads/main (real sh commands and model
 steps with cost and tokens) that fails, forks it after the read step onto
-experiments/second-approach, records a second approach that passes, then
-prints log --graph --all, the diff of the two attempts, replay --verify
-and fsck. Each step prints the command that does the same by hand. Only
-POSIX sh, cat, sed and mv are needed. The directory is kept so you can
-explore it.
+experiments/second-approach, records a second approach that passes, and
+runs a small numeric loop (experiments/tune/...). It prints log --graph
+--all, the diff of the two attempts and replay --verify, then plays a
+release: loop show, a new Ed25519 key, a release policy (tine-policy.json)
+asking for a signed quality score >= 0.9, a promotion refused because the
+run is not evaluated yet, a signed evaluation of experiments/tune/best,
+candidates, the promotion that passes, promotions, and fsck. Each step
+prints the command that does the same by hand. Only POSIX sh, cat, sed
+and mv are needed. The directory is kept so you can explore it.
 
 Example:
 
@@ -44,7 +51,7 @@ func (c *demoCmd) Run(e *env) error {
 		dir = tmp
 	}
 	p := e.printer()
-	r, res, err := porcelain.Demo(e.ctx, porcelain.DemoOptions{
+	opt := porcelain.DemoOptions{
 		Dir:    dir,
 		Stdout: e.stdout,
 		Stderr: e.stdout, // one stream, so the story reads in order
@@ -56,7 +63,9 @@ func (c *demoCmd) Run(e *env) error {
 				p.printf("$ tine %s\n", s.Command)
 			}
 		},
-	})
+		Done: func(s porcelain.DemoStep) { printDemoOutput(p, s) },
+	}
+	r, res, err := porcelain.Demo(e.ctx, opt)
 	if err != nil {
 		return err
 	}
@@ -64,12 +73,18 @@ func (c *demoCmd) Run(e *env) error {
 	if err := showDemo(e, p, r, res); err != nil {
 		return err
 	}
+	if _, err := porcelain.DemoRelease(e.ctx, r, opt, res); err != nil {
+		return err
+	}
+	if err := demoFsck(e, p, r); err != nil {
+		return err
+	}
 	p.printf("\nThe repository is kept in %s; explore it with: cd %s && tine log --graph --all\n", res.Root, res.Dir)
 	return p.err
 }
 
-// showDemo prints what the story built: the graph of both attempts, their
-// diff, a replay check and fsck.
+// showDemo prints what the story built: the graph of both attempts and
+// the loop's branches, the attempts' diff and a replay check.
 func showDemo(e *env, p *printer, r *plumbing.Repo, res *porcelain.DemoResult) error {
 	p.printf("\n$ tine log --graph --all\n")
 	lg, err := porcelain.Log(e.ctx, r, porcelain.LogOptions{All: true, Graph: true})
@@ -91,15 +106,84 @@ func showDemo(e *env, p *printer, r *plumbing.Repo, res *porcelain.DemoResult) e
 		return err
 	}
 	printVerify(p, v)
+	if !v.OK {
+		return fmt.Errorf("the demo run does not replay (%d drifted object(s))", len(v.Drift))
+	}
+	return nil
+}
 
+// demoFsck ends the demo with fsck over everything it wrote.
+func demoFsck(e *env, p *printer, r *plumbing.Repo) error {
 	p.printf("\n$ tine fsck\n")
 	fs, err := plumbing.Fsck(e.ctx, r, plumbing.FsckOptions{})
 	if err != nil {
 		return err
 	}
 	printFsck(p, fs)
-	if !fs.OK() || !v.OK {
-		return fmt.Errorf("the demo repository does not verify (%d fsck problem(s), %d drifted object(s))", len(fs.Problems), len(v.Drift))
+	if !fs.OK() {
+		return fmt.Errorf("the demo repository does not verify (%d fsck problem(s))", len(fs.Problems))
 	}
 	return nil
+}
+
+// printDemoOutput prints a step's outcome as the command would, the
+// expected refusal with the error line the command prints.
+func printDemoOutput(p *printer, s porcelain.DemoStep) {
+	switch o := s.Output.(type) {
+	case *porcelain.LoopRunResult:
+		printLoopRun(p, o)
+	case *porcelain.LoopShowResult:
+		printLoopShow(p, o, false)
+	case *plumbing.KeygenResult:
+		// The files are in the workspace, where the narrated commands run.
+		p.printf("%s key written to %s\npublic key written to %s\nfingerprint %s\n", o.Algorithm, filepath.Base(o.Out), filepath.Base(o.Pub), o.Fingerprint)
+	case porcelain.DemoPolicy:
+		p.printf("$ cat %s\n%s", porcelain.PolicyFileName, o)
+	case *porcelain.PromoteResult:
+		printPromote(p, o)
+	case *porcelain.AttestResult:
+		printAttestResult(p, o)
+	case *porcelain.CandidatesResult:
+		printDemoCandidates(p, o)
+	case *porcelain.PromotionsResult:
+		printDemoPromotions(p, o)
+	}
+	if s.Err != nil {
+		verb := strings.Fields(s.Command)[0]
+		p.printf("tine %s: %s\n", verb, stripVerb(s.Err.Error(), verb))
+	}
+}
+
+// printDemoCandidates prints candidates as tine candidates does.
+func printDemoCandidates(p *printer, res *porcelain.CandidatesResult) {
+	if len(res.Candidates) == 0 {
+		p.printf("no candidates\n")
+	}
+	for _, cd := range res.Candidates {
+		p.printf("%s %s\n", cd.Ref, cd.Run)
+		for _, s := range cd.Scores {
+			p.printf("  %s=%s  %s by %s (%s)\n", s.Name, strconv.FormatFloat(s.Value, 'g', -1, 64), s.Attestation, s.Signer, s.State)
+		}
+	}
+}
+
+// printDemoPromotions prints promotions as tine promotions does.
+func printDemoPromotions(p *printer, res *porcelain.PromotionsResult) {
+	for _, pr := range res.Promotions {
+		p.printf("%s %s\n", pr.Ref, pr.Run)
+		for _, h := range pr.History {
+			from := h.Old
+			if from == "" {
+				from = "(new)"
+			}
+			p.printf("  %s %s -> %s by %s", h.Time, from, h.New, h.Who)
+			if h.Why != "" {
+				p.printf(": %s", h.Why)
+			}
+			if h.Policy != "" {
+				p.printf(" [policy %s]", h.Policy)
+			}
+			p.printf("\n")
+		}
+	}
 }
