@@ -52,19 +52,22 @@ func (c *candidatesCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.emit(c.JSON, res, func(p *printer) {
-		if len(res.Candidates) == 0 {
-			p.printf("no candidates\n")
+	return e.emit(c.JSON, res, func(p *printer) { printCandidates(p, res) })
+}
+
+// printCandidates renders candidate runs with the scores that qualify them.
+func printCandidates(p *printer, res *porcelain.CandidatesResult) {
+	if len(res.Candidates) == 0 {
+		p.printf("no candidates\n")
+	}
+	for _, cd := range res.Candidates {
+		name := cd.Ref
+		if name == "" {
+			name = "(no ref)"
 		}
-		for _, cd := range res.Candidates {
-			name := cd.Ref
-			if name == "" {
-				name = "(no ref)"
-			}
-			p.printf("%s %s\n", name, cd.Run)
-			for _, s := range cd.Scores {
-				p.printf("  %s=%s  %s by %s (%s)\n", s.Name, strconv.FormatFloat(s.Value, 'g', -1, 64), s.Attestation, s.Signer, s.State)
-			}
+		p.printf("%s %s\n", name, cd.Run)
+		for _, s := range cd.Scores {
+			p.printf("  %s=%s  %s by %s (%s)\n", s.Name, strconv.FormatFloat(s.Value, 'g', -1, 64), s.Attestation, s.Signer, s.State)
 		}
-	})
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/tinehq/tine/plumbing"
@@ -144,46 +143,12 @@ func printDemoOutput(p *printer, s porcelain.DemoStep) {
 	case *porcelain.AttestResult:
 		printAttestResult(p, o)
 	case *porcelain.CandidatesResult:
-		printDemoCandidates(p, o)
+		printCandidates(p, o)
 	case *porcelain.PromotionsResult:
-		printDemoPromotions(p, o)
+		printPromotions(p, o)
 	}
 	if s.Err != nil {
 		verb := strings.Fields(s.Command)[0]
 		p.printf("tine %s: %s\n", verb, stripVerb(s.Err.Error(), verb))
-	}
-}
-
-// printDemoCandidates prints candidates as tine candidates does.
-func printDemoCandidates(p *printer, res *porcelain.CandidatesResult) {
-	if len(res.Candidates) == 0 {
-		p.printf("no candidates\n")
-	}
-	for _, cd := range res.Candidates {
-		p.printf("%s %s\n", cd.Ref, cd.Run)
-		for _, s := range cd.Scores {
-			p.printf("  %s=%s  %s by %s (%s)\n", s.Name, strconv.FormatFloat(s.Value, 'g', -1, 64), s.Attestation, s.Signer, s.State)
-		}
-	}
-}
-
-// printDemoPromotions prints promotions as tine promotions does.
-func printDemoPromotions(p *printer, res *porcelain.PromotionsResult) {
-	for _, pr := range res.Promotions {
-		p.printf("%s %s\n", pr.Ref, pr.Run)
-		for _, h := range pr.History {
-			from := h.Old
-			if from == "" {
-				from = "(new)"
-			}
-			p.printf("  %s %s -> %s by %s", h.Time, from, h.New, h.Who)
-			if h.Why != "" {
-				p.printf(": %s", h.Why)
-			}
-			if h.Policy != "" {
-				p.printf(" [policy %s]", h.Policy)
-			}
-			p.printf("\n")
-		}
 	}
 }

@@ -30,26 +30,29 @@ func (c *promotionsCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.emit(c.JSON, res, func(p *printer) {
-		if len(res.Promotions) == 0 {
-			p.printf("no promotions\n")
-		}
-		for _, pr := range res.Promotions {
-			p.printf("%s %s\n", pr.Ref, pr.Run)
-			for _, h := range pr.History {
-				from := h.Old
-				if from == "" {
-					from = "(new)"
-				}
-				p.printf("  %s %s -> %s by %s", h.Time, from, h.New, h.Who)
-				if h.Why != "" {
-					p.printf(": %s", h.Why)
-				}
-				if h.Policy != "" {
-					p.printf(" [policy %s]", h.Policy)
-				}
-				p.printf("\n")
+	return e.emit(c.JSON, res, func(p *printer) { printPromotions(p, res) })
+}
+
+// printPromotions renders each promotion with its history of moves.
+func printPromotions(p *printer, res *porcelain.PromotionsResult) {
+	if len(res.Promotions) == 0 {
+		p.printf("no promotions\n")
+	}
+	for _, pr := range res.Promotions {
+		p.printf("%s %s\n", pr.Ref, pr.Run)
+		for _, h := range pr.History {
+			from := h.Old
+			if from == "" {
+				from = "(new)"
 			}
+			p.printf("  %s %s -> %s by %s", h.Time, from, h.New, h.Who)
+			if h.Why != "" {
+				p.printf(": %s", h.Why)
+			}
+			if h.Policy != "" {
+				p.printf(" [policy %s]", h.Policy)
+			}
+			p.printf("\n")
 		}
-	})
+	}
 }
