@@ -2,7 +2,12 @@ package plumbing
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -17,18 +22,32 @@ type TypeCount struct {
 	Size  int64 `json:"size"`
 }
 
-// CountObjectsResult is what `tine count-objects` reports. Sizes are file
-// sizes in bytes (envelope header, LF and body). Temp counts stray
-// temporary files left by interrupted writers.
+// CountObjectsResult is what `tine count-objects` reports (git
+// count-objects -v's figures). Count, Size and ByType are the loose
+// objects, sizes being file sizes in bytes (envelope header, LF and body).
+// Temp counts stray temporary files left by interrupted writers.
 type CountObjectsResult struct {
 	Count  int                        `json:"count"`
 	Size   int64                      `json:"size"`
 	ByType map[objects.Type]TypeCount `json:"by_type"`
 	Temp   int                        `json:"temp_files"`
+	// Packs counts the storage packs (objects/pack/) and PackSize their
+	// pack and index bytes; InPack counts the distinct objects they hold.
+	Packs    int   `json:"packs"`
+	PackSize int64 `json:"size_pack"`
+	InPack   int   `json:"in_pack"`
+	// Garbage counts leftovers in objects/pack/ (packs without an index,
+	// temp files, gc scratch directories) and GarbageSize their file bytes.
+	Garbage     int   `json:"garbage"`
+	GarbageSize int64 `json:"size_garbage"`
+	// Total counts the distinct objects stored, loose or packed (an
+	// object with both copies counts once).
+	Total int `json:"total"`
 }
 
-// CountObjects counts the loose objects by type without reading them (like
-// git count-objects, it does not verify content; fsck does).
+// CountObjects counts the loose objects by type, the storage packs and
+// their objects, and pack leftovers, without reading any object (like git
+// count-objects, it does not verify content; fsck does).
 func CountObjects(ctx context.Context, r *Repo, _ CountObjectsOptions) (*CountObjectsResult, error) {
 	res := &CountObjectsResult{ByType: map[objects.Type]TypeCount{}}
 	for _, t := range objects.Types {
@@ -51,5 +70,62 @@ func CountObjects(ctx context.Context, r *Repo, _ CountObjectsOptions) (*CountOb
 	if err != nil {
 		return nil, fmt.Errorf("count-objects: %w", err)
 	}
+	if err := countPacks(ctx, r, res); err != nil {
+		return nil, fmt.Errorf("count-objects: %w", err)
+	}
 	return res, nil
+}
+
+// countPacks fills the pack figures of res.
+func countPacks(ctx context.Context, r *Repo, res *CountObjectsResult) error {
+	dir := filepath.Join(r.root, "objects", objects.StoragePackDir)
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		res.Total = res.Count
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	indexed := map[string]bool{}
+	for _, e := range ents {
+		if n, ok := strings.CutSuffix(e.Name(), ".idx"); ok {
+			indexed[n] = true
+		}
+	}
+	for _, e := range ents {
+		name := e.Name()
+		fi, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		base, isPack := strings.CutSuffix(name, ".pack")
+		idxBase, isIdx := strings.CutSuffix(name, ".idx")
+		switch {
+		case strings.HasPrefix(name, ".tmp-") || isPack && !indexed[base]:
+			res.Garbage++
+			res.GarbageSize += fi.Size()
+		case isPack:
+			res.Packs++
+			res.PackSize += fi.Size()
+		case isIdx && indexed[idxBase]:
+			res.PackSize += fi.Size()
+		}
+	}
+	res.Total = res.Count
+	if r.packs == nil {
+		return nil
+	}
+	err = r.packs.List(ctx, func(objects.OID) error {
+		res.InPack++
+		return nil
+	})
+	if err != nil || res.InPack == 0 {
+		return err
+	}
+	res.Total = 0
+	return r.objs.List(ctx, func(objects.OID) error {
+		res.Total++
+		return nil
+	})
 }

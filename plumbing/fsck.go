@@ -39,6 +39,10 @@ const (
 	ProblemShallow = "shallow-invalid"
 	// ProblemPackName: a file under packs/ not named <64hex>.pack.
 	ProblemPackName = "pack-bad-name"
+	// ProblemStoragePack: a storage pack (objects/pack/) that cannot be
+	// opened or fails verification: checksums, structure, or an entry that
+	// does not decode to its oid.
+	ProblemStoragePack = "storage-pack-corrupt"
 	// ProblemUnconfined: a symlink or special file inside the repository.
 	ProblemUnconfined = "path-not-confined"
 
@@ -47,6 +51,10 @@ const (
 	// WarnStaleLock: a ref guard or staging file with no live transaction;
 	// until removed the ref cannot be updated (fsck --remove-stale).
 	WarnStaleLock = "stale-lock"
+	// WarnPackGarbage: a storage pack without its index (a crash between
+	// the renames of a pack commit) or a gc scratch directory; gc and
+	// fsck --remove-stale delete it once older than StaleAfter.
+	WarnPackGarbage = "pack-garbage"
 	// WarnStray: a name readers skip (SPEC §2.1).
 	WarnStray = "stray-file"
 	// WarnTornReflog: a reflog whose last row was cut by a crash; the rows
@@ -107,12 +115,16 @@ type FsckResult struct {
 // OK reports whether fsck found no problem.
 func (f *FsckResult) OK() bool { return len(f.Problems) == 0 }
 
-// Fsck verifies the whole repository (SPEC §2.9): every loose object
+// Fsck verifies the whole repository (SPEC §2.9): every object, loose and
+// packed (a loose and a packed copy of one object are both checked),
 // re-hashes to its name, decodes canonically and passes its link rules
 // with existence (shallow oids count as present), event metrics, the run
 // graph and the annotation chain; the event DAG is acyclic; every ref has
 // a legal name, parses, exists and passes its type rule; reflog rows parse;
-// the shallow file parses; pack files are legally named. It first lets the
+// the shallow file parses; pack files are legally named; every storage
+// pack verifies completely (objects.PackStore.Verify), and its leftovers
+// are warnings. Open the repository with OpenOptions.AllowDamagedPacks so
+// a pack that cannot be opened is reported rather than refused. It first lets the
 // ref store finish any multi-ref transaction a crash interrupted, as any ref
 // write would.
 //
@@ -136,7 +148,7 @@ func Fsck(ctx context.Context, r *Repo, opt FsckOptions) (*FsckResult, error) {
 			return nil, fmt.Errorf("fsck: %w", err)
 		}
 	}
-	steps := []func() error{f.checkShallow, f.checkObjects, f.checkEventDAG, f.checkRefs, f.staleGuardWarnings, f.checkReflogs, f.checkPacks}
+	steps := []func() error{f.checkShallow, f.checkObjects, f.checkEventDAG, f.checkRefs, f.staleGuardWarnings, f.checkReflogs, f.checkPacks, f.checkStoragePacks}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("fsck: %w", err)

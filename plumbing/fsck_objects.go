@@ -3,6 +3,7 @@ package plumbing
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -43,7 +44,7 @@ func (f *fsck) checkShallow() error {
 	return nil
 }
 
-// checkObjects decodes every loose object, then validates each against the
+// checkObjects decodes every loose and packed object, then validates each against the
 // decoded set. Both passes run on every CPU; results are reported in SPEC
 // enumeration order so the output is deterministic.
 func (f *fsck) checkObjects() error {
@@ -65,24 +66,41 @@ func (f *fsck) checkObjects() error {
 	if err != nil {
 		return err
 	}
+	// Packed objects follow the loose ones; an object with both copies is
+	// listed twice and both copies are checked.
+	nLoose := len(files)
+	if f.r.packs != nil {
+		err := f.r.packs.List(f.ctx, func(id objects.OID) error {
+			files = append(files, looseFile{ID: id, Path: filepath.Join(f.r.root, storagePackRel)})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	entries := make([]fsckEntry, len(files))
 	errs := make([]error, len(files))
 	// Reading is bound by file system latency more than CPU, so the decode
 	// pass keeps more reads in flight than there are CPUs.
-	parallelFor(len(files), 4*runtime.GOMAXPROCS(0), func(i int) {
-		o, err := f.r.objs.Get(f.ctx, files[i].ID)
-		switch {
-		case err != nil:
-			entries[i].corrupt, errs[i] = true, err
-		case o.Type != objects.TypeBlob:
-			entries[i].obj = o
-		}
+	parallelFor(nLoose, 4*runtime.GOMAXPROCS(0), func(i int) {
+		f.decodeInto(&entries[i], &errs[i], files[i].ID, false)
+	})
+	// Packed objects are read in enumeration order, contiguous runs per
+	// worker: gc writes packs in that order, and a pack keeps its last
+	// decoded block, so most reads need no decompression.
+	parallelChunks(len(files)-nLoose, runtime.GOMAXPROCS(0), func(i int) {
+		f.decodeInto(&entries[nLoose+i], &errs[nLoose+i], files[nLoose+i].ID, true)
 	})
 	f.objs = make(map[objects.OID]*fsckEntry, len(files))
 	for i, lf := range files {
-		f.objs[lf.ID] = &entries[i]
-		f.res.Objects++
-		f.res.ByType[lf.ID.Type]++
+		prev, dup := f.objs[lf.ID]
+		if !dup || (prev.corrupt && !entries[i].corrupt) {
+			f.objs[lf.ID] = &entries[i]
+		}
+		if !dup {
+			f.res.Objects++
+			f.res.ByType[lf.ID.Type]++
+		}
 		if errs[i] != nil {
 			f.problem(Problem{Code: ProblemObjectCorrupt, Reason: reasonOf(errs[i]), Object: lf.ID.String(), Path: f.rel(lf.Path), Message: errs[i].Error()})
 		}
@@ -92,12 +110,13 @@ func (f *fsck) checkObjects() error {
 	}
 	res := &fsckResolver{f: f}
 	parallelFor(len(files), runtime.GOMAXPROCS(0), func(i int) {
-		if e := entries[i]; e.obj != nil {
+		// Both copies of an object decode to the same value: validate once.
+		if e := entries[i]; e.obj != nil && f.objs[files[i].ID] == &entries[i] {
 			_, errs[i] = objects.Validate(e.obj, res)
 		}
 	})
 	for i, lf := range files {
-		if entries[i].obj == nil || errs[i] == nil {
+		if entries[i].obj == nil || errs[i] == nil || f.objs[lf.ID] != &entries[i] {
 			continue
 		}
 		code := ProblemObjectInvalid
@@ -107,6 +126,43 @@ func (f *fsck) checkObjects() error {
 		f.problem(Problem{Code: code, Reason: reasonOf(errs[i]), Object: lf.ID.String(), Path: f.rel(lf.Path), Message: errs[i].Error()})
 	}
 	return f.ctx.Err()
+}
+
+// decodeInto reads one copy of id, loose or packed, into e and *err.
+func (f *fsck) decodeInto(e *fsckEntry, errp *error, id objects.OID, packed bool) {
+	var o *objects.Object
+	var err error
+	if packed {
+		o, err = f.r.packs.Get(f.ctx, id)
+	} else {
+		o, err = f.r.loose.Get(f.ctx, id)
+	}
+	switch {
+	case err != nil:
+		e.corrupt, *errp = true, err
+	case o.Type != objects.TypeBlob:
+		e.obj = o
+	}
+}
+
+// parallelChunks calls fn(i) for i in [0, n) on the given number of
+// goroutines, each taking a contiguous run of indexes.
+func parallelChunks(n, workers int, fn func(i int)) {
+	if workers > n {
+		workers = n
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // fsckResolver resolves links against the objects fsck decoded.

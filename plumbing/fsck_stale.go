@@ -13,7 +13,8 @@ import (
 )
 
 // removeStale deletes crash leftovers (FsckOptions.RemoveStale). Object
-// temp files go through the object store, by age. Ref guards, staging
+// temp files, storage packs without an index and gc scratch directories go
+// through the object stores, by age. Ref guards, staging
 // files, journals, shallow.lock and shallow temporaries go through the ref
 // store, which removes only those whose writer is dead (it holds an flock
 // for life, see package refs) after rolling committed transactions forward;
@@ -27,11 +28,16 @@ func (f *fsck) removeStale() error {
 	if anyAge {
 		objCutoff = f.opt.Now().Add(time.Hour) // every existing temp file
 	}
-	n, err := f.r.objs.RemoveStaleTemp(f.ctx, objCutoff)
+	n, err := f.r.loose.RemoveStaleTemp(f.ctx, objCutoff)
 	if err != nil {
 		return fmt.Errorf("remove object temp files: %w", err)
 	}
 	f.res.RemovedTemp = n
+	m, err := f.removePackGarbage(objCutoff)
+	if err != nil {
+		return fmt.Errorf("remove storage pack leftovers: %w", err)
+	}
+	f.res.RemovedTemp += m
 	var olderThan time.Time
 	if !anyAge {
 		olderThan = cutoff

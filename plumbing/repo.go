@@ -1,12 +1,14 @@
 package plumbing
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/refs"
@@ -22,13 +24,29 @@ const EnvDir = "TINE_DIR"
 // standardDirs are (re)created by init and open (SPEC §2.1), parents first.
 var standardDirs = []string{"objects", "refs", "refs/annotations", "refs/heads", "refs/tags", "logs", "packs", "indexes"}
 
-// Repo is an open repository: its directory, hash profile, loose object
-// store and ref store. It holds no open files, so Close only marks it done.
+// Repo is an open repository: its directory, hash profile, object store
+// (loose objects in front of tine's storage packs, ARCHITECTURE §2) and ref
+// store. It holds the pack files open until Close.
 type Repo struct {
-	root string
-	algo objects.Algo
-	objs *objects.LooseStore
-	refs *refs.Store
+	root  string
+	algo  objects.Algo
+	objs  objects.Store // the combined store; the loose store alone when packsErr is set
+	loose *objects.LooseStore
+	packs *objects.PackStore // nil when packsErr is set
+	// packsErr is why the storage packs could not be opened (only with
+	// OpenOptions.AllowDamagedPacks; otherwise opening fails).
+	packsErr error
+	refs     *refs.Store
+}
+
+// OpenOptions configures OpenWith and DiscoverWith.
+type OpenOptions struct {
+	// AllowDamagedPacks opens a repository whose storage packs cannot be
+	// opened (a damaged index, an index without its pack): the repository
+	// then reads and writes loose objects only and PacksErr says why. fsck
+	// and verify-pack use it to report the damage; every other verb refuses
+	// such a repository, since packed objects would look missing.
+	AllowDamagedPacks bool
 }
 
 // Root returns the absolute repository directory (the .tine directory, or a
@@ -38,21 +56,41 @@ func (r *Repo) Root() string { return r.root }
 // Algo returns the repository's object hash.
 func (r *Repo) Algo() objects.Algo { return r.algo }
 
-// Objects returns the repository's object store.
+// Objects returns the repository's object store: reads try the loose
+// objects, then the storage packs, and re-hash every object; PutBatch
+// writes large batches as one pack (objects.CombinedStore).
 func (r *Repo) Objects() objects.Store { return r.objs }
+
+// Loose returns the repository's loose object store (objects/<type>/).
+func (r *Repo) Loose() *objects.LooseStore { return r.loose }
+
+// Packs returns the repository's storage packs (objects/pack/), or nil
+// when they could not be opened (see PacksErr).
+func (r *Repo) Packs() *objects.PackStore { return r.packs }
+
+// PacksErr returns why the storage packs could not be opened, or nil.
+func (r *Repo) PacksErr() error { return r.packsErr }
 
 // Refs returns the repository's ref store.
 func (r *Repo) Refs() *refs.Store { return r.refs }
 
-// Close releases the repository. It exists so callers need not change when
-// the handle starts holding resources (pack files, indexes).
-func (r *Repo) Close() error { return nil }
+// Close releases the repository's open pack files. The repository must not
+// be used afterwards.
+func (r *Repo) Close() error {
+	if r.packs == nil {
+		return nil
+	}
+	return r.packs.Close()
+}
 
 // Open opens the repository at path: a .tine directory, a bare directory
 // holding config.json, or a work directory containing .tine ("" is the
 // current directory). It validates config.json, refuses symlinked or
 // misplaced repository entries and (re)creates missing standard directories.
-func Open(path string) (*Repo, error) {
+func Open(path string) (*Repo, error) { return OpenWith(path, OpenOptions{}) }
+
+// OpenWith is Open with options.
+func OpenWith(path string, opt OpenOptions) (*Repo, error) {
 	if path == "" {
 		path = "."
 	}
@@ -67,15 +105,18 @@ func Open(path string) (*Repo, error) {
 			return nil, fmt.Errorf("%s: %w", abs, ErrNotRepository)
 		}
 	}
-	return openRoot(root)
+	return openRootWith(root, opt)
 }
 
 // Discover finds the repository for a command run in start: the TINE_DIR
 // environment variable wins; otherwise start and each parent is searched
 // for a .tine directory holding config.json.
-func Discover(start string) (*Repo, error) {
+func Discover(start string) (*Repo, error) { return DiscoverWith(start, OpenOptions{}) }
+
+// DiscoverWith is Discover with options.
+func DiscoverWith(start string, opt OpenOptions) (*Repo, error) {
 	if dir := os.Getenv(EnvDir); dir != "" {
-		return Open(dir)
+		return OpenWith(dir, opt)
 	}
 	if start == "" {
 		start = "."
@@ -86,10 +127,10 @@ func Discover(start string) (*Repo, error) {
 	}
 	for {
 		if filepath.Base(dir) == DirName && isFile(filepath.Join(dir, "config.json")) {
-			return openRoot(dir)
+			return openRootWith(dir, opt)
 		}
 		if isFile(filepath.Join(dir, DirName, "config.json")) {
-			return openRoot(filepath.Join(dir, DirName))
+			return openRootWith(filepath.Join(dir, DirName), opt)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -106,7 +147,10 @@ func isFile(p string) bool {
 }
 
 // openRoot opens the repository whose directory is root.
-func openRoot(root string) (*Repo, error) {
+func openRoot(root string) (*Repo, error) { return openRootWith(root, OpenOptions{}) }
+
+// openRootWith opens the repository whose directory is root.
+func openRootWith(root string, opt OpenOptions) (*Repo, error) {
 	st, err := os.Stat(root)
 	if err != nil {
 		return nil, fmt.Errorf("open repository: %w", err)
@@ -125,11 +169,27 @@ func openRoot(root string) (*Repo, error) {
 	if err := ensureDirs(root); err != nil {
 		return nil, err
 	}
-	objs, err := objects.OpenLooseStore(filepath.Join(root, "objects"), algo)
+	loose, err := objects.OpenLooseStore(filepath.Join(root, "objects"), algo)
 	if err != nil {
 		return nil, fmt.Errorf("open objects of %s: %w", root, err)
 	}
-	return &Repo{root: root, algo: algo, objs: objs, refs: refs.Open(root, algo, objs)}, nil
+	r := &Repo{root: root, algo: algo, objs: loose, loose: loose}
+	packs, err := objects.OpenPackStore(filepath.Join(root, "objects", objects.StoragePackDir), algo)
+	switch {
+	case err != nil && !opt.AllowDamagedPacks:
+		return nil, fmt.Errorf("open storage packs of %s (tine fsck or tine verify-pack reports the damage): %w", root, err)
+	case err != nil:
+		r.packsErr = err
+	default:
+		combined, err := objects.NewCombinedStore(loose, packs)
+		if err != nil {
+			packs.Close()
+			return nil, err
+		}
+		r.objs, r.packs = reloadingStore{combined}, packs
+	}
+	r.refs = refs.Open(root, algo, r.objs)
+	return r, nil
 }
 
 // ensureDirs (re)creates the standard directories and refuses any that is
@@ -179,4 +239,47 @@ func readConfined(root, rel string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
 	return b, nil
+}
+
+// packedPrefixMatches returns the packed objects whose hex digest starts
+// with prefix (lowercase hex), for revision lookup by prefix, which must
+// find packed objects as well as loose ones. It scans the packs' ids.
+func (r *Repo) packedPrefixMatches(ctx context.Context, prefix string) ([]objects.OID, error) {
+	if r.packs == nil {
+		return nil, nil
+	}
+	var out []objects.OID
+	err := r.packs.List(ctx, func(id objects.OID) error {
+		if strings.HasPrefix(id.Hex(), prefix) {
+			out = append(out, id)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// reloadingStore is the repository's object store: the combined store,
+// re-scanning objects/pack/ once when an object is not found. Another
+// process's gc may have moved the object from a loose file into a pack
+// this handle has not seen; gc commits the pack before it unlinks the
+// loose file, so the re-scan finds it. Packs an old handle still has open
+// stay readable after gc deletes them (their files stay open).
+type reloadingStore struct{ *objects.CombinedStore }
+
+// Get reads id, re-scanning the packs once on a miss.
+func (s reloadingStore) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	o, err := s.CombinedStore.Get(ctx, id)
+	if errors.Is(err, objects.ErrNotFound) && s.Packs().Reload() == nil {
+		return s.CombinedStore.Get(ctx, id)
+	}
+	return o, err
+}
+
+// Has reports whether id is stored, re-scanning the packs once on a miss.
+func (s reloadingStore) Has(ctx context.Context, id objects.OID) (bool, error) {
+	ok, err := s.CombinedStore.Has(ctx, id)
+	if !ok && err == nil && s.Packs().Reload() == nil {
+		return s.CombinedStore.Has(ctx, id)
+	}
+	return ok, err
 }

@@ -50,6 +50,21 @@ func (r *Repo) prefixMatches(ctx context.Context, prefix string) ([]objects.OID,
 			return nil, err
 		}
 	}
+	// Objects in storage packs match too; one both loose and packed counts once.
+	packed, err := r.packedPrefixMatches(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[objects.OID]bool, len(out))
+	for _, id := range out {
+		seen[id] = true
+	}
+	for _, id := range packed {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Compare(out[j]) < 0 })
 	return out, nil
 }

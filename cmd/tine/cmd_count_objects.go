@@ -8,13 +8,15 @@ import (
 
 // countObjectsCmd is `tine count-objects`.
 type countObjectsCmd struct {
+	Verbose bool `name:"verbose" short:"v" help:"Also report storage packs: packs, their size, packed objects and leftovers (git count-objects -v)."`
 	jsonFlag
 }
 
 // Help shows an example under `tine count-objects --help`.
 func (c *countObjectsCmd) Help() string {
-	return `Counts stored objects and their stored sizes, by type, without
-verifying them (use tine fsck for that).
+	return `Counts loose objects and their stored sizes, by type, without
+verifying them (use tine fsck for that); -v adds the storage packs, their
+size, the objects they hold and leftovers of interrupted writes.
 
 Example:
 
@@ -36,12 +38,28 @@ func (c *countObjectsCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.emit(c.JSON, res, func(p *printer) { printCount(p, res) })
+	return e.emit(c.JSON, res, func(p *printer) {
+		printCount(p, res)
+		if c.Verbose {
+			printCountPacks(p, res)
+		}
+	})
+}
+
+// printCountPacks renders the pack figures of count-objects -v.
+func printCountPacks(p *printer, res *plumbing.CountObjectsResult) {
+	p.printf("packs: %d, %d bytes\n", res.Packs, res.PackSize)
+	p.printf("in-pack: %d objects\n", res.InPack)
+	p.printf("garbage: %d, %d bytes\n", res.Garbage, res.GarbageSize)
 }
 
 // printCount renders the total, then one line per type in name order.
 func printCount(p *printer, res *plumbing.CountObjectsResult) {
-	p.printf("%d objects, %d bytes\n", res.Count, res.Size)
+	if res.InPack == 0 {
+		p.printf("%d objects, %d bytes\n", res.Count, res.Size)
+	} else {
+		p.printf("%d objects: %d loose (%d bytes), %d packed\n", res.Total, res.Count, res.Size, res.InPack)
+	}
 	for _, t := range sortedKeys(res.ByType) {
 		tc := res.ByType[t]
 		p.printf("  %-11s %4d %8d bytes\n", t, tc.Count, tc.Size)

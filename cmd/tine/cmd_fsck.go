@@ -19,7 +19,8 @@ type fsckCmd struct {
 func (c *fsckCmd) Help() string {
 	return `Re-hashes every object and checks its links, metrics, run graph and
 annotation chain, the event DAG, every ref, reflog, the shallow file and
-pack names. Each problem is one line; any problem exits 1. Warnings (crash
+pack names; every storage pack is verified entry by entry, and loose and
+packed copies of one object are both checked. Each problem is one line; any problem exits 1. Warnings (crash
 leftovers) do not fail the check.
 
 Example:
@@ -33,7 +34,7 @@ func (c *fsckCmd) Run(e *env) error {
 	if c.StaleAfter != 0 && !c.RemoveStale {
 		return usagef("--stale-after has no effect without --remove-stale")
 	}
-	r, err := e.openRepo()
+	r, err := e.openRepoDamagedPacks()
 	if err != nil {
 		return err
 	}

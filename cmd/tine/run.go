@@ -51,6 +51,9 @@ type cli struct {
 	Promote      promoteCmd      `cmd:"" help:"Move promotions/NAME to a run by compare-and-swap once the release policy holds."`
 	Promotions   promotionsCmd   `cmd:"" help:"List promotions with their history (who, when, why)."`
 	Gate         gateCmd         `cmd:"" help:"Evidence-based completion gates: init, run, ci, status, debug, doctor, waive, acknowledge, log."`
+	GC           gcCmd           `cmd:"" name:"gc" help:"Pack loose objects, consolidate packs, and with --prune=AGE delete old unreachable objects."`
+	Repack       repackCmd       `cmd:"" help:"Write every object into one storage pack; -d removes the old packs and loose copies."`
+	VerifyPack   verifyPackCmd   `cmd:"" name:"verify-pack" help:"Check storage packs entry by entry; exit 1 naming damaged objects."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
 }
