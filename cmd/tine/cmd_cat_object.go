@@ -1,13 +1,19 @@
 package main
 
-import "github.com/tinehq/tine/plumbing"
+import (
+	"bufio"
 
-// catObjectCmd is `tine cat-object [-p | --type | --size] OBJ`.
+	"github.com/tinehq/tine/plumbing"
+)
+
+// catObjectCmd is `tine cat-object [-p | --type | --size] OBJ` and
+// `tine cat-object --batch`.
 type catObjectCmd struct {
 	Pretty bool   `short:"p" name:"pretty" help:"Pretty-print: JSON bodies indented, blobs as stored."`
 	Type   bool   `short:"t" name:"type" help:"Print only the object's type."`
 	Size   bool   `short:"s" name:"size" help:"Print only the body size in bytes."`
-	Object string `arg:"" name:"obj" help:"Object: full oid, unique prefix, ref or REF@{n}."`
+	Batch  bool   `name:"batch" help:"Read one revision per line on standard input; print each object as \"OID TYPE SIZE\", LF, body, LF (like git cat-file --batch)."`
+	Object string `arg:"" optional:"" name:"obj" help:"Object: full oid, unique prefix, ref or REF@{n}."`
 	jsonFlag
 }
 
@@ -17,8 +23,13 @@ func (c *catObjectCmd) Help() string {
 the object: a corrupt object is an error naming it. With --json, raw mode
 adds "body" (JSON types) or "body_b64" (blobs).
 
-Example:
+--batch reads revisions from standard input, one per line, and prints
+for each "OID TYPE SIZE", LF, the body and LF; a line naming no object
+prints "LINE missing" and the stream goes on. A corrupt object stops it.
 
+Examples:
+
+    $ printf '%s\n' heads/main | tine cat-object --batch
     $ tine cat-object -p heads/main
     {
       "events": [ ... ]
@@ -27,6 +38,12 @@ Example:
 
 // Run prints the object or a fact about it.
 func (c *catObjectCmd) Run(e *env) error {
+	if c.Batch {
+		return c.runBatch(e)
+	}
+	if c.Object == "" {
+		return usagef("missing OBJ (or use --batch)")
+	}
 	mode := plumbing.CatRaw
 	n := 0
 	for _, m := range []struct {
@@ -57,5 +74,39 @@ func (c *catObjectCmd) Run(e *env) error {
 		return writeJSON(e.stdout, e.verb, res)
 	}
 	_, err = e.stdout.Write(res.Output)
+	return err
+}
+
+// runBatch answers revisions read from stdin in git's batch format.
+func (c *catObjectCmd) runBatch(e *env) error {
+	switch {
+	case c.Object != "":
+		return usagef("--batch reads revisions from standard input: drop OBJ")
+	case c.Pretty || c.Type || c.Size || c.JSON:
+		return usagef("--batch cannot be combined with -p, --type, --size or --json")
+	}
+	r, err := e.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	out := bufio.NewWriterSize(e.stdout, 256<<10)
+	var hdr []byte
+	_, err = plumbing.CatObjectBatch(e.ctx, r, plumbing.CatBatchOptions{Input: e.stdin}, func(b plumbing.CatBatchEntry) error {
+		hdr = b.AppendHeader(hdr[:0])
+		if _, err := out.Write(hdr); err != nil {
+			return err
+		}
+		if b.Object == nil {
+			return nil
+		}
+		if _, err := out.Write(b.Object.Body); err != nil {
+			return err
+		}
+		return out.WriteByte('\n')
+	})
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
 	return err
 }

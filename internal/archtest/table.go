@@ -30,7 +30,15 @@ var Table = []Layer{
 	// The conformance adapter binary drives the library the way OpenTine's
 	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.
 	{Prefix: "cmd/tine-conformance", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},
+	// The benchmark harness's helper binaries (bench/run.sh): tools beside
+	// the product, built on the library like any user of it.
+	{Prefix: "bench", MayImport: []string{"objects", "refs", "plumbing", "porcelain"}},
 }
+
+// commandDirs are the module-relative directories whose packages are
+// binaries and may print and exit: the product's commands and the
+// benchmark harness's helpers.
+var commandDirs = []string{"cmd", "bench"}
 
 // rel strips the module prefix; ok is false for packages outside the module.
 func rel(importPath string) (string, bool) {

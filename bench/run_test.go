@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestHarnessSmoke runs run.sh once at a tiny scale and checks that every
+// case produced a figure for both tools and that the report names the
+// machine. It needs bash and git; it takes a few seconds.
+func TestHarnessSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the harness")
+	}
+	for _, tool := range []string{"bash", "git", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not on PATH", tool)
+		}
+	}
+	cmd := exec.Command("bash", "run.sh")
+	cmd.Env = append(os.Environ(), "BENCH_SCALE=200", "BENCH_RUNS=1", "BENCH_LARGE_MB=8",
+		"BENCH_LARGE_GIT=0", "BENCH_DIR="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("run.sh: %v\nstderr:\n%s", err, stderr.String())
+	}
+	report := string(out)
+	for _, want := range []string{"machine: ", "software: ", "| operation ", "large file: raw BLAKE3 "} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	for _, row := range []string{"bulk write (200", "fsck, loose", "fsck, packed", "read all from packs", "200 ref updates"} {
+		line := lineWith(report, row)
+		if line == "" {
+			t.Errorf("report lacks the %q row:\n%s", row, report)
+			continue
+		}
+		// | label | git s | tine s | ratio | ...: both times and the ratio
+		// must be numbers, not FAIL, skip or -.
+		f := strings.Split(line, "|")
+		for _, cell := range f[2:5] {
+			if c := strings.TrimSpace(cell); c == "" || strings.Trim(c, "0123456789.") != "" {
+				t.Errorf("row %q has a non-numeric cell %q:\n%s", row, c, report)
+			}
+		}
+	}
+}
+
+// lineWith returns the first line of s containing sub, or "".
+func lineWith(s, sub string) string {
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.Contains(line, sub) {
+			return line
+		}
+	}
+	return ""
+}
