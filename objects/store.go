@@ -23,9 +23,11 @@ var (
 )
 
 // MaxLooseObjectSize bounds the stored size (header, LF and body) of one
-// loose object. Get reads a whole object into memory, so larger objects are
-// refused before any allocation rather than exhausting memory.
-const MaxLooseObjectSize = 1 << 30
+// object, loose or packed: 2 GiB, so a 1 GiB file and its header fit, and a
+// storage pack's 32-bit block lengths always hold one object. Get reads a
+// whole object into memory, so larger objects are refused before any
+// allocation rather than exhausting memory; OpenBlob streams instead.
+const MaxLooseObjectSize = 2 << 30
 
 // Getter reads objects. Every read re-derives the oid from the stored bytes,
 // so corruption is reported as an error naming the object (a *FormatError,
