@@ -37,7 +37,7 @@ type cli struct {
 	Tag          tagCmd          `cmd:"" help:"Point tags/NAME at any object (--force to move it)."`
 	Diff         diffCmd         `cmd:"" help:"Compare two runs: shared and divergent events, changed fields, cost, token and tool-path deltas."`
 	Replay       replayCmd       `cmd:"" help:"Check a run: --verify re-derives every object, --rerun re-executes its recorded commands."`
-	Demo         demoCmd         `cmd:"" help:"Build a scratch repository with recorded, forked and retried runs, then show log, diff and fsck."`
+	Demo         demoCmd         `cmd:"" help:"Build a scratch repository that tells a story: recorded, forked and retried runs, a loop, a signed evaluation and a gated promotion."`
 	Pack         packCmd         `cmd:"" help:"Write a TINEPACK3 transfer frame of objects and their link closure."`
 	Unpack       unpackCmd       `cmd:"" help:"Verify a TINEPACK3 frame and install its objects (and shallow boundary)."`
 	Keygen       keygenCmd       `cmd:"" help:"Generate a signing key: Ed25519 (default) or an HMAC secret (--hmac)."`
