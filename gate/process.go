@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/tinehq/tine/internal/procgroup"
 )
 
 // MaxCollectedOutput is the cap on the combined stdout and stderr bytes
@@ -90,7 +92,7 @@ func runBounded(ctx context.Context, s procSpec) procResult {
 	cmd.Stdout, cmd.Stderr = stream{col, 0}, stream{col, 1}
 	// A grandchild that keeps the pipes open must not hold Wait forever.
 	cmd.WaitDelay = killGrace
-	newGroup(cmd)
+	procgroup.Setup(cmd)
 	if err := cmd.Start(); err != nil {
 		return procResult{startErr: err}
 	}
@@ -107,13 +109,13 @@ func runBounded(ctx context.Context, s procSpec) procResult {
 		waitErr = stopGroup(cmd, done)
 	case <-col.overflow:
 		res.overflow = true
-		killGroup(cmd)
+		_ = procgroup.Kill(cmd)
 		waitErr = <-done
 	case <-ctx.Done():
 		res.canceled = true
 		waitErr = stopGroup(cmd, done)
 	}
-	killGroup(cmd)
+	_ = procgroup.Kill(cmd)
 	col.mu.Lock()
 	res.stdout = bytes.Clone(col.bufs[0].Bytes())
 	res.stderr = bytes.Clone(col.bufs[1].Bytes())
@@ -141,7 +143,7 @@ func runBounded(ctx context.Context, s procSpec) procResult {
 // stopGroup sends SIGTERM to the group, waits up to the grace period, then
 // SIGKILLs it and waits for the child.
 func stopGroup(cmd *exec.Cmd, done chan error) error {
-	termGroup(cmd)
+	_ = procgroup.Terminate(cmd)
 	grace := time.NewTimer(killGrace)
 	defer grace.Stop()
 	select {
@@ -149,6 +151,6 @@ func stopGroup(cmd *exec.Cmd, done chan error) error {
 		return err
 	case <-grace.C:
 	}
-	killGroup(cmd)
+	_ = procgroup.Kill(cmd)
 	return <-done
 }

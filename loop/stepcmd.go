@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tinehq/tine/internal/procgroup"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -90,8 +91,8 @@ func (c StepCmd) invoke(ctx context.Context, in StepInput) (StepResult, error) {
 	stdout := &cappedBuffer{max: c.MaxResponse}
 	stderr := &cappedBuffer{max: maxStderrKept, keepTail: true}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	startGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	procgroup.Setup(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd) }
 	// Grandchildren holding the pipes open must not hang the step.
 	cmd.WaitDelay = time.Second
 	runErr := cmd.Run()

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/tinehq/tine/internal/procgroup"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 )
@@ -174,8 +175,8 @@ func rerunOne(ctx context.Context, g objects.Getter, e *Event, av []string, dir 
 	cmd := exec.CommandContext(tctx, av[0], av[1:]...)
 	cmd.Dir, cmd.Env = dir, opt.Env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	startGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	procgroup.Setup(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd) }
 	cmd.WaitDelay = rerunWaitDelay
 	start := opt.Now()
 	runErr := cmd.Run()

@@ -1,0 +1,20 @@
+//go:build !unix
+
+package procgroup
+
+import "os/exec"
+
+// Setup does nothing where process groups are not available.
+func Setup(*exec.Cmd) {}
+
+// Kill kills cmd itself where process groups are not available; its
+// children may outlive it.
+func Kill(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return cmd.Process.Kill()
+}
+
+// Terminate is Kill where process groups and SIGTERM are not available.
+func Terminate(cmd *exec.Cmd) error { return Kill(cmd) }
