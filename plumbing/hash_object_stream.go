@@ -20,7 +20,9 @@ func streamFileBlob(ctx context.Context, a objects.Algo, w *BulkWriter, path str
 		return objects.OID{}, 0, err
 	}
 	defer f.Close()
-	cr := &countingReader{ctx: ctx, r: f}
+	// Secrets are scrubbed before hashing here too (SPEC §1.7), as the
+	// stream passes: cr counts the stored (redacted) bytes.
+	cr := &countingReader{ctx: ctx, r: objects.NewRedactReader(f)}
 	if w != nil {
 		id, err := w.PutBlobFrom(cr)
 		if err != nil {
