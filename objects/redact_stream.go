@@ -39,11 +39,11 @@ func NewRedactReader(r io.Reader) io.Reader {
 }
 
 type redactReader struct {
-	in      *bufio.Reader
-	buf     []byte // the chunk being read, reused so binary input allocates nothing
-	out     []byte // scrubbed bytes not yet returned
-	eof     bool
-	err     error
+	in  *bufio.Reader
+	buf []byte // the chunk being read, reused so binary input allocates nothing
+	out []byte // scrubbed bytes not yet returned
+	eof bool
+	err error
 }
 
 // Read implements io.Reader.
