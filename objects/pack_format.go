@@ -88,10 +88,29 @@ import (
 // of its neighbours) and costs the most to write; a block's random read
 // cost grows with its size. 8 KiB blocks (the default) keep most of the
 // ratio, write 2× faster than lone frames and cost under 2× their random
-// read; a reader keeps the last decoded block of each pack, so reading in
-// pack order (Verify, gc) decodes each block once: 16 cpu-µs per object
-// for a full Verify. PackOptions.BlockSize selects another layout; readers
-// handle every layout.
+// read. PackOptions.BlockSize selects another layout; readers handle every
+// layout.
+//
+// Order of objects in a pack. A writer stores objects in the order they are
+// added, and gc adds them in the order they were written (oldest pack
+// first, each in its own pack order, merged with loose objects by file
+// time; see plumbing's gc_write.go), never in oid order: objects are mostly
+// read back in or near the order they were written, and then neighbouring
+// reads share a block. Three things keep reads from decompressing a block
+// more than once:
+//
+//   - Walk and VerifyEach read a whole pack in pack order, each block read
+//     sequentially and decoded once (VerifyEach on every CPU, with the
+//     trailer's SHA-256 computed over the same read);
+//   - a PackStore keeps a small LRU of decoded multi-object blocks
+//     (pack_cache.go: 64 blocks, 2 MiB), shared by concurrent readers, so
+//     readers working through neighbouring objects out of order (the
+//     workers of cat-object --batch) decode each block about once;
+//   - a block is cached only after its CRC-32C matched and it decoded to
+//     its declared length, and every object read from the cache is copied
+//     out and re-hashed like any other, so the cache saves decompression,
+//     never verification.
+//
 // Objects larger than StoragePackLargeObject get a block of their own and
 // are streamed through the encoder and decoder, so neither side holds more
 // than the object itself and a zstd window.

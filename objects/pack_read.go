@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 )
 
 // spPack is one open storage pack: its validated index and the pack file,
@@ -20,15 +19,9 @@ type spPack struct {
 	idx  *spIndex
 	f    *os.File
 	size int64
-	// last is the most recently decoded multi-object block, immutable once
-	// published, so readers walking a pack in order decode each block once.
-	last atomic.Pointer[spDecoded]
-}
-
-// spDecoded is a decoded block and its offset in the pack.
-type spDecoded struct {
-	off uint64
-	raw []byte
+	// cache is the owning store's decoded-block cache, nil for a pack
+	// opened alone (Verify, Walk of a pack the store does not hold).
+	cache *spBlockCache
 }
 
 // spStreamRead is the block size above which a block is streamed from the
@@ -164,15 +157,13 @@ func (p *spPack) read(id OID, i int) (*Object, error) {
 
 // envelope returns a fresh copy of the envelope bytes of entry e.
 func (p *spPack) envelope(id OID, e spEntry) ([]byte, error) {
-	if d := p.last.Load(); d != nil && d.off == e.off {
-		if int(e.start)+int(e.length) <= len(d.raw) {
-			return append([]byte(nil), d.raw[e.start:e.start+e.length]...), nil
-		}
+	if raw := p.cache.get(p, e.off); raw != nil && int(e.start)+int(e.length) <= len(raw) {
+		return append([]byte(nil), raw[e.start:e.start+e.length]...), nil
 	}
 	if e.size <= spBlockHeader {
 		return nil, p.corruptEntry(id, e.off, "block shorter than its header")
 	}
-	if e.size > spStreamRead || e.length > StoragePackLargeObject {
+	if spIsLargeBlock(e) {
 		return p.streamEnvelope(id, e)
 	}
 	bp := getBlockBuf()
@@ -182,44 +173,69 @@ func (p *spPack) envelope(id OID, e spEntry) ([]byte, error) {
 	if _, err := p.f.ReadAt(blk, int64(e.off)); err != nil {
 		return nil, fmt.Errorf("object %s: read %s.pack: %w", id, p.name, err)
 	}
+	raw, stored, err := blockRaw(e, blk, nil)
+	if err == nil && uint64(e.start)+uint64(e.length) > uint64(len(raw)) {
+		err = errors.New("envelope outside its block")
+	}
+	if err != nil {
+		return nil, p.corruptEntry(id, e.off, err.Error())
+	}
+	if e.start == 0 && e.length == uint32(len(raw)) && !stored {
+		return raw, nil // a block of its own: raw is already a fresh copy
+	}
+	if !stored {
+		p.cache.put(p, e.off, raw)
+	}
+	return append([]byte(nil), raw[e.start:e.start+e.length]...), nil
+}
+
+// spIsLargeBlock reports whether e's block is streamed rather than read
+// whole.
+func spIsLargeBlock(e spEntry) bool {
+	return e.size > spStreamRead || e.length > StoragePackLargeObject
+}
+
+// blockRaw checks a whole block blk (header and payload, e.size bytes)
+// read for entry e: its CRC-32C and its header; it returns the decoded
+// bytes. A zstd block is decoded into dst's storage when it is large
+// enough (else into a new buffer); a stored block's bytes are returned as a
+// slice of blk, with stored set. The error describes the damage; callers
+// name the object.
+func blockRaw(e spEntry, blk, dst []byte) (raw []byte, stored bool, err error) {
 	if crc32.Checksum(blk, crc32c) != e.crc {
-		return nil, p.corruptEntry(id, e.off, "CRC-32C mismatch")
+		return nil, false, errors.New("CRC-32C mismatch")
 	}
 	kind, rawLen := blk[0], binary.BigEndian.Uint32(blk[1:spBlockHeader])
 	payload := blk[spBlockHeader:]
-	if rawLen > spMaxRaw || uint64(e.start)+uint64(e.length) > uint64(rawLen) {
-		return nil, p.corruptEntry(id, e.off, "envelope outside its block")
+	if rawLen > spMaxRaw {
+		return nil, false, errors.New("envelope outside its block")
 	}
-	whole := e.start == 0 && e.length == rawLen
 	switch kind {
 	case spKindStored:
 		if uint32(len(payload)) != rawLen {
-			return nil, p.corruptEntry(id, e.off, "stored block of the wrong length")
+			return nil, false, errors.New("stored block of the wrong length")
 		}
-		return append([]byte(nil), payload[e.start:e.start+e.length]...), nil
+		return payload, true, nil
 	case spKindZstd:
-		raw, err := decodeBlock(payload, rawLen)
-		if err != nil {
-			return nil, p.corruptEntry(id, e.off, err.Error())
+		if uint32(cap(dst)) < rawLen {
+			dst = make([]byte, 0, rawLen)
 		}
-		if whole {
-			return raw, nil
-		}
-		p.last.Store(&spDecoded{off: e.off, raw: raw})
-		return append([]byte(nil), raw[e.start:e.start+e.length]...), nil
+		raw, err := decodeBlockInto(payload, rawLen, dst[:0])
+		return raw, false, err
 	}
-	return nil, p.corruptEntry(id, e.off, fmt.Sprintf("unknown block kind %d", kind))
+	return nil, false, fmt.Errorf("unknown block kind %d", kind)
 }
 
-// decodeBlock decompresses one zstd block payload of rawLen bytes, refusing
-// any other length; the output buffer is never grown past rawLen.
-func decodeBlock(payload []byte, rawLen uint32) ([]byte, error) {
+// decodeBlockInto decompresses one zstd block payload of rawLen bytes into
+// dst (empty, with capacity rawLen), refusing any other length; the output
+// is never grown past rawLen.
+func decodeBlockInto(payload []byte, rawLen uint32, dst []byte) ([]byte, error) {
 	d, err := getDecoder()
 	if err != nil {
 		return nil, err
 	}
 	defer putDecoder(d)
-	raw, err := d.DecodeAll(payload, make([]byte, 0, rawLen))
+	raw, err := d.DecodeAll(payload, dst[:0:rawLen])
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
@@ -233,8 +249,14 @@ func decodeBlock(payload []byte, rawLen uint32) ([]byte, error) {
 // decoder, so memory holds the object and a zstd window, no compressed
 // copy. The CRC is checked once the whole block has been read.
 func (p *spPack) streamEnvelope(id OID, e spEntry) ([]byte, error) {
+	return p.streamBlock(id, e, io.NewSectionReader(p.f, int64(e.off), int64(e.size)))
+}
+
+// streamBlock decodes the large single-object block of entry e from r,
+// which yields exactly the block's e.size bytes, header included.
+func (p *spPack) streamBlock(id OID, e spEntry, r io.Reader) ([]byte, error) {
 	var hdr [spBlockHeader]byte
-	if _, err := p.f.ReadAt(hdr[:], int64(e.off)); err != nil {
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, fmt.Errorf("object %s: read %s.pack: %w", id, p.name, err)
 	}
 	kind, rawLen := hdr[0], binary.BigEndian.Uint32(hdr[1:])
@@ -242,7 +264,7 @@ func (p *spPack) streamEnvelope(id OID, e spEntry) ([]byte, error) {
 		return nil, p.corruptEntry(id, e.off, "bad large block header")
 	}
 	crc := crc32.Update(0, crc32c, hdr[:])
-	sec := &crcReader{r: io.NewSectionReader(p.f, int64(e.off)+spBlockHeader, int64(e.size)-spBlockHeader), crc: crc}
+	sec := &crcReader{r: r, crc: crc}
 	raw := make([]byte, rawLen)
 	var err error
 	if kind == spKindStored {

@@ -29,6 +29,8 @@ type PackStore struct {
 	// retired packs vanished from the directory; their files stay open
 	// until Close because a reader may still hold them.
 	retired []*spPack
+	// cache holds recently decoded blocks of the open packs (pack_cache.go).
+	cache *spBlockCache
 }
 
 // OpenPackStore opens the storage packs in dir for hash profile a. A
@@ -39,7 +41,7 @@ func OpenPackStore(dir string, a Algo) (*PackStore, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, ErrUnknownAlgo, a)
 	}
-	s := &PackStore{dir: filepath.Clean(dir), algo: a}
+	s := &PackStore{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache()}
 	s.packs.Store(&[]*spPack{})
 	if err := s.Reload(); err != nil {
 		s.Close()
@@ -96,6 +98,7 @@ func (s *PackStore) Reload() error {
 			}
 			return err
 		}
+		p.cache = s.cache
 		fresh = append(fresh, p)
 	}
 	newestFirst(s.dir, fresh)
@@ -105,6 +108,7 @@ func (s *PackStore) Reload() error {
 			next = append(next, p)
 		} else {
 			s.retired = append(s.retired, p)
+			s.cache.forget(p)
 		}
 	}
 	s.packs.Store(&next)
@@ -305,6 +309,7 @@ func (s *PackStore) install(name string) error {
 	if err != nil {
 		return err
 	}
+	p.cache = s.cache
 	next := append([]*spPack{p}, old...)
 	s.packs.Store(&next)
 	return nil
@@ -317,6 +322,7 @@ func (s *PackStore) Close() error {
 	var errs []error
 	for _, p := range append(*s.packs.Load(), s.retired...) {
 		errs = append(errs, p.f.Close())
+		s.cache.forget(p)
 	}
 	s.packs.Store(&[]*spPack{})
 	s.retired = nil

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // maxVerifyErrors bounds the per-object errors one Verify reports.
@@ -18,10 +20,24 @@ const maxVerifyErrors = 100
 // the whole pack file is re-hashed against its trailer, the blocks must tile
 // the pack exactly, and every entry is read back (CRC-32C, decompression,
 // re-derived oid). It returns the number of objects verified; the error
-// joins the damaged objects' errors (at most 100), each naming its object.
+// joins the structural damage and the damaged objects' errors (at most
+// 100), each naming its object. It is VerifyEach without a callback.
 func (s *PackStore) Verify(ctx context.Context, name string) (int, error) {
-	if hexPart, ok := strings.CutPrefix(name, "pack-"); !ok || !spIsHex(hexPart, 64) {
-		return 0, fmt.Errorf("verify storage pack: %q is not a pack name", name)
+	return s.VerifyEach(ctx, name, nil)
+}
+
+// VerifyEach is Verify that also hands every entry to fn, so a caller
+// checking objects further (fsck) reads the pack once: fn gets each
+// entry's oid and either its verified object (re-hashed, as Get returns
+// it) or the error naming what is wrong with that copy. The pack is read
+// sequentially once, its SHA-256 trailer computed over the same bytes, and
+// each block is decoded once; blocks are decoded and re-hashed on
+// GOMAXPROCS goroutines, so fn is called concurrently and in no particular
+// order, exactly once per index entry (unless the pack cannot be opened or
+// read at all, or ctx ends). fn may be nil.
+func (s *PackStore) VerifyEach(ctx context.Context, name string, fn func(id OID, o *Object, err error)) (int, error) {
+	if err := checkPackName(name); err != nil {
+		return 0, err
 	}
 	p, err := openSPPack(s.dir, name, s.algo)
 	if err != nil {
@@ -29,36 +45,72 @@ func (s *PackStore) Verify(ctx context.Context, name string) (int, error) {
 	}
 	defer p.f.Close()
 	path := p.name + ".pack"
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(p.f, 0, p.size-spSumSize)); err != nil {
+	v := &spVerify{fn: fn, algo: s.algo, p: p}
+	sum := sha256.New()
+	tileErr := p.checkTiling()
+	var src io.Reader
+	if tileErr == nil {
+		if src, err = p.sequential(sum); err != nil {
+			return 0, err
+		}
+	} else if _, err := io.Copy(sum, io.NewSectionReader(p.f, 0, p.size-spSumSize)); err != nil {
 		return 0, fmt.Errorf("verify storage pack %s: %w", path, err)
 	}
-	if [spSumSize]byte(h.Sum(nil)) != p.idx.packSum {
-		return 0, corruptFile(path, errors.New("content does not match its trailer"))
+	if err := p.scan(ctx, p.groups(tileErr == nil), src, runtime.GOMAXPROCS(0), v.entry); err != nil {
+		return v.count(), fmt.Errorf("verify storage pack %s: %w", path, err)
 	}
-	if err := p.checkTiling(); err != nil {
-		return 0, corruptFile(path, err)
+	var structural []error
+	if tileErr != nil {
+		structural = append(structural, corruptFile(path, tileErr))
 	}
-	var errs []error
-	n := 0
-	for _, i := range p.entriesByOffset() {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		id := p.idx.oid(i, s.algo)
-		if _, err := p.read(id, i); err != nil {
-			if len(errs) < maxVerifyErrors {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		n++
+	if [spSumSize]byte(sum.Sum(nil)) != p.idx.packSum {
+		structural = append(structural, corruptFile(path, errors.New("content does not match its trailer")))
 	}
-	return n, errors.Join(errs...)
+	return v.count(), errors.Join(append(structural, v.errs...)...)
 }
 
-// entriesByOffset returns the entry numbers in pack order, so each block is
-// decoded once (the pack keeps its last decoded block).
+// spVerify collects the verdicts of VerifyEach's workers.
+type spVerify struct {
+	fn   func(id OID, o *Object, err error)
+	algo Algo
+	p    *spPack
+	mu   sync.Mutex
+	n    int
+	errs []error
+}
+
+// entry records entry i's verdict and passes it on.
+func (v *spVerify) entry(i int, o *Object, err error) error {
+	v.mu.Lock()
+	if err == nil {
+		v.n++
+	} else if len(v.errs) < maxVerifyErrors {
+		v.errs = append(v.errs, err)
+	}
+	v.mu.Unlock()
+	if v.fn != nil {
+		v.fn(v.p.idx.oid(i, v.algo), o, err)
+	}
+	return nil
+}
+
+// count returns the entries verified so far.
+func (v *spVerify) count() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.n
+}
+
+// checkPackName refuses anything but "pack-" and 64 lowercase hex digits.
+func checkPackName(name string) error {
+	if hexPart, ok := strings.CutPrefix(name, "pack-"); !ok || !spIsHex(hexPart, 64) {
+		return fmt.Errorf("storage pack: %q is not a pack name", name)
+	}
+	return nil
+}
+
+// entriesByOffset returns the entry numbers in pack order: by block offset,
+// then by position in the block.
 func (p *spPack) entriesByOffset() []int {
 	order := make([]int, p.idx.count)
 	for i := range order {

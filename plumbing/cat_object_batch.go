@@ -266,7 +266,7 @@ func batchLookup(ctx context.Context, r *Repo, store objects.Store, q string) (C
 			return e, err
 		}
 	}
-	o, err := store.Get(ctx, id)
+	o, err := getPackedFirst(ctx, r, store, id)
 	switch {
 	case errors.Is(err, objects.ErrNotFound):
 		return e, nil
@@ -275,4 +275,20 @@ func batchLookup(ctx context.Context, r *Repo, store objects.Store, q string) (C
 	}
 	e.Object = o
 	return e, nil
+}
+
+// getPackedFirst reads id from the storage packs first and falls back to
+// the repository's store (loose files, then the packs again, re-scanned on
+// a miss). Packs hold nearly everything in a repository that has been
+// gc'd, so this spares a failed loose-file open per object; both copies of
+// an object are the same bytes and every read is re-hashed, so the answer
+// is the store's. A damaged packed copy falls back too, so a sound loose
+// copy still wins and a damage-only object still fails.
+func getPackedFirst(ctx context.Context, r *Repo, store objects.Store, id objects.OID) (*objects.Object, error) {
+	if r.packs != nil {
+		if o, err := r.packs.Get(ctx, id); err == nil {
+			return o, nil
+		}
+	}
+	return store.Get(ctx, id)
 }

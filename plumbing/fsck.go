@@ -165,6 +165,9 @@ type fsck struct {
 	res     *FsckResult
 	shallow map[objects.OID]bool
 	objs    map[objects.OID]*fsckEntry
+	// packVerdicts holds the verdict of every storage pack verifyPacks
+	// read, for checkStoragePacks to report, so each pack is read once.
+	packVerdicts map[string]PackCheck
 }
 
 // problem records a problem; warn a warning.

@@ -66,31 +66,21 @@ func (f *fsck) checkObjects() error {
 	if err != nil {
 		return err
 	}
-	// Packed objects follow the loose ones; an object with both copies is
-	// listed twice and both copies are checked.
 	nLoose := len(files)
-	if f.r.packs != nil {
-		err := f.r.packs.List(f.ctx, func(id objects.OID) error {
-			files = append(files, looseFile{ID: id, Path: filepath.Join(f.r.root, storagePackRel)})
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	entries := make([]fsckEntry, len(files))
-	errs := make([]error, len(files))
+	entries := make([]fsckEntry, nLoose)
+	errs := make([]error, nLoose)
 	// Reading is bound by file system latency more than CPU, so the decode
 	// pass keeps more reads in flight than there are CPUs.
 	parallelFor(nLoose, 4*runtime.GOMAXPROCS(0), func(i int) {
-		f.decodeInto(&entries[i], &errs[i], files[i].ID, false)
+		f.decodeInto(&entries[i], &errs[i], files[i].ID)
 	})
-	// Packed objects are read in enumeration order, contiguous runs per
-	// worker: gc writes packs in that order, and a pack keeps its last
-	// decoded block, so most reads need no decompression.
-	parallelChunks(len(files)-nLoose, runtime.GOMAXPROCS(0), func(i int) {
-		f.decodeInto(&entries[nLoose+i], &errs[nLoose+i], files[nLoose+i].ID, true)
-	})
+	// Packed copies follow the loose ones: every copy in every pack is
+	// checked, and an object with several copies is listed once per copy.
+	for _, c := range f.verifyPacks() {
+		files = append(files, looseFile{ID: c.id, Path: filepath.Join(f.r.root, storagePackRel, c.pack+".pack")})
+		entries = append(entries, c.entry)
+		errs = append(errs, c.err)
+	}
 	f.objs = make(map[objects.OID]*fsckEntry, len(files))
 	for i, lf := range files {
 		prev, dup := f.objs[lf.ID]
@@ -128,41 +118,22 @@ func (f *fsck) checkObjects() error {
 	return f.ctx.Err()
 }
 
-// decodeInto reads one copy of id, loose or packed, into e and *err.
-func (f *fsck) decodeInto(e *fsckEntry, errp *error, id objects.OID, packed bool) {
-	var o *objects.Object
-	var err error
-	if packed {
-		o, err = f.r.packs.Get(f.ctx, id)
-	} else {
-		o, err = f.r.loose.Get(f.ctx, id)
-	}
-	switch {
-	case err != nil:
-		e.corrupt, *errp = true, err
-	case o.Type != objects.TypeBlob:
-		e.obj = o
-	}
+// decodeInto reads the loose copy of id into e and *err.
+func (f *fsck) decodeInto(e *fsckEntry, errp *error, id objects.OID) {
+	o, err := f.r.loose.Get(f.ctx, id)
+	*e, *errp = fsckEntryOf(o, err), err
 }
 
-// parallelChunks calls fn(i) for i in [0, n) on the given number of
-// goroutines, each taking a contiguous run of indexes.
-func parallelChunks(n, workers int, fn func(i int)) {
-	if workers > n {
-		workers = n
+// fsckEntryOf keeps what fsck needs of a read: the object unless it is a
+// blob, or that the copy is corrupt.
+func fsckEntryOf(o *objects.Object, err error) fsckEntry {
+	switch {
+	case err != nil:
+		return fsckEntry{corrupt: true}
+	case o.Type != objects.TypeBlob:
+		return fsckEntry{obj: o}
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
+	return fsckEntry{}
 }
 
 // fsckResolver resolves links against the objects fsck decoded.

@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tinehq/tine/objects"
@@ -14,8 +16,59 @@ import (
 // storagePackRel is objects/pack/ relative to the repository.
 const storagePackRel = "objects/" + objects.StoragePackDir
 
-// checkStoragePacks verifies every storage pack completely and reports
-// what crashed writers left in objects/pack/ as warnings.
+// fsckPacked is one packed copy of an object as fsck read it.
+type fsckPacked struct {
+	id    objects.OID
+	pack  string
+	entry fsckEntry
+	err   error
+}
+
+// verifyPacks verifies every storage pack completely, reading each once
+// (objects.PackStore.VerifyEach: trailer, index, tiling, every block's
+// CRC-32C and decompression, every entry re-hashed, on every CPU), and
+// returns every packed copy in enumeration order (then by pack name). The
+// packs' verdicts wait in f.packVerdicts for checkStoragePacks.
+func (f *fsck) verifyPacks() []fsckPacked {
+	verdicts := map[string]PackCheck{}
+	f.packVerdicts = verdicts
+	if f.r.packs == nil {
+		return nil // checkStoragePacks verifies copies of each pack
+	}
+	names, err := storagePackNames(f.r)
+	if err != nil {
+		return nil // checkStoragePacks reports the failure
+	}
+	var mu sync.Mutex
+	var out []fsckPacked
+	for _, n := range names {
+		if f.ctx.Err() != nil {
+			break
+		}
+		cnt, err := f.r.packs.VerifyEach(f.ctx, n, func(id objects.OID, o *objects.Object, err error) {
+			c := fsckPacked{id: id, pack: n, entry: fsckEntryOf(o, err), err: err}
+			mu.Lock()
+			out = append(out, c)
+			mu.Unlock()
+		})
+		c := PackCheck{Pack: n, Objects: cnt, OK: err == nil}
+		if err != nil {
+			c.Error = err.Error()
+		}
+		verdicts[n] = c
+	}
+	slices.SortFunc(out, func(a, b fsckPacked) int {
+		if c := enumCompare(a.id, b.id); c != 0 {
+			return c
+		}
+		return strings.Compare(a.pack, b.pack)
+	})
+	return out
+}
+
+// checkStoragePacks reports the verdict on every storage pack (verifying
+// those checkObjects did not read) and what crashed writers left in
+// objects/pack/ as warnings.
 func (f *fsck) checkStoragePacks() error {
 	if err := f.r.packsErr; err != nil {
 		f.problem(Problem{Code: ProblemStoragePack, Path: storagePackRel, Message: err.Error()})
@@ -24,11 +77,15 @@ func (f *fsck) checkStoragePacks() error {
 	if err != nil {
 		return err
 	}
+	done := f.packVerdicts
 	for _, n := range names {
 		if err := f.ctx.Err(); err != nil {
 			return err
 		}
-		c := verifyOnePack(f.ctx, f.r, n)
+		c, ok := done[n]
+		if !ok {
+			c = verifyOnePack(f.ctx, f.r, n)
+		}
 		if !c.OK {
 			f.problem(Problem{Code: ProblemStoragePack, Path: storagePackRel + "/" + n + ".pack", Message: c.Error})
 		}

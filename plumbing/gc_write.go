@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
@@ -13,27 +16,68 @@ import (
 // gcProgressEvery is how many objects pass between progress reports.
 const gcProgressEvery = 4096
 
-// streamIDs returns the objects gc considers, in enumeration order (SPEC
-// §2.1): the loose objects it listed, merged with the old packs' objects
-// when those are rewritten. Objects written after the listing are never
-// touched.
-func (g *gcRun) streamIDs() []objects.OID {
-	if !g.consolidate {
-		return g.loose
+// Write order. gc writes objects in the order they were written, oldest
+// first, not in oid order: readers tend to read objects in (or near) the
+// order they were written (a run's events, a batch's blobs), and a pack
+// block holds several objects, so write order lets such reads decode each
+// block once where oid order scatters them over random blocks (git keeps
+// recency order for the same reason). The order is:
+//
+//   - the old packs being rewritten, oldest pack file first (modification
+//     time, then name), each in its own pack order (block offset, then
+//     position in the block), which is the order its writer added them;
+//   - merged with the loose objects by time: a loose object's time is its
+//     file's modification time, ties broken by enumeration order (SPEC
+//     §2.1), and a pack sorts before loose objects of the same time.
+//
+// An object held in several places is written once, where it comes first.
+
+// gcSource is one unit of the write order: an old pack, walked whole, or
+// one loose object.
+type gcSource struct {
+	t    time.Time
+	pack string      // the pack's name; "" for a loose object
+	id   objects.OID // the loose object
+}
+
+// sources returns the write order of the objects gc considers: the loose
+// objects it listed and, when the packs are rewritten, the old packs.
+// Objects written after the listing are never touched.
+func (g *gcRun) sources() []gcSource {
+	out := make([]gcSource, 0, len(g.loose)+len(g.old))
+	for _, id := range g.loose {
+		t, ok := g.looseTime[id]
+		if !ok {
+			// Without pruning gc did not stat the files; a file gone since
+			// the listing sorts first and is then read from a pack.
+			if p, err := g.r.loose.Path(id); err == nil {
+				if fi, err := os.Lstat(p); err == nil {
+					t = fi.ModTime()
+				}
+			}
+		}
+		out = append(out, gcSource{t: t, id: id})
 	}
-	out := make([]objects.OID, 0, len(g.loose)+len(g.packList))
-	a, b := g.loose, g.packList
-	for len(a) > 0 && len(b) > 0 {
-		switch c := enumCompare(a[0], b[0]); {
-		case c < 0:
-			out, a = append(out, a[0]), a[1:]
-		case c > 0:
-			out, b = append(out, b[0]), b[1:]
-		default:
-			out, a, b = append(out, a[0]), a[1:], b[1:]
+	if g.consolidate {
+		for _, name := range g.old {
+			out = append(out, gcSource{t: g.packTime[name], pack: name})
 		}
 	}
-	return append(append(out, a...), b...)
+	slices.SortStableFunc(out, func(a, b gcSource) int {
+		if c := a.t.Compare(b.t); c != 0 {
+			return c
+		}
+		switch {
+		case a.pack != "" && b.pack != "":
+			return strings.Compare(a.pack, b.pack)
+		case a.pack != "":
+			return -1
+		case b.pack != "":
+			return 1
+		}
+		return enumCompare(a.id, b.id)
+	})
+	return out
 }
 
 // enumCompare orders two oids of one profile by type name, then digest.
@@ -52,76 +96,120 @@ func enumCompare(a, b objects.OID) int {
 	return 0
 }
 
+// gcWriter routes the objects gc considers into the new pack and the
+// cruft pack, each object once.
+type gcWriter struct {
+	g           *gcRun
+	main, cruft *objects.PackWriter
+	seen        map[objects.OID]struct{}
+	done, total int
+}
+
 // writePacks streams the kept objects into the new pack (and unreachable
-// young packed ones into a cruft pack), in enumeration order, so a later
-// full read in that order decodes each block once. Memory is the writers'
-// indexes and one object at a time.
+// young packed ones into a cruft pack) in write order (see above), so a
+// later read in write order decodes each block once. Old packs are read
+// in pack order, each block decoded once. Memory is the writers' indexes,
+// the set of objects seen and one block or object at a time.
 func (g *gcRun) writePacks() (err error) {
-	var main, cruft *objects.PackWriter
+	w := &gcWriter{g: g, seen: make(map[objects.OID]struct{}, len(g.loose)+len(g.packList))}
+	w.total = len(g.loose) + len(g.packList)
 	defer func() {
 		if err != nil {
-			for _, w := range []*objects.PackWriter{main, cruft} {
-				if w != nil {
-					w.Abort()
+			for _, pw := range []*objects.PackWriter{w.main, w.cruft} {
+				if pw != nil {
+					pw.Abort()
 				}
 			}
 		}
 	}()
-	ids := g.streamIDs()
-	for i, id := range ids {
-		if i%gcProgressEvery == 0 {
-			if err := g.ctx.Err(); err != nil {
+	for _, src := range g.sources() {
+		if src.pack == "" {
+			if err := w.consider(src.id, nil); err != nil {
 				return err
 			}
-			g.report(GCPhasePack, i, len(ids))
-		}
-		d := g.disposition(id)
-		if g.looseSet[id] && d != gcKeepLoose {
-			g.removeLoose = append(g.removeLoose, id)
-		}
-		var w **objects.PackWriter
-		switch d {
-		case gcToMain:
-			w = &main
-		case gcToCruft:
-			w, g.res.KeptYoung = &cruft, g.res.KeptYoung+1
-		case gcKeepLoose:
-			g.res.KeptYoung++
-			continue
-		case gcDrop:
-			g.res.Pruned++
-			continue
-		default:
 			continue
 		}
-		if *w == nil {
-			if *w, err = objects.NewPackWriter(g.r.packs.Dir(), g.r.algo, objects.PackOptions{}); err != nil {
-				return err
+		err := g.r.packs.Walk(g.ctx, src.pack, func(id objects.OID, o *objects.Object, rerr error) error {
+			if rerr != nil {
+				o = nil // this copy is damaged: consider reads another one
 			}
-		}
-		o, err := g.read(id)
+			return w.consider(id, o)
+		})
 		if err != nil {
+			return fmt.Errorf("read old pack %s: %w", src.pack, err)
+		}
+	}
+	g.report(GCPhasePack, w.total, w.total)
+	return w.commit()
+}
+
+// consider decides the fate of id the first time it comes (see
+// gcDisposition) and writes it where it goes; o is its verified object
+// when the caller has it, else it is read.
+func (w *gcWriter) consider(id objects.OID, o *objects.Object) error {
+	g := w.g
+	if _, dup := w.seen[id]; dup {
+		return nil
+	}
+	w.seen[id] = struct{}{}
+	if w.done%gcProgressEvery == 0 {
+		if err := g.ctx.Err(); err != nil {
 			return err
 		}
-		if err := (*w).Add(o); err != nil {
+		g.report(GCPhasePack, w.done, w.total)
+	}
+	w.done++
+	d := g.disposition(id)
+	if g.looseSet[id] && d != gcKeepLoose {
+		g.removeLoose = append(g.removeLoose, id)
+	}
+	var pw **objects.PackWriter
+	switch d {
+	case gcToMain:
+		pw = &w.main
+	case gcToCruft:
+		pw, g.res.KeptYoung = &w.cruft, g.res.KeptYoung+1
+	case gcKeepLoose:
+		g.res.KeptYoung++
+		return nil
+	case gcDrop:
+		g.res.Pruned++
+		return nil
+	default:
+		return nil
+	}
+	if *pw == nil {
+		var err error
+		if *pw, err = objects.NewPackWriter(g.r.packs.Dir(), g.r.algo, objects.PackOptions{}); err != nil {
 			return err
 		}
 	}
-	g.report(GCPhasePack, len(ids), len(ids))
+	if o == nil {
+		var err error
+		if o, err = g.read(id); err != nil {
+			return err
+		}
+	}
+	return (*pw).Add(o)
+}
+
+// commit commits the new pack and the cruft pack, if any.
+func (w *gcWriter) commit() error {
+	g := w.g
 	g.written = map[string]int{}
-	if main != nil {
-		n := main.Len()
-		name, err := main.Commit()
-		main = nil
+	if w.main != nil {
+		n := w.main.Len()
+		name, err := w.main.Commit()
+		w.main = nil
 		if err != nil {
 			return fmt.Errorf("commit new pack: %w", err)
 		}
 		g.res.Pack, g.res.Objects, g.written[name] = name, n, n
 	}
-	if cruft != nil {
-		n := cruft.Len()
-		name, err := cruft.Commit()
-		cruft = nil
+	if w.cruft != nil {
+		n := w.cruft.Len()
+		name, err := w.cruft.Commit()
+		w.cruft = nil
 		if err != nil {
 			return fmt.Errorf("commit cruft pack: %w", err)
 		}
