@@ -2,11 +2,7 @@ package plumbing
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/tinehq/tine/objects"
@@ -78,20 +74,13 @@ func CountObjects(ctx context.Context, r *Repo, _ CountObjectsOptions) (*CountOb
 
 // countPacks fills the pack figures of res.
 func countPacks(ctx context.Context, r *Repo, res *CountObjectsResult) error {
-	dir := filepath.Join(r.root, "objects", objects.StoragePackDir)
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		res.Total = res.Count
-		return nil
-	}
+	ents, indexed, err := readStoragePackDir(r.root)
 	if err != nil {
 		return err
 	}
-	indexed := map[string]bool{}
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".idx"); ok {
-			indexed[n] = true
-		}
+	if ents == nil {
+		res.Total = res.Count
+		return nil
 	}
 	for _, e := range ents {
 		name := e.Name()

@@ -97,18 +97,9 @@ func (f *fsck) checkStoragePacks() error {
 // gc scratch directories in objects/pack/, and about names no tine writer
 // makes.
 func (f *fsck) packGarbageWarnings() error {
-	ents, err := os.ReadDir(filepath.Join(f.r.root, "objects", objects.StoragePackDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	ents, indexed, err := readStoragePackDir(f.r.root)
 	if err != nil {
 		return err
-	}
-	indexed := map[string]bool{}
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".idx"); ok {
-			indexed[n] = true
-		}
 	}
 	for _, e := range ents {
 		name := e.Name()
@@ -159,4 +150,24 @@ func (f *fsck) removePackGarbage(cutoff time.Time) (int, error) {
 	}
 	m, err := f.r.packs.RemoveGarbage(f.ctx, cutoff)
 	return n + m, err
+}
+
+// readStoragePackDir lists objects/pack/ and the base names that have an
+// index (so "pack-H" with "pack-H.idx" present). A missing directory gives
+// nil entries and no error.
+func readStoragePackDir(root string) ([]fs.DirEntry, map[string]bool, error) {
+	ents, err := os.ReadDir(filepath.Join(root, "objects", objects.StoragePackDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	indexed := map[string]bool{}
+	for _, e := range ents {
+		if n, ok := strings.CutSuffix(e.Name(), ".idx"); ok {
+			indexed[n] = true
+		}
+	}
+	return ents, indexed, nil
 }
