@@ -160,7 +160,7 @@ type Delta struct {
 func Diff(a, b objects.Value) Delta {
 	var d Delta
 	if a.Kind != objects.KindObject || b.Kind != objects.KindObject {
-		d.Replaced = !Equal(a, b)
+		d.Replaced = !objects.Equal(a, b)
 		return d
 	}
 	for _, m := range b.Object {
@@ -168,7 +168,7 @@ func Diff(a, b objects.Value) Delta {
 		switch {
 		case !ok:
 			d.Added = append(d.Added, m.Key)
-		case !Equal(old, m.Value):
+		case !objects.Equal(old, m.Value):
 			d.Changed = append(d.Changed, m.Key)
 		}
 	}
@@ -181,44 +181,6 @@ func Diff(a, b objects.Value) Delta {
 	slices.Sort(d.Removed)
 	slices.Sort(d.Changed)
 	return d
-}
-
-// Equal reports whether two Values are the same JSON value: objects compare
-// without regard to member order, an integer never equals a float (the
-// literal decides identity, SPEC §0.2), NaN equals NaN.
-func Equal(a, b objects.Value) bool {
-	if a.Kind != b.Kind {
-		return false
-	}
-	switch a.Kind {
-	case objects.KindNull:
-		return true
-	case objects.KindBool:
-		return a.Bool == b.Bool
-	case objects.KindInt:
-		if a.Big != nil || b.Big != nil {
-			return a.Big != nil && b.Big != nil && a.Big.Cmp(b.Big) == 0
-		}
-		return a.Int == b.Int
-	case objects.KindFloat:
-		return a.Float == b.Float || (math.IsNaN(a.Float) && math.IsNaN(b.Float))
-	case objects.KindString:
-		return a.Str == b.Str
-	case objects.KindArray:
-		return slices.EqualFunc(a.Array, b.Array, Equal)
-	case objects.KindObject:
-		if len(a.Object) != len(b.Object) {
-			return false
-		}
-		for _, m := range a.Object {
-			o, ok := b.Get(m.Key)
-			if !ok || !Equal(m.Value, o) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }
 
 // isFinite reports whether f is neither NaN nor infinite.

@@ -148,3 +148,51 @@ func (v Value) Truthy() bool {
 	}
 	return false
 }
+
+// Equal reports whether a and b are the same JSON value: object members
+// compare without regard to order, an integer never equals a float (the
+// literal decides identity, SPEC §0.2), and NaN equals NaN so that a value
+// always equals itself.
+func Equal(a, b Value) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case KindNull:
+		return true
+	case KindBool:
+		return a.Bool == b.Bool
+	case KindInt:
+		if a.Big != nil || b.Big != nil {
+			// BigInt normalises: a value that fits an int64 never has Big.
+			return a.Big != nil && b.Big != nil && a.Big.Cmp(b.Big) == 0
+		}
+		return a.Int == b.Int
+	case KindFloat:
+		return a.Float == b.Float || (a.Float != a.Float && b.Float != b.Float)
+	case KindString:
+		return a.Str == b.Str
+	case KindArray:
+		if len(a.Array) != len(b.Array) {
+			return false
+		}
+		for i := range a.Array {
+			if !Equal(a.Array[i], b.Array[i]) {
+				return false
+			}
+		}
+		return true
+	case KindObject:
+		if len(a.Object) != len(b.Object) {
+			return false
+		}
+		for _, m := range a.Object {
+			o, ok := b.Get(m.Key)
+			if !ok || !Equal(m.Value, o) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

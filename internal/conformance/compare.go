@@ -6,55 +6,6 @@ import (
 	"github.com/tinehq/tine/objects"
 )
 
-// valueEqual is JSON equality as the reference runner's Python == sees it
-// for outputs: objects compare as unordered maps, integers by magnitude,
-// floats by value (NaN never equal), arrays element by element.
-func valueEqual(a, b objects.Value) bool {
-	if a.Kind != b.Kind {
-		return false
-	}
-	switch a.Kind {
-	case objects.KindNull:
-		return true
-	case objects.KindBool:
-		return a.Bool == b.Bool
-	case objects.KindInt:
-		switch {
-		case a.Big == nil && b.Big == nil:
-			return a.Int == b.Int
-		case a.Big != nil && b.Big != nil:
-			return a.Big.Cmp(b.Big) == 0
-		}
-		return false // BigInt normalises: a value that fits int64 never has Big
-	case objects.KindFloat:
-		return a.Float == b.Float
-	case objects.KindString:
-		return a.Str == b.Str
-	case objects.KindArray:
-		if len(a.Array) != len(b.Array) {
-			return false
-		}
-		for i := range a.Array {
-			if !valueEqual(a.Array[i], b.Array[i]) {
-				return false
-			}
-		}
-		return true
-	case objects.KindObject:
-		if len(a.Object) != len(b.Object) {
-			return false
-		}
-		for _, m := range a.Object {
-			other, ok := b.Get(m.Key)
-			if !ok || !valueEqual(m.Value, other) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
 // normalize sorts the top-level array fields named unordered (MANIFEST
 // ops.<op>.unordered), as the runner does before comparing. Strings sort by
 // their bytes, which for the suite's oid strings is the reference's
@@ -90,7 +41,7 @@ func normalize(v objects.Value, unordered []string) objects.Value {
 // whole.
 func subsetMatches(actual, forbidden objects.Value, unordered []string) bool {
 	if actual.Kind != objects.KindObject || forbidden.Kind != objects.KindObject {
-		return valueEqual(actual, forbidden)
+		return objects.Equal(actual, forbidden)
 	}
 	left, right := normalize(actual, unordered), normalize(forbidden, unordered)
 	if len(right.Object) == 0 {
@@ -98,7 +49,7 @@ func subsetMatches(actual, forbidden objects.Value, unordered []string) bool {
 	}
 	for _, m := range right.Object {
 		got, ok := left.Get(m.Key)
-		if !ok || !valueEqual(got, m.Value) {
+		if !ok || !objects.Equal(got, m.Value) {
 			return false
 		}
 	}

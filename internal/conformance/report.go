@@ -93,7 +93,7 @@ func (rep *Report) finish(cases []Case, outputs map[string]*objects.Value, group
 			continue
 		}
 		mine, theirs := outputs[c.ID], outputs[c.Twin]
-		differ := theirs == nil || !valueEqual(*mine, *theirs)
+		differ := theirs == nil || !objects.Equal(*mine, *theirs)
 		if differ != *c.MustDiffer {
 			res.Status = StatusFail
 			verb := "agree"

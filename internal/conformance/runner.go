@@ -149,7 +149,7 @@ func (r *Runner) runCase(c Case) (Result, *objects.Value) {
 			res.Detail = "vector output: " + err.Error()
 			return res, nil
 		}
-		if !valueEqual(normalize(actual, unordered), normalize(want, unordered)) {
+		if !objects.Equal(normalize(actual, unordered), normalize(want, unordered)) {
 			res.Detail = "output mismatch: " + truncate(string(mustJSON(resp.Output)), 200)
 			return res, nil
 		}

@@ -49,7 +49,7 @@ func TestDecodeTagged(t *testing.T) {
 			t.Errorf("DecodeTagged(%s): %v", c.in, err)
 			continue
 		}
-		if !valueEqual(got, c.want) || (c.want.Kind == objects.KindFloat && math.Signbit(got.Float) != math.Signbit(c.want.Float)) {
+		if !objects.Equal(got, c.want) || (c.want.Kind == objects.KindFloat && math.Signbit(got.Float) != math.Signbit(c.want.Float)) {
 			t.Errorf("DecodeTagged(%s) = %+v, want %+v", c.in, got, c.want)
 		}
 	}
@@ -94,14 +94,14 @@ func TestDecodePlainNumbers(t *testing.T) {
 func TestCompare(t *testing.T) {
 	a, _ := DecodePlain([]byte(`{"links":["b","a","a"],"oid":"x"}`))
 	b, _ := DecodePlain([]byte(`{"oid":"x","links":["a","b","a"]}`))
-	if valueEqual(a, b) {
+	if objects.Equal(a, b) {
 		t.Error("arrays compared unordered without being named")
 	}
-	if !valueEqual(normalize(a, []string{"links"}), normalize(b, []string{"links"})) {
+	if !objects.Equal(normalize(a, []string{"links"}), normalize(b, []string{"links"})) {
 		t.Error("unordered links compare unequal")
 	}
 	c, _ := DecodePlain([]byte(`{"oid":"x","links":["a","b"]}`))
-	if valueEqual(normalize(a, []string{"links"}), normalize(c, []string{"links"})) {
+	if objects.Equal(normalize(a, []string{"links"}), normalize(c, []string{"links"})) {
 		t.Error("a multiset lost its duplicate")
 	}
 	forbidden, _ := DecodePlain([]byte(`{"oid":"x"}`))
