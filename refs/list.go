@@ -22,7 +22,16 @@ func isLockName(base string) bool {
 // refFiles returns the slash paths, relative to refs/, of every file under
 // refs/ except lock names, sorted as strings.
 func (s *Store) refFiles() ([]string, error) {
-	dir := filepath.Join(s.root, "refs")
+	out, err := walkFiles(filepath.Join(s.root, "refs"), isLockName)
+	if err != nil {
+		return nil, fmt.Errorf("refs: list: %w", err)
+	}
+	return out, nil
+}
+
+// walkFiles returns the sorted slash paths, relative to dir, of the files
+// below dir whose base name skip does not reject; a missing dir has none.
+func walkFiles(dir string, skip func(base string) bool) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -31,7 +40,7 @@ func (s *Store) refFiles() ([]string, error) {
 			}
 			return err
 		}
-		if d.IsDir() || isLockName(d.Name()) {
+		if d.IsDir() || (skip != nil && skip(d.Name())) {
 			return nil
 		}
 		rel, err := filepath.Rel(dir, p)
@@ -42,7 +51,7 @@ func (s *Store) refFiles() ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("refs: list: %w", err)
+		return nil, err
 	}
 	slices.Sort(out)
 	return out, nil
@@ -160,28 +169,9 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 
 // logFiles returns the slash paths, relative to logs/, of every reflog.
 func (s *Store) logFiles() ([]string, error) {
-	dir := filepath.Join(s.root, "logs")
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir && errors.Is(err, fs.ErrNotExist) {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		out = append(out, filepath.ToSlash(rel))
-		return nil
-	})
+	out, err := walkFiles(filepath.Join(s.root, "logs"), nil)
 	if err != nil {
 		return nil, fmt.Errorf("refs: list reflogs: %w", err)
 	}
-	slices.Sort(out)
 	return out, nil
 }
