@@ -122,27 +122,25 @@ func opEventMetrics(h *Handler, in Input, _ opArgs) (map[string]any, error) {
 }
 
 func opRunGraph(h *Handler, in Input, args opArgs) (map[string]any, error) {
-	o, err := h.decodeInput(in, opArgs{})
-	if err != nil {
-		return nil, err
-	}
-	repo, err := newArgsRepo(h.Algo, args)
-	if err != nil {
-		return nil, err
-	}
-	return nil, objects.CheckRunGraph(o, repo)
+	return nil, h.checkWithArgs(in, args, objects.CheckRunGraph)
 }
 
 func opAnnotationChain(h *Handler, in Input, args opArgs) (map[string]any, error) {
+	return nil, h.checkWithArgs(in, args, objects.CheckAnnotationChain)
+}
+
+// checkWithArgs decodes the input object and runs one existence-aware rule
+// against the repository the args describe.
+func (h *Handler) checkWithArgs(in Input, args opArgs, check func(*objects.Object, objects.Resolver) error) error {
 	o, err := h.decodeInput(in, opArgs{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	repo, err := newArgsRepo(h.Algo, args)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return nil, objects.CheckAnnotationChain(o, repo)
+	return check(o, repo)
 }
 
 // opObjectLoad is one full local read: decode (against expected_oid), then
