@@ -67,11 +67,24 @@ func TestFsckRemoveStaleSparesLiveWriters(t *testing.T) {
 	})
 }
 
+// deadGuard leaves the guard rel as a tine writer killed while holding it
+// does: read-only (tine's guards are), holding a transaction id, and
+// flocked by nobody.
+func deadGuard(t *testing.T, r *Repo, rel, content string) {
+	t.Helper()
+	p := filepath.Join(r.Root(), filepath.FromSlash(rel))
+	writeFile(t, p, []byte(content))
+	if err := os.Chmod(p, 0o444); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestStaleGuardWarnings(t *testing.T) {
 	r := newRepo(t, objects.BLAKE3)
 	liveGuard(t, r, "refs/heads/live.lock")
-	writeFile(t, filepath.Join(r.Root(), "refs", "heads", "dead.lock"), []byte("fedcba9876543210fedcba9876543210"))
-	writeFile(t, filepath.Join(r.Root(), "shallow.lock"), nil)
+	deadGuard(t, r, "refs/heads/dead.lock", "fedcba9876543210fedcba9876543210")
+	deadGuard(t, r, "shallow.lock", "")
+	writeFile(t, filepath.Join(r.Root(), "refs", "heads", "foreign.lock"), nil)
 	later := time.Now().Add(2 * time.Hour)
 	f := &fsck{ctx: context.Background(), r: r, opt: FsckOptions{Now: func() time.Time { return later }}, res: &FsckResult{}}
 	if err := f.staleGuardWarnings(); err != nil {
@@ -79,8 +92,9 @@ func TestStaleGuardWarnings(t *testing.T) {
 	}
 	want := map[string]struct{ ref, text string }{
 		"refs/heads/live.lock": {"heads/live", "guard of a running writer, 2h0m0s old"},
-		"refs/heads/dead.lock": {"heads/dead", "guard left by a dead writer, 2h0m0s old"},
-		"shallow.lock":         {"", "shallow left by a dead writer"},
+		"refs/heads/dead.lock":    {"heads/dead", "guard left by a dead writer, 2h0m0s old: the next update removes it"},
+		"shallow.lock":            {"", "shallow left by a dead writer"},
+		"refs/heads/foreign.lock": {"heads/foreign", "guard not created by tine"},
 	}
 	if len(f.res.Warnings) != len(want) {
 		t.Fatalf("warnings %+v", f.res.Warnings)

@@ -176,7 +176,7 @@ func (s *Store) recover(ctx context.Context, g *gate) ([]string, error) {
 // recoverOne handles one journal file if its writer is gone. The caller
 // holds the gate exclusive.
 func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error) {
-	fl, alive, err := probe(path)
+	fl, _, alive, err := probe(path)
 	if err != nil {
 		return nil, fmt.Errorf("refs: recover %s: %w", path, err)
 	}
@@ -210,7 +210,11 @@ func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error)
 	}
 	removed := []string{rel}
 	for _, e := range jf.Ops {
-		removed = append(removed, s.releaseOwned(e.Ref, owner)...)
+		rm, err := s.releaseOwned(e.Ref, owner)
+		removed = append(removed, rm...)
+		if err != nil {
+			return removed, err
+		}
 	}
 	return removed, nil
 }
@@ -219,36 +223,74 @@ func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error)
 // names owner and its writer is dead; a guard of another writer is never
 // touched. The caller holds the gate exclusive. It returns the removed
 // paths, relative to the repository.
-func (s *Store) releaseOwned(ref, owner string) []string {
+func (s *Store) releaseOwned(ref, owner string) ([]string, error) {
 	g := s.refPath(ref) + guardSuffix
 	b, err := os.ReadFile(g)
 	if err != nil || string(b) != owner {
-		return nil
+		return nil, nil
 	}
-	return s.removeDeadGuard(g)
+	return s.removeDeadGuard(g, false)
 }
 
 // removeDeadGuard removes a guard whose writer is dead, with its staging
 // file first, and prunes emptied directories. The caller holds the gate
-// exclusive. A live writer's guard is left alone. It returns the removed
-// paths, relative to the repository.
-func (s *Store) removeDeadGuard(guard string) []string {
-	fl, alive, err := probe(guard)
+// exclusive. A live writer's guard is left alone, and so is the guard of a
+// transaction whose journal is still on disk: only recovery, which runs
+// first, may finish or discard that transaction. A foreign guard (not
+// ownGuard: its liveness is unknown) is removed only with foreign set. It
+// returns the removed paths, relative to the repository, and an error when
+// the guard is a dead writer's but could not be removed.
+func (s *Store) removeDeadGuard(guard string, foreign bool) ([]string, error) {
+	fl, fi, alive, err := probe(guard)
 	if err != nil || alive {
-		return nil
+		return nil, err
 	}
 	defer fl.Unlock()
+	if (!foreign && !ownGuard(fi)) || s.journalOf(guard) {
+		return nil, nil
+	}
 	var removed []string
 	staging := guard[:len(guard)-len(guardSuffix)] + stagingSuffix
-	if os.Remove(staging) == nil {
+	if err := os.Remove(staging); err == nil {
 		removed = append(removed, s.relPath(staging))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return removed, fmt.Errorf("refs: remove staging file of a dead writer: %w", err)
 	}
 	// Removed while its flock is held: see heldGuard.release.
-	if os.Remove(guard) == nil {
-		removed = append(removed, s.relPath(guard))
+	if err := os.Remove(guard); err != nil {
+		return removed, fmt.Errorf("refs: remove guard of a dead writer: %w", err)
 	}
+	removed = append(removed, s.relPath(guard))
 	s.pruneDirs(filepath.Dir(guard))
-	return removed
+	return removed, nil
+}
+
+// journalOf reports whether the transaction that wrote guard still has a
+// journal in refs-txn/.
+func (s *Store) journalOf(guard string) bool {
+	b, err := readRegular(guard, 1, 64, func(int64) error { return errors.New("too big") })
+	if err != nil || !isTxnID(string(b)) {
+		return false
+	}
+	for _, ext := range []string{".journal", ".tmp"} {
+		if _, err := os.Lstat(filepath.Join(s.root, journalDirName, string(b)+ext)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// isTxnID reports whether s is a transaction id as newTxnID makes them.
+func isTxnID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // relPath returns path relative to the repository, in slash form.

@@ -7,26 +7,40 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/tinehq/tine/internal/fsutil"
 )
 
 // lockRef creates and flocks the guard <ref>.lock holding the owner's
-// transaction id (SPEC §2.5 step 1; createGuard). An existing guard is a
-// *LockedError at once: writers never wait.
+// transaction id (SPEC §2.5 step 1; createGuard). An existing guard whose
+// writer died is recovered first, the way SQLite recovers a hot journal
+// (recoverGuard); a guard whose writer is alive is a *LockedError at once:
+// writers never wait for one another.
 func (s *Store) lockRef(ctx context.Context, norm, owner string) (*heldGuard, error) {
 	path := s.refPath(norm) + guardSuffix
 	dir := filepath.Dir(path)
+	recovered := false
 	for attempt := 0; ; attempt++ {
 		if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("ref %s: conflicts with an existing ref or file: %w", norm, err)
+			return nil, s.clashError(norm, err)
 		}
 		g, err := s.createGuard(ctx, path, owner)
 		if err == nil {
 			return g, nil
 		}
 		if errors.Is(err, fs.ErrExist) {
-			return nil, &LockedError{Name: norm, Path: path}
+			if recovered {
+				return nil, &LockedError{Name: norm, Path: path}
+			}
+			recovered = true
+			if err := s.recoverGuard(ctx, norm, path); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, s.clashError(norm, err)
 		}
 		// A concurrent deletion may have pruned the directory between
 		// MkdirAllSync and the create; make it again.
@@ -35,6 +49,47 @@ func (s *Store) lockRef(ctx context.Context, norm, owner string) (*heldGuard, er
 		}
 		return nil, fmt.Errorf("ref %s: create guard: %w", norm, err)
 	}
+}
+
+// recoverGuard is the next writer's recovery of the guard of ref norm at
+// path when it already exists. Under the exclusive gate (no writer is then
+// between creating a guard and flocking it) it first finishes the
+// transactions of dead writers (Recover: a committed journal is rolled
+// forward, an uncommitted one discarded, their guards released), then
+// removes the guard and its staging file if the guard's flock is free,
+// that is if its writer is dead. It returns nil when the guard is gone, and
+// a *LockedError when a live or a foreign writer holds it.
+func (s *Store) recoverGuard(ctx context.Context, norm, path string) error {
+	g, err := s.lockGate(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer g.unlock()
+	wrap := func(err error) error {
+		return fmt.Errorf("ref %s: recover the guard of a dead writer: %w", norm, err)
+	}
+	if _, err := s.recover(ctx, g); err != nil {
+		return wrap(err)
+	}
+	if _, err := s.removeDeadGuard(path, false); err != nil {
+		return wrap(err)
+	}
+	// Exact: no guard can be created while the gate is held exclusive.
+	return s.lockedIfPresent(norm, path)
+}
+
+// lockedIfPresent returns nil when the guard path is gone, else the
+// *LockedError that describes it. The caller holds the gate exclusive and
+// has removed the guard if its writer was a dead tine writer.
+func (s *Store) lockedIfPresent(name, path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: guard %s: %w", name, path, err)
+	}
+	return &LockedError{Name: name, Path: path, Foreign: !ownGuard(fi)}
 }
 
 // releaseGuards removes each guard's staging leftover and then the guard

@@ -124,7 +124,7 @@ func TestGuardOfLiveProcessKeptDeadRemoved(t *testing.T) {
 	}
 	err = s.Create(ctx, "heads/a", a, "parent")
 	var le *LockedError
-	if !errors.As(err, &le) || !strings.Contains(err.Error(), "tine fsck --remove-stale") {
+	if !errors.As(err, &le) || le.Foreign || !strings.Contains(err.Error(), "a running process is updating it") {
 		t.Fatalf("update under a live guard: %v", err)
 	}
 
