@@ -24,11 +24,7 @@ func initWithRun(t *testing.T) (string, string) {
 	if code, _, errs := tineRun(t, "", "--repo", repo, "record", "--event", filepath.Join(dir, "e.json"), "--ref", "heads/a"); code != 0 {
 		t.Fatalf("record: %s", errs)
 	}
-	b, err := os.ReadFile(filepath.Join(repo, "refs", "heads", "a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return repo, strings.TrimSpace(string(b))
+	return repo, readRefFile(t, repo, "heads/a")
 }
 
 // TestRefsSkipsSymlinkedRef: one symlinked ref does not make `tine refs`
