@@ -232,67 +232,6 @@ func (s *Store) releaseOwned(ref, owner string) ([]string, error) {
 	return s.removeDeadGuard(g, false)
 }
 
-// removeDeadGuard removes a guard whose writer is dead, with its staging
-// file first, and prunes emptied directories. The caller holds the gate
-// exclusive. A live writer's guard is left alone, and so is the guard of a
-// transaction whose journal is still on disk: only recovery, which runs
-// first, may finish or discard that transaction. A foreign guard (not
-// ownGuard: its liveness is unknown) is removed only with foreign set. It
-// returns the removed paths, relative to the repository, and an error when
-// the guard is a dead writer's but could not be removed.
-func (s *Store) removeDeadGuard(guard string, foreign bool) ([]string, error) {
-	fl, fi, alive, err := probe(guard)
-	if err != nil || alive {
-		return nil, err
-	}
-	defer fl.Unlock()
-	if (!foreign && !ownGuard(fi)) || s.journalOf(guard) {
-		return nil, nil
-	}
-	var removed []string
-	staging := guard[:len(guard)-len(guardSuffix)] + stagingSuffix
-	if err := os.Remove(staging); err == nil {
-		removed = append(removed, s.relPath(staging))
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return removed, fmt.Errorf("refs: remove staging file of a dead writer: %w", err)
-	}
-	// Removed while its flock is held: see heldGuard.release.
-	if err := os.Remove(guard); err != nil {
-		return removed, fmt.Errorf("refs: remove guard of a dead writer: %w", err)
-	}
-	removed = append(removed, s.relPath(guard))
-	s.pruneDirs(filepath.Dir(guard))
-	return removed, nil
-}
-
-// journalOf reports whether the transaction that wrote guard still has a
-// journal in refs-txn/.
-func (s *Store) journalOf(guard string) bool {
-	b, err := readRegular(guard, 1, 64, func(int64) error { return errors.New("too big") })
-	if err != nil || !isTxnID(string(b)) {
-		return false
-	}
-	for _, ext := range []string{".journal", ".tmp"} {
-		if _, err := os.Lstat(filepath.Join(s.root, journalDirName, string(b)+ext)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// isTxnID reports whether s is a transaction id as newTxnID makes them.
-func isTxnID(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // relPath returns path relative to the repository, in slash form.
 func (s *Store) relPath(path string) string {
 	if rel, err := filepath.Rel(s.root, path); err == nil {

@@ -51,47 +51,6 @@ func (s *Store) lockRef(ctx context.Context, norm, owner string) (*heldGuard, er
 	}
 }
 
-// recoverGuard is the next writer's recovery of the guard of ref norm at
-// path when it already exists. Under the exclusive gate (no writer is then
-// between creating a guard and flocking it) it first finishes the
-// transactions of dead writers (Recover: a committed journal is rolled
-// forward, an uncommitted one discarded, their guards released), then
-// removes the guard and its staging file if the guard's flock is free,
-// that is if its writer is dead. It returns nil when the guard is gone, and
-// a *LockedError when a live or a foreign writer holds it.
-func (s *Store) recoverGuard(ctx context.Context, norm, path string) error {
-	g, err := s.lockGate(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer g.unlock()
-	wrap := func(err error) error {
-		return fmt.Errorf("ref %s: recover the guard of a dead writer: %w", norm, err)
-	}
-	if _, err := s.recover(ctx, g); err != nil {
-		return wrap(err)
-	}
-	if _, err := s.removeDeadGuard(path, false); err != nil {
-		return wrap(err)
-	}
-	// Exact: no guard can be created while the gate is held exclusive.
-	return s.lockedIfPresent(norm, path)
-}
-
-// lockedIfPresent returns nil when the guard path is gone, else the
-// *LockedError that describes it. The caller holds the gate exclusive and
-// has removed the guard if its writer was a dead tine writer.
-func (s *Store) lockedIfPresent(name, path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("%s: guard %s: %w", name, path, err)
-	}
-	return &LockedError{Name: name, Path: path, Foreign: !ownGuard(fi)}
-}
-
 // releaseGuards removes each guard's staging leftover and then the guard
 // (while its flock is held), and prunes the directories emptied by
 // deletions.

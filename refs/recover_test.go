@@ -231,9 +231,9 @@ func TestForeignGuardIsNotTakenForDead(t *testing.T) {
 	}
 }
 
-// TestGuardsAreMarkedAsTines: the guard a writer holds is read-only, the
+// TestGuardsAreReadOnly: the guard a writer holds is read-only, the
 // mark that tells it from a foreign tool's.
-func TestGuardsAreMarkedAsTines(t *testing.T) {
+func TestGuardsAreReadOnly(t *testing.T) {
 	s, _ := newTestStore(t, objects.BLAKE3)
 	g, err := s.lockRef(context.Background(), "heads/main", "0123456789abcdef0123456789abcdef")
 	if err != nil {
