@@ -19,8 +19,9 @@
 //	refs/<name>          "<oid>\n". Readers also accept "<oid>" and
 //	                     "<oid>\r\n"; at most 256 bytes, ASCII, a regular
 //	                     file with at most one link, never a symlink.
-//	refs/<name>.lock     guard: created with O_CREAT|O_EXCL by the writer
-//	                     that owns the ref for one update; holds that
+//	refs/<name>.lock     guard: created with O_CREAT|O_EXCL, read-only
+//	                     (mode 0444, the mark of a tine guard), by the
+//	                     writer that owns the ref for one update; holds that
 //	                     writer's 32-hex transaction id and is flocked by
 //	                     it until removed. A second writer fails at once
 //	                     with *LockedError while that writer lives, and
@@ -113,7 +114,7 @@
 // Writers wait for the gate only while a probe runs (one scan); guards
 // themselves are never waited for.
 //
-// Three more rules keep removal exact. A guard is unlinked only by the holder
+// Two more rules keep removal exact. A guard is unlinked only by the holder
 // of its flock: its writer removes it before dropping the flock, a remover
 // after taking it and checking that the path still names the file it
 // locked. And a staging file is removed only under its guard's flock, or,
@@ -121,12 +122,14 @@
 // its guard). RemoveStaleGuards runs recovery first, so the guards of a
 // committed transaction are rolled forward, never simply removed.
 //
-// A guard is removed only once its transaction's journal is gone:
+// And a guard is removed only once its transaction's journal is gone:
 // recovery, which runs first, is the only code that finishes or discards a
 // transaction with a journal.
 //
-// A foreign writer (OpenTine) takes no flocks: its guards look dead, and a
-// tine writer of the same ref at the same moment would take its guard for
-// a dead writer's. Do not let OpenTine and tine update the refs of one
-// repository at the same time.
+// A foreign writer (OpenTine) takes no flocks, so a free flock proves
+// nothing about its guards. tine's guards are read-only from the instant
+// the create makes them, foreign ones are not (ownGuard): a writer recovers
+// only tine's, and reports a foreign guard as a *LockedError with Foreign
+// set; RemoveStaleGuards removes foreign guards by age
+// (RemoveOptions.OlderThan).
 package refs
