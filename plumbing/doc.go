@@ -49,11 +49,11 @@
 // guard (<ref>.lock) and staging (<ref>..lock) files of a ref update that
 // died before its commit point. Multi-ref transactions that died after
 // their commit point are rolled forward by the ref store's recovery, which
-// Fsck runs first. The remaining leftovers are fsck warnings, never
-// problems; a stale guard makes updates of its ref fail with
-// *refs.LockedError until `tine fsck --remove-stale` (FsckOptions.
-// RemoveStale) removes it: refs knows a dead writer's guard exactly, since
-// every writer holds an flock on its guards while it lives. The crash test of this
-// package kills a writer with SIGKILL dozens of times and checks exactly
-// this.
+// every ref write and Fsck run first. A dead writer's guard never blocks
+// its ref: every writer holds an flock on its guards while it lives, so the
+// next writer of the ref knows the guard's writer is dead and removes it
+// (package refs). The remaining leftovers are fsck warnings, never
+// problems, and `tine fsck --remove-stale` (FsckOptions.RemoveStale)
+// deletes them. The crash test of this package kills a writer with SIGKILL
+// dozens of times and checks exactly this.
 package plumbing

@@ -48,8 +48,9 @@ const (
 
 	// WarnTempFile: a writer's temporary file (a crash leftover).
 	WarnTempFile = "temp-file"
-	// WarnStaleLock: a ref guard or staging file with no live transaction;
-	// until removed the ref cannot be updated (fsck --remove-stale).
+	// WarnStaleLock: a ref guard, staging file, journal or shallow.lock
+	// on disk: a live writer's (an update in progress) or a dead one's,
+	// which the next update of its ref or fsck --remove-stale removes.
 	WarnStaleLock = "stale-lock"
 	// WarnPackGarbage: a storage pack without its index (a crash between
 	// the renames of a pack commit) or a gc scratch directory; gc and
@@ -62,22 +63,29 @@ const (
 	WarnTornReflog = "reflog-torn"
 )
 
-// DefaultStaleAfter is how old a temporary file or other leftover must be
-// before RemoveStale deletes it. Ref guards need no age: refs recognises a
-// dead writer's guard exactly (its flock can be taken); the age is an extra
-// filter that also covers writers that take no flocks, such as OpenTine.
+// DefaultStaleAfter is how old a leftover whose writer's liveness cannot
+// be probed (an object temp file, a storage pack without its index, a
+// foreign tool's ref guard) must be before `tine fsck --remove-stale`
+// deletes it when --stale-after is not given. tine's own ref guards,
+// staging files, journals and shallow.lock need no age: refs recognises a
+// dead writer's exactly (its flock can be taken).
 const DefaultStaleAfter = time.Hour
 
 // FsckOptions configures Fsck.
 type FsckOptions struct {
-	// RemoveStale deletes crash leftovers older than StaleAfter: object
-	// temp files, and ref guards (<ref>.lock), staging files (<ref>..lock),
-	// journals and shallow.lock whose writer has died (refs decides, so a
-	// live writer's files are never removed). Removed paths are listed in
-	// the result and not warned about.
+	// RemoveStale deletes crash leftovers: ref guards (<ref>.lock),
+	// staging files (<ref>..lock), journals and shallow.lock whose tine
+	// writer has died, whatever their age (refs decides, so a live
+	// writer's files are never removed); and leftovers whose writer's
+	// liveness cannot be probed once older than StaleAfter: object temp
+	// files, storage pack garbage, temporary files under refs/ and logs/
+	// and foreign ref guards. Removed paths are listed in the result and
+	// not warned about.
 	RemoveStale bool
-	// StaleAfter is the minimum age of a removed leftover; 0 means
-	// DefaultStaleAfter, a negative value removes leftovers of any age.
+	// StaleAfter is the minimum age of a removed leftover whose liveness
+	// cannot be probed. Zero (or negative) means any age: 0 is 0. Callers
+	// wanting a safety margin pass DefaultStaleAfter, as the CLI does when
+	// --stale-after is not given.
 	StaleAfter time.Duration
 	// Now is the clock ages are measured with; nil means time.Now.
 	Now func() time.Time
@@ -135,9 +143,6 @@ func (f *FsckResult) OK() bool { return len(f.Problems) == 0 }
 func Fsck(ctx context.Context, r *Repo, opt FsckOptions) (*FsckResult, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
-	}
-	if opt.StaleAfter == 0 {
-		opt.StaleAfter = DefaultStaleAfter
 	}
 	if err := r.refs.Recover(ctx); err != nil {
 		return nil, fmt.Errorf("fsck: finish interrupted ref transactions: %w", err)

@@ -56,7 +56,8 @@ func (f *fsck) checkObjects() error {
 		switch {
 		case s.Err != nil:
 			f.problem(Problem{Code: ProblemUnconfined, Path: f.rel(s.Path), Message: s.Err.Error()})
-		case s.Temp && !f.opt.RemoveStale:
+		case s.Temp:
+			// Still here after RemoveStale: younger than StaleAfter.
 			f.warn(Problem{Code: WarnTempFile, Path: f.rel(s.Path), Message: "temporary file of an interrupted object write"})
 		case !s.Temp:
 			f.warn(Problem{Code: WarnStray, Path: f.rel(s.Path), Message: "not a loose object name; readers skip it"})

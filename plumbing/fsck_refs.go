@@ -45,8 +45,11 @@ func (f *fsck) checkRefs() error {
 		path := "refs/" + name
 		base := filepath.Base(name)
 		switch {
-		case d.Type()&fs.ModeSymlink != 0 || !d.Type().IsRegular():
-			f.problem(Problem{Code: ProblemUnconfined, Path: path, Message: fmt.Sprintf("%s is a %s, not a regular file", path, d.Type())})
+		case d.Type()&fs.ModeSymlink != 0:
+			f.problem(Problem{Code: ProblemUnconfined, Path: path, Message: fmt.Sprintf("%s is a symlink, not a regular file: refs are never followed through links (remove it)", path)})
+			return nil
+		case !d.Type().IsRegular():
+			f.problem(Problem{Code: ProblemUnconfined, Path: path, Message: fmt.Sprintf("%s is a special file (%s), not a regular file", path, d.Type())})
 			return nil
 		case strings.HasSuffix(base, ".lock"):
 			// Guards and staging files are reported by staleGuardWarnings,

@@ -12,18 +12,18 @@ import (
 	"github.com/tinehq/tine/refs"
 )
 
-// removeStale deletes crash leftovers (FsckOptions.RemoveStale). Object
-// temp files, storage packs without an index and gc scratch directories go
-// through the object stores, by age. Ref guards, staging
-// files, journals, shallow.lock and shallow temporaries go through the ref
-// store, which removes only those whose writer is dead (it holds an flock
-// for life, see package refs) after rolling committed transactions forward;
-// the age cutoff only narrows that further. Temporary files under refs/ and
-// logs/ are not tine's (its ref store writes none there), so they go by
-// age alone.
+// removeStale deletes crash leftovers (FsckOptions.RemoveStale). Ref
+// guards, staging files, journals, shallow.lock and shallow temporaries go
+// through the ref store, which removes tine's whatever their age when
+// their writer is dead (it holds an flock for life, see package refs),
+// after rolling committed transactions forward. Everything whose writer's
+// liveness cannot be probed goes by age: object temp files, storage packs
+// without an index and gc scratch directories (through the object
+// stores), foreign ref guards, and temporary files under refs/ and logs/
+// (tine's ref store writes none there).
 func (f *fsck) removeStale() error {
 	cutoff := f.opt.Now().Add(-f.opt.StaleAfter)
-	anyAge := f.opt.StaleAfter < 0
+	anyAge := f.opt.StaleAfter <= 0
 	objCutoff := cutoff
 	if anyAge {
 		objCutoff = f.opt.Now().Add(time.Hour) // every existing temp file
@@ -72,7 +72,8 @@ func (f *fsck) removeStale() error {
 // staleGuardWarnings turns the ref store's view of guards, staging files,
 // journals and shallow.lock into stale-lock warnings naming each file's
 // age and whether its writer is alive: a live writer's guard is an update
-// in progress, a dead writer's blocks its ref until --remove-stale.
+// in progress; a dead writer's is removed by the next update of its ref
+// (or --remove-stale); a foreign tool's may be either.
 func (f *fsck) staleGuardWarnings() error {
 	gs, err := f.r.refs.StaleGuards(f.ctx)
 	if err != nil {
@@ -85,10 +86,13 @@ func (f *fsck) staleGuardWarnings() error {
 		switch {
 		case g.Alive:
 			msg = fmt.Sprintf("%s of a running writer, %s old: an update is in progress", g.Kind, age)
+		case g.Foreign:
+			msg = fmt.Sprintf("%s not created by tine (another tool such as OpenTine may be updating the ref), %s old: "+
+				"`tine fsck --remove-stale` removes it once older than --stale-after (default 1h)", g.Kind, age)
 		case g.Kind == refs.GuardJournal:
 			msg = fmt.Sprintf("journal of a dead writer, %s old: the next ref write or `tine fsck --remove-stale` finishes its transaction", age)
 		default:
-			msg = fmt.Sprintf("%s left by a dead writer, %s old: it blocks updates until `tine fsck --remove-stale` removes it", g.Kind, age)
+			msg = fmt.Sprintf("%s left by a dead writer, %s old: the next update removes it, as does `tine fsck --remove-stale`", g.Kind, age)
 		}
 		f.warn(Problem{Code: WarnStaleLock, Ref: g.Ref, Path: g.Path, Message: msg})
 	}

@@ -67,20 +67,34 @@ func TestFsckRemoveStaleSparesLiveWriters(t *testing.T) {
 	})
 }
 
+// deadGuard leaves the guard rel as a tine writer killed while holding it
+// does: read-only (tine's guards are), holding a transaction id, and
+// flocked by nobody.
+func deadGuard(t *testing.T, r *Repo, rel, content string) {
+	t.Helper()
+	p := filepath.Join(r.Root(), filepath.FromSlash(rel))
+	writeFile(t, p, []byte(content))
+	if err := os.Chmod(p, 0o444); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestStaleGuardWarnings(t *testing.T) {
 	r := newRepo(t, objects.BLAKE3)
 	liveGuard(t, r, "refs/heads/live.lock")
-	writeFile(t, filepath.Join(r.Root(), "refs", "heads", "dead.lock"), []byte("fedcba9876543210fedcba9876543210"))
-	writeFile(t, filepath.Join(r.Root(), "shallow.lock"), nil)
+	deadGuard(t, r, "refs/heads/dead.lock", "fedcba9876543210fedcba9876543210")
+	deadGuard(t, r, "shallow.lock", "")
+	writeFile(t, filepath.Join(r.Root(), "refs", "heads", "foreign.lock"), nil)
 	later := time.Now().Add(2 * time.Hour)
 	f := &fsck{ctx: context.Background(), r: r, opt: FsckOptions{Now: func() time.Time { return later }}, res: &FsckResult{}}
 	if err := f.staleGuardWarnings(); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]struct{ ref, text string }{
-		"refs/heads/live.lock": {"heads/live", "guard of a running writer, 2h0m0s old"},
-		"refs/heads/dead.lock": {"heads/dead", "guard left by a dead writer, 2h0m0s old"},
-		"shallow.lock":         {"", "shallow left by a dead writer"},
+		"refs/heads/live.lock":    {"heads/live", "guard of a running writer, 2h0m0s old"},
+		"refs/heads/dead.lock":    {"heads/dead", "guard left by a dead writer, 2h0m0s old: the next update removes it"},
+		"shallow.lock":            {"", "shallow left by a dead writer"},
+		"refs/heads/foreign.lock": {"heads/foreign", "guard not created by tine"},
 	}
 	if len(f.res.Warnings) != len(want) {
 		t.Fatalf("warnings %+v", f.res.Warnings)
@@ -96,5 +110,33 @@ func TestStaleGuardWarnings(t *testing.T) {
 	}
 	if len(f.res.Problems) != 0 {
 		t.Fatalf("guards are not problems: %+v", f.res.Problems)
+	}
+}
+
+// TestFsckRemoveStaleAgeRules: a dead tine writer's guard and staging
+// file go whatever their age, even under the default age cutoff; a young
+// temp file (whose writer cannot be probed) stays under the cutoff and
+// goes with StaleAfter 0, which means 0, not the default.
+func TestFsckRemoveStaleAgeRules(t *testing.T) {
+	r := newRepo(t, objects.BLAKE3)
+	deadGuard(t, r, "refs/heads/dead.lock", "fedcba9876543210fedcba9876543210")
+	writeFile(t, filepath.Join(r.Root(), "refs", "heads", "dead..lock"), []byte("x\n"))
+	deadGuard(t, r, "shallow.lock", "")
+	tmp := filepath.Join(r.Root(), "objects", "event", ".tmp-young")
+	writeFile(t, tmp, []byte("half"))
+	res := fsckOf(t, r, FsckOptions{RemoveStale: true, StaleAfter: DefaultStaleAfter})
+	want := []string{"refs/heads/dead..lock", "refs/heads/dead.lock", "shallow.lock"}
+	if got := slices.Sorted(slices.Values(res.Removed)); !slices.Equal(got, want) || res.RemovedTemp != 0 {
+		t.Fatalf("with the default cutoff: removed %v and %d temp files; want %v and none", got, res.RemovedTemp, want)
+	}
+	if findProblem(res.Warnings, WarnTempFile) == nil {
+		t.Fatalf("the young temp file it kept is not warned about: %+v", res.Warnings)
+	}
+	res = fsckOf(t, r, FsckOptions{RemoveStale: true, StaleAfter: 0})
+	if res.RemovedTemp != 1 || len(res.Warnings) != 0 {
+		t.Fatalf("StaleAfter 0: %+v", res)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Fatalf("temp file still there: %v", err)
 	}
 }

@@ -23,13 +23,26 @@ type RefInfo struct {
 	Name string       `json:"name"`
 }
 
-// ListRefsResult is what `tine refs` reports, sorted by name.
+// UnreadableRef is a ref file a listing skipped: a symlink, a file that is
+// not regular or singly linked, or content that is not one oid of the
+// repository's hash profile. fsck reports it as a problem.
+type UnreadableRef struct {
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// ListRefsResult is what `tine refs` reports, sorted by name. Unreadable
+// lists the refs that could not be read, so one bad ref file does not hide
+// the others (git for-each-ref ignores a broken ref with a warning too).
 type ListRefsResult struct {
-	Refs []RefInfo `json:"refs"`
+	Refs       []RefInfo       `json:"refs"`
+	Unreadable []UnreadableRef `json:"unreadable,omitempty"`
 }
 
 // ListRefs lists refs and their values, like git for-each-ref. It reads ref
-// files only; fsck checks their targets.
+// files only; fsck checks their targets. A ref file it cannot read is
+// listed in Unreadable, not an error.
 func ListRefs(ctx context.Context, r *Repo, opt ListRefsOptions) (*ListRefsResult, error) {
 	prefix := strings.TrimSuffix(strings.TrimPrefix(opt.Prefix, "refs/"), "/")
 	if prefix == "refs" {
@@ -39,11 +52,18 @@ func ListRefs(ctx context.Context, r *Repo, opt ListRefsOptions) (*ListRefsResul
 		return nil, fmt.Errorf("refs: prefix %q: %w", opt.Prefix, ErrNotConfined)
 	}
 	res := &ListRefsResult{Refs: []RefInfo{}}
-	err := r.refs.List(ctx, prefix, func(name string, id objects.OID) error {
-		if prefix != "" && name != prefix && !strings.HasPrefix(name, prefix+"/") {
-			return nil
+	under := func(name string) bool {
+		return prefix == "" || name == prefix || strings.HasPrefix(name, prefix+"/")
+	}
+	err := r.refs.ListTolerant(ctx, prefix, func(name string, id objects.OID) error {
+		if under(name) {
+			res.Refs = append(res.Refs, RefInfo{OID: id.String(), Type: id.Type, Name: name})
 		}
-		res.Refs = append(res.Refs, RefInfo{OID: id.String(), Type: id.Type, Name: name})
+		return nil
+	}, func(name string, err error) error {
+		if under(name) {
+			res.Unreadable = append(res.Unreadable, UnreadableRef{Name: name, Path: "refs/" + name, Error: err.Error()})
+		}
 		return nil
 	})
 	if err != nil {

@@ -19,11 +19,13 @@
 //	refs/<name>          "<oid>\n". Readers also accept "<oid>" and
 //	                     "<oid>\r\n"; at most 256 bytes, ASCII, a regular
 //	                     file with at most one link, never a symlink.
-//	refs/<name>.lock     guard: created with O_CREAT|O_EXCL by the writer
-//	                     that owns the ref for one update; holds that
+//	refs/<name>.lock     guard: created with O_CREAT|O_EXCL, read-only
+//	                     (mode 0444, the mark of a tine guard), by the
+//	                     writer that owns the ref for one update; holds that
 //	                     writer's 32-hex transaction id and is flocked by
 //	                     it until removed. A second writer fails at once
-//	                     with *LockedError.
+//	                     with *LockedError while that writer lives, and
+//	                     recovers the guard once it has died.
 //	refs/<name>..lock    staging file: the new "<oid>\n", fsynced, then
 //	                     renamed over refs/<name>. The doubled dot makes it
 //	                     neither a legal ref nor a legal guard.
@@ -68,10 +70,11 @@
 // renames and deletions, appends the rows, removes the journal and finally
 // the guards. If the process dies:
 //
-//   - before the commit point, no ref has changed. Its guards stay behind
-//     and make those refs report *LockedError until RemoveStaleGuards
-//     (`tine fsck --remove-stale`) removes them; a left-over <id>.tmp
-//     journal, if complete, lets Recover remove them.
+//   - before the commit point, no ref has changed. Its guards, staging
+//     files and any <id>.tmp journal stay behind until the next writer of
+//     one of those refs (or RemoveStaleGuards, `tine fsck --remove-stale`)
+//     finds their flocks free: it discards the journal and removes the
+//     staging files and guards, then proceeds.
 //   - after it, Recover (run by every write, List, Check, and by Read of a
 //     ref whose guard exists) finds the journal unlocked, renames the
 //     staging files still present, performs the deletions, appends the
@@ -93,15 +96,23 @@
 // belongs to a dead writer. Flocks belong to open files, not processes,
 // so this holds between goroutines of one process too.
 //
+// Recovery is the next writer's job, as SQLite's next connection rolls
+// back a hot journal: a writer whose guard already exists takes the gate
+// exclusive, runs Recover, and removes the guard (with its staging file)
+// if its flock is free; then it creates its own guard. Only a guard whose
+// writer is alive makes it fail. So no SIGKILL at any moment leaves a ref
+// that needs a manual step.
+//
 // One race remains: a guard is created with O_CREAT|O_EXCL and flocked
 // just after, and a prober that took the flock in between would think a
 // live writer dead and remove its guard. The gate closes it: a writer holds
 // an flock on refs-txn/gate shared while it creates and flocks a guard or a
 // journal, and anything that concludes "dead" from a free flock (Recover,
-// StaleGuards, RemoveStaleGuards) holds it exclusive. So a prober never
-// sees a guard between its creation and its flock, and no time threshold
-// is needed. Writers wait for the gate only while a probe runs (one scan);
-// guards themselves are never waited for.
+// the recovery of a guard by the next writer, StaleGuards,
+// RemoveStaleGuards) holds it exclusive. So a prober never sees a guard
+// between its creation and its flock, and no time threshold is needed.
+// Writers wait for the gate only while a probe runs (one scan); guards
+// themselves are never waited for.
 //
 // Two more rules keep removal exact. A guard is unlinked only by the holder
 // of its flock: its writer removes it before dropping the flock, a remover
@@ -111,7 +122,14 @@
 // its guard). RemoveStaleGuards runs recovery first, so the guards of a
 // committed transaction are rolled forward, never simply removed.
 //
-// A foreign writer (OpenTine) takes no flocks: its guards look dead. Its
-// updates last milliseconds; RemoveOptions.OlderThan lets callers keep
-// young guards for that case.
+// And a guard is removed only once its transaction's journal is gone:
+// recovery, which runs first, is the only code that finishes or discards a
+// transaction with a journal.
+//
+// A foreign writer (OpenTine) takes no flocks, so a free flock proves
+// nothing about its guards. tine's guards are read-only from the instant
+// the create makes them, foreign ones are not (ownGuard): a writer recovers
+// only tine's, and reports a foreign guard as a *LockedError with Foreign
+// set; RemoveStaleGuards removes foreign guards by age
+// (RemoveOptions.OlderThan).
 package refs

@@ -12,7 +12,7 @@ var (
 	// ErrNotFound reports that a ref does not exist. It is wrapped with the
 	// ref's name.
 	ErrNotFound = errors.New("ref not found")
-	// ErrLocked reports that another writer holds a ref's guard (or the
+	// ErrLocked reports that a live writer holds a ref's guard (or the
 	// shallow file's). *LockedError matches it with errors.Is; callers may
 	// retry.
 	ErrLocked = errors.New("locked by another writer")
@@ -31,6 +31,10 @@ var (
 	// ErrMalformedReflog reports a reflog row that is not one canonical
 	// JSON object with exactly the five row keys.
 	ErrMalformedReflog = errors.New("malformed reflog row")
+	// ErrNameClash reports a ref whose name is a directory of other refs,
+	// or lies below another ref (heads/a and heads/a/b): refs are files,
+	// so both cannot exist. Nothing was written.
+	ErrNameClash = errors.New("name clash")
 	// ErrDuplicateRef reports a transaction naming the same ref twice.
 	ErrDuplicateRef = errors.New("ref named twice in one transaction")
 )
@@ -68,21 +72,29 @@ func describe(id objects.OID) string {
 	return id.String()
 }
 
-// LockedError reports that a guard file already exists: another writer is
-// updating the ref now, or one died while holding the guard (SPEC §2.5:
-// the writer fails instead of waiting). StaleGuards tells the two apart;
-// RemoveStaleGuards removes the guard of a dead writer.
+// LockedError reports that a live writer holds a ref's guard (or the
+// shallow file's): another process is updating it at this moment (SPEC
+// §2.5: the writer fails instead of waiting). A guard whose tine writer
+// died is never reported: the next writer recovers it (the package
+// documentation, "Guards and liveness"). A foreign guard (OpenTine takes
+// no flock) is reported, since its writer may be alive.
 type LockedError struct {
 	// Name is the ref's normalized name, or "shallow".
 	Name string
 	// Path is the guard file.
 	Path string
+	// Foreign is set when tine did not create the guard.
+	Foreign bool
 }
 
-// Error names the ref and the guard, and says how to recover.
+// Error names the ref and the guard, and says what to do.
 func (e *LockedError) Error() string {
-	return fmt.Sprintf("%s is locked: guard %s exists, so another tine process is updating it or one died holding it; "+
-		"retry, and if it persists run `tine fsck --remove-stale`, which removes the guard only if its writer is dead", e.Name, e.Path)
+	if e.Foreign {
+		return fmt.Sprintf("%s is locked: guard %s was not created by tine (another tool, such as OpenTine, may be updating it); "+
+			"retry, and if it persists run `tine fsck --remove-stale --stale-after 0s`", e.Name, e.Path)
+	}
+	return fmt.Sprintf("%s is locked: a running process is updating it now (it holds the guard %s); "+
+		"retry when it has finished (a guard left by a process that died is recovered automatically)", e.Name, e.Path)
 }
 
 // Is makes errors.Is(err, ErrLocked) true for a *LockedError.

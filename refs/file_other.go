@@ -28,3 +28,11 @@ func linkCount(fi os.FileInfo) (uint64, bool) { return 0, false }
 // noFollowFlag is unavailable here; writers rely on checkRegular after the
 // open instead.
 const noFollowFlag = 0
+
+// guardPerm is the mode of the guards tine creates. Here a read-only file
+// could not be removed, so guards are writable and ownGuard cannot tell
+// tine's from a foreign writer's.
+const guardPerm = 0o644
+
+// ownGuard reports every guard as tine's: see guardPerm.
+func ownGuard(os.FileInfo) bool { return true }

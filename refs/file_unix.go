@@ -3,6 +3,8 @@
 package refs
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -10,7 +12,11 @@ import (
 // openNoFollow opens path for reading without following a final symlink;
 // a symlink fails with ELOOP (SPEC §2.3: symlinks are rejected).
 func openNoFollow(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s: %w (a symlink)", path, ErrNotRegular)
+	}
+	return f, err
 }
 
 // linkCount returns the number of hard links of a file.
@@ -24,3 +30,13 @@ func linkCount(fi os.FileInfo) (uint64, bool) {
 
 // noFollowFlag makes an open fail on a final symlink.
 const noFollowFlag = syscall.O_NOFOLLOW
+
+// guardPerm is the mode of the guards tine creates: no write bit, which
+// no other writer's guard has (OpenTine creates its guards writable), so
+// a guard nobody flocks is known to be a dead tine writer's.
+const guardPerm = 0o444
+
+// ownGuard reports whether a guard was created by tine (guardPerm). Only
+// then does a free flock prove its writer dead; a foreign writer takes no
+// flock.
+func ownGuard(fi os.FileInfo) bool { return fi.Mode().Perm()&0o222 == 0 }

@@ -76,7 +76,10 @@ func (s *Store) createGuard(ctx context.Context, path, owner string) (*heldGuard
 		return nil, err
 	}
 	defer g.unlock()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollowFlag, 0o644)
+	// The mode is set by the create itself, so the guard is marked as
+	// tine's from its first instant (ownGuard); the descriptor stays
+	// writable whatever the mode.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollowFlag, guardPerm)
 	if err != nil {
 		return nil, err
 	}
@@ -119,26 +122,26 @@ func (g *heldGuard) abandon() { g.fl.Unlock() }
 // probe tells whether the writer that created the guard or journal at path
 // is alive. The caller holds the gate exclusive, so no writer is between
 // creating a file and flocking it. When the flock is free the writer is
-// dead and probe returns it held: the caller may remove path, and must
-// unlock it afterwards. A path that vanished or now names another file is
-// reported alive (leave it alone).
-func probe(path string) (dead *flock.Flock, alive bool, err error) {
+// dead and probe returns it held, with the file's FileInfo: the caller may
+// remove path, and must unlock it afterwards. A path that vanished or now
+// names another file is reported alive (leave it alone).
+func probe(path string) (dead *flock.Flock, fi os.FileInfo, alive bool, err error) {
 	fl := flock.New(path, flock.SetFlag(os.O_RDONLY|noFollowFlag))
 	ok, err := fl.TryLock()
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, true, nil
+		return nil, nil, true, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("refs: probe %s: %w", path, err)
+		return nil, nil, false, fmt.Errorf("refs: probe %s: %w", path, err)
 	}
 	if !ok {
-		return nil, true, nil
+		return nil, nil, true, nil
 	}
 	held, herr := fl.Stat()
 	now, nerr := os.Lstat(path)
 	if herr != nil || nerr != nil || !os.SameFile(held, now) {
 		fl.Unlock()
-		return nil, true, nil
+		return nil, nil, true, nil
 	}
-	return fl, false, nil
+	return fl, held, false, nil
 }

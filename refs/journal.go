@@ -176,7 +176,7 @@ func (s *Store) recover(ctx context.Context, g *gate) ([]string, error) {
 // recoverOne handles one journal file if its writer is gone. The caller
 // holds the gate exclusive.
 func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error) {
-	fl, alive, err := probe(path)
+	fl, _, alive, err := probe(path)
 	if err != nil {
 		return nil, fmt.Errorf("refs: recover %s: %w", path, err)
 	}
@@ -210,7 +210,11 @@ func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error)
 	}
 	removed := []string{rel}
 	for _, e := range jf.Ops {
-		removed = append(removed, s.releaseOwned(e.Ref, owner)...)
+		rm, err := s.releaseOwned(e.Ref, owner)
+		removed = append(removed, rm...)
+		if err != nil {
+			return removed, err
+		}
 	}
 	return removed, nil
 }
@@ -219,36 +223,13 @@ func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error)
 // names owner and its writer is dead; a guard of another writer is never
 // touched. The caller holds the gate exclusive. It returns the removed
 // paths, relative to the repository.
-func (s *Store) releaseOwned(ref, owner string) []string {
+func (s *Store) releaseOwned(ref, owner string) ([]string, error) {
 	g := s.refPath(ref) + guardSuffix
 	b, err := os.ReadFile(g)
 	if err != nil || string(b) != owner {
-		return nil
+		return nil, nil
 	}
-	return s.removeDeadGuard(g)
-}
-
-// removeDeadGuard removes a guard whose writer is dead, with its staging
-// file first, and prunes emptied directories. The caller holds the gate
-// exclusive. A live writer's guard is left alone. It returns the removed
-// paths, relative to the repository.
-func (s *Store) removeDeadGuard(guard string) []string {
-	fl, alive, err := probe(guard)
-	if err != nil || alive {
-		return nil
-	}
-	defer fl.Unlock()
-	var removed []string
-	staging := guard[:len(guard)-len(guardSuffix)] + stagingSuffix
-	if os.Remove(staging) == nil {
-		removed = append(removed, s.relPath(staging))
-	}
-	// Removed while its flock is held: see heldGuard.release.
-	if os.Remove(guard) == nil {
-		removed = append(removed, s.relPath(guard))
-	}
-	s.pruneDirs(filepath.Dir(guard))
-	return removed
+	return s.removeDeadGuard(g, false)
 }
 
 // relPath returns path relative to the repository, in slash form.

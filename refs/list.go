@@ -63,6 +63,15 @@ func walkFiles(dir string, skip func(base string) bool) ([]string, error) {
 // not legal refs are skipped (Check reports the latter); a ref file that
 // cannot be read or parsed is an error naming it.
 func (s *Store) List(ctx context.Context, prefix string, fn func(name string, id objects.OID) error) error {
+	return s.ListTolerant(ctx, prefix, fn, func(_ string, err error) error { return err })
+}
+
+// ListTolerant is List for listings that must show every readable ref: a
+// ref file that cannot be read or parsed (a symlink, a directory entry
+// that is not a regular file, bad content) is passed to bad with its name
+// and the error, and the walk goes on unless bad returns an error. Callers
+// that decide from the whole set of refs, such as gc, use List.
+func (s *Store) ListTolerant(ctx context.Context, prefix string, fn func(name string, id objects.OID) error, bad func(name string, err error) error) error {
 	prefix = strings.TrimPrefix(prefix, "refs/")
 	if err := s.Recover(ctx); err != nil {
 		return err
@@ -86,9 +95,11 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(name string, id
 			continue // deleted since the walk
 		}
 		if err != nil {
-			return err
+			err = bad(name, err)
+		} else {
+			err = fn(name, id)
 		}
-		if err := fn(name, id); err != nil {
+		if err != nil {
 			return err
 		}
 	}

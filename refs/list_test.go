@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -147,5 +149,43 @@ func TestShallowStore(t *testing.T) {
 		if _, err := s.ReadShallow(); !errors.Is(err, ErrNotRegular) {
 			t.Fatalf("hard-linked shallow = %v", err)
 		}
+	}
+}
+
+// TestListTolerantSkipsSymlinkedRef: one symlinked ref does not hide the
+// others from ListTolerant, which names it; List still fails on it, and
+// Check reports it.
+func TestListTolerantSkipsSymlinkedRef(t *testing.T) {
+	ctx := context.Background()
+	s, g := newTestStore(t, objects.BLAKE3)
+	r1 := g.run(objects.BLAKE3, "1")
+	for _, name := range []string{"heads/a", "heads/z"} {
+		if err := s.Create(ctx, name, r1, "t"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("a", s.refPath("heads/m")); err != nil {
+		t.Fatal(err)
+	}
+	var good, bad []string
+	err := s.ListTolerant(ctx, "", func(name string, _ objects.OID) error {
+		good = append(good, name)
+		return nil
+	}, func(name string, err error) error {
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "symlink") {
+			t.Errorf("%s: %v", name, err)
+		}
+		bad = append(bad, name)
+		return nil
+	})
+	if err != nil || !slices.Equal(good, []string{"heads/a", "heads/z"}) || !slices.Equal(bad, []string{"heads/m"}) {
+		t.Fatalf("ListTolerant: good %v, bad %v, %v", good, bad, err)
+	}
+	if err := s.List(ctx, "", func(string, objects.OID) error { return nil }); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("List over a symlinked ref: %v", err)
+	}
+	probs, err := s.Check(ctx)
+	if err != nil || len(probs) != 1 || probs[0].Ref != "heads/m" {
+		t.Fatalf("Check: %+v, %v", probs, err)
 	}
 }

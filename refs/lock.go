@@ -7,26 +7,40 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/tinehq/tine/internal/fsutil"
 )
 
 // lockRef creates and flocks the guard <ref>.lock holding the owner's
-// transaction id (SPEC §2.5 step 1; createGuard). An existing guard is a
-// *LockedError at once: writers never wait.
+// transaction id (SPEC §2.5 step 1; createGuard). An existing guard whose
+// writer died is recovered first, the way SQLite recovers a hot journal
+// (recoverGuard); a guard whose writer is alive is a *LockedError at once:
+// writers never wait for one another.
 func (s *Store) lockRef(ctx context.Context, norm, owner string) (*heldGuard, error) {
 	path := s.refPath(norm) + guardSuffix
 	dir := filepath.Dir(path)
+	recovered := false
 	for attempt := 0; ; attempt++ {
 		if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("ref %s: conflicts with an existing ref or file: %w", norm, err)
+			return nil, s.clashError(norm, err)
 		}
 		g, err := s.createGuard(ctx, path, owner)
 		if err == nil {
 			return g, nil
 		}
 		if errors.Is(err, fs.ErrExist) {
-			return nil, &LockedError{Name: norm, Path: path}
+			if recovered {
+				return nil, &LockedError{Name: norm, Path: path}
+			}
+			recovered = true
+			if err := s.recoverGuard(ctx, norm, path); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, s.clashError(norm, err)
 		}
 		// A concurrent deletion may have pruned the directory between
 		// MkdirAllSync and the create; make it again.

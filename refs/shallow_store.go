@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/tinehq/tine/internal/fsutil"
@@ -48,8 +49,8 @@ func (s *Store) ReadShallow() ([]objects.OID, error) {
 // UpdateShallow replaces the shallow set with fn's result under the guard
 // shallow.lock (SPEC §2.7: updates are serialized). fn receives the current
 // set; its result is sorted and deduplicated and written atomically. An
-// empty result removes nothing: it writes the empty file. A held guard is a
-// *LockedError.
+// empty result removes nothing: it writes the empty file. A guard held by a
+// live writer is a *LockedError; a dead writer's is recovered.
 func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([]objects.OID, error)) error {
 	guard := filepath.Join(s.root, shallowLock)
 	owner, err := s.newTxnID()
@@ -60,7 +61,14 @@ func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([
 	// shallow.lock from one a crash left.
 	g, err := s.createGuard(ctx, guard, owner)
 	if errors.Is(err, fs.ErrExist) {
-		return &LockedError{Name: "shallow", Path: guard}
+		// A dead writer's shallow.lock is recovered, as a ref guard is.
+		if err := s.recoverShallowGuard(ctx); err != nil {
+			return err
+		}
+		g, err = s.createGuard(ctx, guard, owner)
+		if errors.Is(err, fs.ErrExist) {
+			return &LockedError{Name: "shallow", Path: guard}
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("shallow file: %w", err)
@@ -95,4 +103,46 @@ func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([
 // WriteShallow replaces the shallow set with ids (see UpdateShallow).
 func (s *Store) WriteShallow(ctx context.Context, ids []objects.OID) error {
 	return s.UpdateShallow(ctx, func([]objects.OID) ([]objects.OID, error) { return ids, nil })
+}
+
+// recoverShallowGuard removes shallow.lock, and the temporary files of the
+// rewrite it guarded, if the writer holding it is dead. It returns nil
+// when the guard is gone, and a *LockedError when a live or a foreign
+// writer holds it. The exclusive gate makes the answer exact (see
+// recoverGuard).
+func (s *Store) recoverShallowGuard(ctx context.Context) error {
+	g, err := s.lockGate(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer g.unlock()
+	path := filepath.Join(s.root, shallowLock)
+	if _, err := s.removeDeadShallow(path, false); err != nil {
+		return fmt.Errorf("shallow file: recover the guard of a dead writer: %w", err)
+	}
+	if err := s.lockedIfPresent("shallow", path); err != nil {
+		return err
+	}
+	if _, err := s.removeShallowTemps(); err != nil {
+		return fmt.Errorf("shallow file: %w", err)
+	}
+	return nil
+}
+
+// removeShallowTemps removes the temporary files of shallow rewrites. The
+// caller holds the gate exclusive and has seen no shallow.lock: the files
+// are written only under it, so no live writer owns them.
+func (s *Store) removeShallowTemps() ([]string, error) {
+	temps, err := filepath.Glob(filepath.Join(s.root, ".tmp-"+shallowName+"-*"))
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, t := range temps {
+		if err := os.Remove(t); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("refs: remove shallow temporary file: %w", err)
+		}
+		removed = append(removed, s.relPath(t))
+	}
+	return removed, nil
 }

@@ -48,6 +48,11 @@ type Guard struct {
 	// Alive reports that the writer that created the file still runs
 	// (it holds the flock). A dead writer's file is a crash leftover.
 	Alive bool
+	// Foreign reports a guard or shallow.lock that tine did not create
+	// (OpenTine takes no flock), with a staging file under it: whether
+	// its writer lives cannot be told, so Alive is false and only age
+	// says how likely it is a leftover.
+	Foreign bool
 }
 
 // StaleGuards lists every guard, staging file, shallow.lock, shallow
@@ -69,7 +74,7 @@ func (s *Store) StaleGuards(ctx context.Context) ([]Guard, error) {
 		}
 	}
 	now := s.now()
-	alive := map[string]bool{} // guard path -> alive, for staging files
+	alive := map[string]Guard{} // guard path -> its finding, for staging files
 	for i := range found {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -79,24 +84,26 @@ func (s *Store) StaleGuards(ctx context.Context) ([]Guard, error) {
 		abs := filepath.Join(s.root, filepath.FromSlash(g.Path))
 		switch g.Kind {
 		case GuardRef, GuardShallow, GuardJournal:
-			fl, live, err := probe(abs)
+			fl, fi, live, err := probe(abs)
 			if err != nil {
 				return nil, err
 			}
 			if fl != nil {
 				fl.Unlock()
+				g.Foreign = g.Kind != GuardJournal && !ownGuard(fi)
 			}
 			g.Alive = live
-			alive[abs] = live
+			alive[abs] = *g
 		}
 	}
 	for i := range found {
 		g := &found[i]
 		switch g.Kind {
 		case GuardStaging:
-			g.Alive = alive[s.refPath(g.Ref)+guardSuffix]
+			gd := alive[s.refPath(g.Ref)+guardSuffix]
+			g.Alive, g.Foreign = gd.Alive, gd.Foreign
 		case GuardShallowTemp:
-			g.Alive = alive[filepath.Join(s.root, shallowLock)]
+			g.Alive = alive[filepath.Join(s.root, shallowLock)].Alive
 		}
 	}
 	return found, nil
@@ -162,20 +169,25 @@ func (s *Store) scanLeftovers() ([]Guard, error) {
 
 // RemoveOptions limits what RemoveStaleGuards removes.
 type RemoveOptions struct {
-	// OlderThan keeps dead writers' files modified at or after it; the
-	// zero time removes them whatever their age. Files of live writers
-	// are never removed.
+	// OlderThan keeps foreign guards (Guard.Foreign, whose writer's
+	// liveness cannot be probed) modified at or after it, with their
+	// staging files; the zero time removes them whatever their age. It
+	// does not apply to tine's own files, whose liveness is exact.
 	OlderThan time.Time
 }
 
 // RemoveStaleGuards makes the refs of a repository whose writers crashed
-// writable again. Under the exclusive gate it first runs recovery (rolling
-// committed journals forward and uncommitted ones back), then removes the
-// guards whose flock it can take, that is whose writer is dead, each with
-// its staging file; staging files without a guard; a dead shallow.lock and
-// shallow temporaries no live writer owns. A live writer's files are never
-// removed. It returns the removed paths, relative to the repository, in
-// slash form and sorted.
+// writable again. Every file tine writes here tells exactly whether its
+// writer lives (an flock), so tine's leftovers go whatever their age.
+// Under the exclusive gate it first runs recovery (rolling committed
+// journals forward and uncommitted ones back), then removes the guards
+// whose flock it can take, that is whose writer is dead, each with its
+// staging file; staging files without a guard (written only under one); a
+// dead shallow.lock and the shallow temporaries no live writer owns; and
+// foreign guards older than opt.OlderThan. A live writer's files are never
+// removed. Writers recover the guard they need the same way
+// (recoverGuard), so this is housekeeping. It returns the removed paths,
+// relative to the repository, in slash form and sorted.
 func (s *Store) RemoveStaleGuards(ctx context.Context, opt RemoveOptions) ([]string, error) {
 	g, err := s.lockGate(ctx, true)
 	if err != nil {
@@ -191,47 +203,59 @@ func (s *Store) RemoveStaleGuards(ctx context.Context, opt RemoveOptions) ([]str
 		return removed, err
 	}
 	old := func(l Guard) bool { return opt.OlderThan.IsZero() || l.ModTime.Before(opt.OlderThan) }
+	var errs []error
+	shallowTemps := false
 	for _, l := range found {
 		if err := ctx.Err(); err != nil {
 			return removed, err
 		}
 		abs := filepath.Join(s.root, filepath.FromSlash(l.Path))
+		var rm []string
 		switch l.Kind {
 		case GuardRef:
-			if old(l) {
-				removed = append(removed, s.removeDeadGuard(abs)...)
-			}
+			rm, err = s.removeDeadGuard(abs, old(l))
 		case GuardStaging:
-			// Its guard, if any, is still there because it is young or
-			// alive; a staging file is written only under its guard.
-			if _, err := os.Lstat(s.refPath(l.Ref) + guardSuffix); errors.Is(err, fs.ErrNotExist) && old(l) && os.Remove(abs) == nil {
-				removed = append(removed, l.Path)
+			// Its guard, if any, is still there because it is alive or
+			// young and foreign.
+			if _, lerr := os.Lstat(s.refPath(l.Ref) + guardSuffix); errors.Is(lerr, fs.ErrNotExist) {
+				if err = os.Remove(abs); err == nil {
+					rm = []string{l.Path}
+				}
 			}
 		case GuardShallow:
-			if old(l) {
-				removed = append(removed, s.removeDeadShallow(abs)...)
-			}
+			rm, err = s.removeDeadShallow(abs, old(l))
 		case GuardShallowTemp:
-			if _, err := os.Lstat(filepath.Join(s.root, shallowLock)); errors.Is(err, fs.ErrNotExist) && old(l) && os.Remove(abs) == nil {
-				removed = append(removed, l.Path)
-			}
+			shallowTemps = true
+		}
+		removed = append(removed, rm...)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
 		}
 	}
+	if _, err := os.Lstat(filepath.Join(s.root, shallowLock)); shallowTemps && errors.Is(err, fs.ErrNotExist) {
+		rm, err := s.removeShallowTemps()
+		removed = append(removed, rm...)
+		errs = append(errs, err)
+	}
 	slices.Sort(removed)
-	return removed, nil
+	return removed, errors.Join(errs...)
 }
 
-// removeDeadShallow removes shallow.lock if its writer is dead. The caller
-// holds the gate exclusive; the scan lists shallow temporaries after the
-// lock, so they are removed next.
-func (s *Store) removeDeadShallow(path string) []string {
-	fl, alive, err := probe(path)
+// removeDeadShallow removes shallow.lock if its writer is dead; a foreign
+// one (see removeDeadGuard) only with foreign set. The caller holds the
+// gate exclusive. It returns the removed path, and an error when the guard
+// is a dead writer's but could not be removed.
+func (s *Store) removeDeadShallow(path string, foreign bool) ([]string, error) {
+	fl, fi, alive, err := probe(path)
 	if err != nil || alive {
-		return nil
+		return nil, err
 	}
 	defer fl.Unlock()
-	if os.Remove(path) != nil {
-		return nil
+	if !foreign && !ownGuard(fi) {
+		return nil, nil
 	}
-	return []string{s.relPath(path)}
+	if err := os.Remove(path); err != nil {
+		return nil, fmt.Errorf("refs: remove shallow.lock of a dead writer: %w", err)
+	}
+	return []string{s.relPath(path)}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/tinehq/tine/objects"
@@ -98,7 +99,9 @@ func (s *Store) readRef(norm string) (objects.OID, error) {
 		return objects.Errorf(objects.ReasonRefFileOversized, "ref %s: file of %d bytes, limit %d", norm, n, MaxRefFileBytes)
 	})
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || isDirErr(path, err) {
+		// heads/a/b does not exist when heads/a is a ref (ENOTDIR), nor
+		// heads/a when it is a directory of refs.
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || isDirErr(path, err) {
 			return objects.OID{}, fmt.Errorf("ref %s: %w", norm, ErrNotFound)
 		}
 		return objects.OID{}, fmt.Errorf("ref %s: %w", norm, err)

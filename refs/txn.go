@@ -76,8 +76,9 @@ func (t *Transaction) Verify(name string, expect Expect) {
 // target, takes every guard in name order, checks every expectation, and
 // only then changes anything; any failure before that point leaves all refs
 // and reflogs as they were. Errors: *StaleError (first failed expectation
-// in name order), *LockedError, ErrDuplicateRef, ErrBadExpect, format
-// errors for names and targets, and after the commit point
+// in name order), *LockedError (a live writer holds a guard; dead writers'
+// guards are recovered), ErrDuplicateRef, ErrNameClash, ErrBadExpect,
+// format errors for names and targets, and after the commit point
 // *fsutil.UnknownStateError.
 func (t *Transaction) Commit(ctx context.Context) error {
 	if t.done {
@@ -106,6 +107,9 @@ func (t *Transaction) Commit(ctx context.Context) error {
 		if t.ops[i].norm == t.ops[i-1].norm {
 			return fmt.Errorf("ref %s: %w", t.ops[i].norm, ErrDuplicateRef)
 		}
+	}
+	if err := checkTxnClash(t.ops); err != nil {
+		return err
 	}
 	if err := s.Recover(ctx); err != nil {
 		return err
@@ -165,6 +169,9 @@ func (t *Transaction) Commit(ctx context.Context) error {
 		}
 		op.cur = cur
 		if op.kind == opUpdate {
+			if err := s.checkNotDir(op.norm); err != nil {
+				return err
+			}
 			// Encode the row before the ref moves, so a bad actor fails
 			// the update instead of leaving it unlogged.
 			op.row, err = EncodeReflogRow(ReflogEntry{Actor: t.actor, New: op.newID, Old: cur, Ref: op.norm, TimeNS: now})

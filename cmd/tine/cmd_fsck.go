@@ -10,8 +10,10 @@ import (
 
 // fsckCmd is `tine fsck`.
 type fsckCmd struct {
-	RemoveStale bool          `name:"remove-stale" help:"Delete crash leftovers: ref guards, staging files and journals of dead writers (a live writer's are never touched), and temp files older than --stale-after."`
-	StaleAfter  time.Duration `name:"stale-after" placeholder:"DURATION" help:"Minimum age of a leftover --remove-stale deletes (default 1h; dead writers' ref guards are recognised exactly)."`
+	RemoveStale bool `name:"remove-stale" help:"Delete crash leftovers: ref guards, staging files and journals of dead tine writers whatever their age (a live writer's are never touched), and temp files and foreign ref guards older than --stale-after."`
+	// StaleAfter is a pointer so that an absent flag (the 1h default) is
+	// told apart from --stale-after 0s (any age).
+	StaleAfter *time.Duration `name:"stale-after" placeholder:"DURATION" help:"Minimum age of a leftover whose writer cannot be probed (temp files, foreign ref guards) that --remove-stale deletes (default 1h; 0s deletes them whatever their age)."`
 	jsonFlag
 }
 
@@ -31,15 +33,22 @@ Example:
 
 // Run checks the repository.
 func (c *fsckCmd) Run(e *env) error {
-	if c.StaleAfter != 0 && !c.RemoveStale {
+	if c.StaleAfter != nil && !c.RemoveStale {
 		return usagef("--stale-after has no effect without --remove-stale")
+	}
+	staleAfter := plumbing.DefaultStaleAfter
+	if c.StaleAfter != nil {
+		if *c.StaleAfter < 0 {
+			return usagef("--stale-after must not be negative (0s removes leftovers of any age)")
+		}
+		staleAfter = *c.StaleAfter
 	}
 	r, err := e.openRepoDamagedPacks()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	res, err := plumbing.Fsck(e.ctx, r, plumbing.FsckOptions{RemoveStale: c.RemoveStale, StaleAfter: c.StaleAfter})
+	res, err := plumbing.Fsck(e.ctx, r, plumbing.FsckOptions{RemoveStale: c.RemoveStale, StaleAfter: staleAfter})
 	if err != nil {
 		return err
 	}

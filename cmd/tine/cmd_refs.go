@@ -1,6 +1,10 @@
 package main
 
-import "github.com/tinehq/tine/plumbing"
+import (
+	"fmt"
+
+	"github.com/tinehq/tine/plumbing"
+)
 
 // refsCmd is `tine refs [PREFIX]`.
 type refsCmd struct {
@@ -10,7 +14,10 @@ type refsCmd struct {
 
 // Help shows an example under `tine refs --help`.
 func (c *refsCmd) Help() string {
-	return `Lists each ref as OID TYPE NAME, sorted by name.
+	return `Lists each ref as OID TYPE NAME, sorted by name. A ref file that cannot
+be read (a symlink, not a regular file, bad content) is skipped with a
+warning on stderr (in --json, listed under "unreadable"); the others are
+still listed and the exit status stays 0. tine fsck reports it as a problem.
 
 Example:
 
@@ -28,6 +35,11 @@ func (c *refsCmd) Run(e *env) error {
 	res, err := plumbing.ListRefs(e.ctx, r, plumbing.ListRefsOptions{Prefix: c.Prefix})
 	if err != nil {
 		return err
+	}
+	if !c.JSON {
+		for _, u := range res.Unreadable {
+			fmt.Fprintf(e.stderr, "tine refs: warning: skipped ref %s, which cannot be read (tine fsck reports it): %s\n", u.Name, oneLine(u.Error))
+		}
 	}
 	return e.emit(c.JSON, res, func(p *printer) { printRefs(p, res) })
 }
