@@ -25,6 +25,11 @@ const (
 	ClaimGate       = "gate"
 	// GateDecisionPass is the decision a gate attestation must carry.
 	GateDecisionPass = "pass"
+	// ClaimWaived is the gate claim member {constraint id: enforcement}
+	// naming every constraint whose result the decision read as waived.
+	ClaimWaived = "waived"
+	// EnforcementAdvisory spells Advisory in a claim.
+	EnforcementAdvisory = string(Advisory)
 )
 
 // Requirement kinds reported in a PromotionDecision.
@@ -80,10 +85,16 @@ func (s ScoreRequirement) holds(v float64) bool {
 // GateRequirement asks for a passing gate attestation of one contract,
 // named by its digest (Contract.Digest, 64 hex) or by the claim's
 // contract_name; Phase, when set, must match the claim's phase too.
+//
+// A gate that passed only because a human waived a required constraint
+// does not meet it: a waiver is a local decision (SPEC §4, "CI's
+// uncached, waiver-free run is the only hard enforcement"), not evidence.
+// AllowWaived, set explicitly in the policy, accepts such a gate.
 type GateRequirement struct {
 	Contract     string `json:"contract,omitempty"`
 	ContractName string `json:"contract_name,omitempty"`
 	Phase        string `json:"phase,omitempty"`
+	AllowWaived  bool   `json:"allow_waived,omitempty"`
 }
 
 // String names the requirement as refusals print it.
@@ -99,6 +110,9 @@ func (g GateRequirement) String() string {
 		b.WriteString(" phase " + g.Phase)
 	}
 	b.WriteString(" decision pass")
+	if g.AllowWaived {
+		b.WriteString(" (waivers allowed)")
+	}
 	return b.String()
 }
 
@@ -269,6 +283,9 @@ func (rule *PromotionRule) decideGate(g GateRequirement, atts []PolicyAttestatio
 		if d := claimString(claim, "decision"); d != GateDecisionPass {
 			problems = append(problems, fmt.Sprintf("decision %q", d))
 		}
+		if waived := WaivedRequired(claim); len(waived) > 0 && !g.AllowWaived {
+			problems = append(problems, fmt.Sprintf("required constraint %s waived, and the policy does not allow waivers (allow_waived)", strings.Join(waived, ", ")))
+		}
 		if trusted, distrust := rule.Trust(a); !trusted {
 			problems = append(problems, distrust)
 		}
@@ -296,6 +313,38 @@ func (g GateRequirement) matches(claim objects.Value) bool {
 		return false
 	}
 	return g.Phase == "" || claimString(claim, "phase") == g.Phase
+}
+
+// WaivedRequired returns the constraints of a gate claim that passed only
+// by a waiver and are not known to be advisory, sorted. It reads both
+// claim.waived ({id: enforcement}, written since waivers were recorded in
+// the claim) and claim.verdicts (a waived result reads "waived", also in
+// older claims), and fails closed: a waived constraint whose enforcement
+// is not "advisory", or a malformed waived member, counts as required.
+func WaivedRequired(claim objects.Value) []string {
+	var out []string
+	advisory := map[string]bool{}
+	if w, ok := claim.Get(ClaimWaived); ok {
+		if w.Kind != objects.KindObject {
+			return []string{"(malformed " + ClaimWaived + ")"}
+		}
+		for _, m := range w.Object {
+			if m.Value.Kind == objects.KindString && m.Value.Str == EnforcementAdvisory {
+				advisory[m.Key] = true
+			} else {
+				out = append(out, m.Key)
+			}
+		}
+	}
+	if v, ok := claim.Get("verdicts"); ok && v.Kind == objects.KindObject {
+		for _, m := range v.Object {
+			if m.Value.Kind == objects.KindString && m.Value.Str == string(Waived) && !advisory[m.Key] && !slices.Contains(out, m.Key) {
+				out = append(out, m.Key)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // scoreOf returns claim.scores[name] of an evaluation attestation when it

@@ -29,24 +29,25 @@ var (
 // ReadRegular reads all of f, which must be a regular file of at most limit
 // bytes. It checks the file that was opened (fstat), never a name that may
 // have changed since, and reads at most limit+1 bytes whatever the file
-// grows to while it is read.
+// grows to while it is read. Errors do not repeat f's name: the caller
+// names the file as its user knows it.
 func ReadRegular(f *os.File, limit int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", f.Name(), ErrNotRegular, kindOf(fi.Mode()))
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(fi.Mode()))
 	}
 	if fi.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes, more than %d: %w", f.Name(), fi.Size(), limit, ErrTooLarge)
+		return nil, fmt.Errorf("%d bytes, more than %d: %w", fi.Size(), limit, ErrTooLarge)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: more than %d bytes: %w", f.Name(), limit, ErrTooLarge)
+		return nil, fmt.Errorf("more than %d bytes: %w", limit, ErrTooLarge)
 	}
 	return b, nil
 }
@@ -60,21 +61,28 @@ func ReadFileNoSymlinks(dir, rel string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadRegular(f, limit)
+	b, err := ReadRegular(f, limit)
+	if err != nil {
+		return nil, fmt.Errorf("path %q: %w", rel, err)
+	}
+	return b, nil
 }
 
 // splitLocal splits a relative slash path into its components, refusing
 // an empty path, an absolute one, a backslash and "", "." or ".."
 // components.
 func splitLocal(rel string) ([]string, error) {
-	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") || strings.ContainsRune(rel, 0) || !filepath.IsLocal(filepath.FromSlash(rel)) {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") || strings.ContainsRune(rel, 0) {
 		return nil, fmt.Errorf("path %q: %w", rel, ErrBadPath)
 	}
 	parts := strings.Split(rel, "/")
 	for _, p := range parts {
 		if p == "" || p == "." || p == ".." {
-			return nil, fmt.Errorf("path %q: component %q: %w", rel, p, ErrBadPath)
+			return nil, fmt.Errorf("path %q: component %q is not allowed: %w", rel, p, ErrBadPath)
 		}
+	}
+	if !filepath.IsLocal(filepath.FromSlash(rel)) { // reserved names (NUL on Windows)
+		return nil, fmt.Errorf("path %q: %w", rel, ErrBadPath)
 	}
 	return parts, nil
 }
