@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/tinehq/tine/gate"
+	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/refs"
@@ -75,17 +75,14 @@ func DefaultPolicyPath(r *plumbing.Repo) string {
 
 // LoadPolicy reads and validates a policy file for a repository of hash a.
 func LoadPolicy(path string, a objects.Algo) (*Policy, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	data, err := fsutil.ReadFile(path, MaxPolicyBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("policy: %w: %w (write %s, or pass --policy FILE)", ErrBadPolicy, err, PolicyFileName)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPolicyBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", path, err)
-	}
-	if len(data) > MaxPolicyBytes {
+	case errors.Is(err, fsutil.ErrTooLarge):
 		return nil, fmt.Errorf("policy %s: over %d bytes: %w", path, MaxPolicyBytes, ErrBadPolicy)
+	case err != nil:
+		return nil, fmt.Errorf("policy: %w: %w", ErrBadPolicy, err)
 	}
 	p, err := ParsePolicy(data)
 	if err != nil {

@@ -22,10 +22,8 @@ const keyFilePolicy = `{"version": 1,
  "promotions": {"release": {"trusted_keys": ["ci"], "scores": {"accuracy": {"min": 0.9}}}}}`
 
 // promoteWithKeyFile writes a policy whose key file is rel (prepared by
-// setup in the policy's directory) and runs Promote with a deadline. A
-// promote that blocks fails the test instead of hanging the suite: the
-// deadline passes, and the blocked open is then released by opening the
-// FIFO for writing.
+// setup in the policy's directory) and runs Promote under noHang, so a
+// promote that blocks fails the test instead of hanging the suite.
 func promoteWithKeyFile(t *testing.T, rel string, setup func(dir string)) error {
 	t.Helper()
 	r := newRepo(t)
@@ -36,24 +34,10 @@ func promoteWithKeyFile(t *testing.T, rel string, setup func(dir string)) error 
 	if err := os.WriteFile(pol, []byte(strings.Replace(keyFilePolicy, "@FILE@", rel, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := porcelain.Promote(ctx, r, porcelain.PromoteOptions{Target: "heads/main", Name: "release", PolicyFile: pol})
-		done <- err
-	}()
-	select {
-	case err := <-done:
+	return noHang(t, filepath.Join(dir, rel), func() error {
+		_, err := porcelain.Promote(context.Background(), r, porcelain.PromoteOptions{Target: "heads/main", Name: "release", PolicyFile: pol})
 		return err
-	case <-ctx.Done():
-		if w, err := os.OpenFile(filepath.Join(dir, rel), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		<-done
-		t.Fatalf("promote with public_key_file %s did not return", rel)
-		return nil
-	}
+	})
 }
 
 // TestPromoteRefusesFIFOKeyFile checks issue 10 item 7: a policy whose
@@ -114,5 +98,47 @@ func TestPromoteKeyFileConfinedToPolicyDir(t *testing.T) {
 	})
 	if !errors.Is(err, porcelain.ErrBadPolicy) || !strings.Contains(err.Error(), "has fingerprint") {
 		t.Fatalf("link inside: %v, want the fingerprint check", err)
+	}
+}
+
+// noHang runs f under a one-minute guard; if it blocks, opening fifo for
+// writing releases it and the test fails instead of hanging the suite.
+func noHang(t *testing.T, fifo string, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		<-done
+		t.Fatalf("reading the FIFO %s blocked", fifo)
+		return nil
+	}
+}
+
+// TestPolicyAndContractFIFORefused checks the other trust and gate files
+// read through the same bounded regular-file reader: a FIFO as the policy
+// or as the gate contract is refused at once.
+func TestPolicyAndContractFIFORefused(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, porcelain.PolicyFileName)
+	if err := syscall.Mkfifo(pol, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := noHang(t, pol, func() error { _, err := porcelain.LoadPolicy(pol, objects.BLAKE3); return err })
+	if !errors.Is(err, porcelain.ErrBadPolicy) || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("policy FIFO: %v", err)
+	}
+	contract := filepath.Join(dir, "tine-gate.yml")
+	if err := syscall.Mkfifo(contract, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = noHang(t, contract, func() error { _, err := porcelain.LoadGateProject(dir); return err })
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("contract FIFO: %v", err)
 	}
 }

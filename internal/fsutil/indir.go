@@ -27,3 +27,19 @@ func ReadFileInDir(dir, rel string, limit int64) ([]byte, error) {
 	defer f.Close()
 	return ReadRegular(f, limit)
 }
+
+// ReadFile reads the regular file at path, at most limit bytes. The open
+// is non-blocking so a FIFO is refused at once instead of waited on, and
+// the check is on what was opened (ReadRegular). Errors name path.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := ReadRegular(f, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
