@@ -315,38 +315,6 @@ func (g GateRequirement) matches(claim objects.Value) bool {
 	return g.Phase == "" || claimString(claim, "phase") == g.Phase
 }
 
-// WaivedRequired returns the constraints of a gate claim that passed only
-// by a waiver and are not known to be advisory, sorted. It reads both
-// claim.waived ({id: enforcement}, written since waivers were recorded in
-// the claim) and claim.verdicts (a waived result reads "waived", also in
-// older claims), and fails closed: a waived constraint whose enforcement
-// is not "advisory", or a malformed waived member, counts as required.
-func WaivedRequired(claim objects.Value) []string {
-	var out []string
-	advisory := map[string]bool{}
-	if w, ok := claim.Get(ClaimWaived); ok {
-		if w.Kind != objects.KindObject {
-			return []string{"(malformed " + ClaimWaived + ")"}
-		}
-		for _, m := range w.Object {
-			if m.Value.Kind == objects.KindString && m.Value.Str == EnforcementAdvisory {
-				advisory[m.Key] = true
-			} else {
-				out = append(out, m.Key)
-			}
-		}
-	}
-	if v, ok := claim.Get("verdicts"); ok && v.Kind == objects.KindObject {
-		for _, m := range v.Object {
-			if m.Value.Kind == objects.KindString && m.Value.Str == string(Waived) && !advisory[m.Key] && !slices.Contains(out, m.Key) {
-				out = append(out, m.Key)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // scoreOf returns claim.scores[name] of an evaluation attestation when it
 // is a finite number (SPEC §3.5: the only evaluation claim shape).
 func scoreOf(payload objects.Value, name string) (float64, bool) {

@@ -123,7 +123,7 @@ type GateRunResult struct {
 	Root           string `json:"project_root"`
 	ContractPath   string `json:"contract_path"`
 	ContractDigest string `json:"contract_digest"`
-	// ContractName is the contract's name: ("" when it has none).
+	// ContractName is the contract's top-level name ("" when it has none).
 	ContractName string `json:"contract_name,omitempty"`
 	Phase        string `json:"phase"`
 	// Passed, Outcome, ExitCode, Blocking, RootCauses, Waiting and
