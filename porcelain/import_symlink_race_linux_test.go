@@ -37,14 +37,14 @@ func TestImportSymlinkSwapRace(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			must(t, os.Mkdir(filepath.Join(dir, "d"), 0o755))
-			must(t, os.WriteFile(filepath.Join(dir, "d", "f.txt"), []byte("benign\n"), 0o644))
+			swapMust(t, os.Mkdir(filepath.Join(dir, "d"), 0o755))
+			swapMust(t, os.WriteFile(filepath.Join(dir, "d", "f.txt"), []byte("benign\n"), 0o644))
 			// a is what the spec names; b is swapped with it atomically.
 			a, b := filepath.Join(dir, "d", "f.txt"), filepath.Join(dir, "d", "f.lnk")
-			must(t, os.Symlink(secret, b))
+			swapMust(t, os.Symlink(secret, b))
 			if c.name == "directory" {
 				a, b = filepath.Join(dir, "d"), filepath.Join(dir, "dlink")
-				must(t, os.Symlink(outside, b))
+				swapMust(t, os.Symlink(outside, b))
 			}
 			var stop atomic.Bool
 			var swaps atomic.Int64
@@ -90,8 +90,8 @@ func TestImportSymlinkSwapRace(t *testing.T) {
 	}
 }
 
-// must fails the test on an error.
-func must(t *testing.T, err error) {
+// swapMust fails the test on an error.
+func swapMust(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
