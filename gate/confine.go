@@ -3,10 +3,11 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tinehq/tine/internal/fsutil"
 )
 
 // maxBaselineBytes bounds a ratchet baseline file.
@@ -61,17 +62,9 @@ func readConfined(root, rel string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
+	b, err := fsutil.ReadFile(p, limit)
+	if errors.Is(err, fsutil.ErrTooLarge) {
 		return nil, fmt.Errorf("%q: %w", rel, errTooLarge)
 	}
-	return b, nil
+	return b, err
 }

@@ -10,6 +10,9 @@ var ContractFileNames = []string{"tine-gate.yml", "tine-gate.yaml", "constraintl
 // MaxContractBytes caps the contract file size before it is parsed.
 const MaxContractBytes = 1 << 20
 
+// MaxContractName bounds Contract.Name.
+const MaxContractName = 128
+
 // Kind is a constraint's discriminator (SPEC §1).
 type Kind string
 
@@ -39,6 +42,11 @@ const (
 type Contract struct {
 	// Version is always 1.
 	Version int
+	// Name is the contract's optional top-level name (a tine extension of
+	// ConstraintLoop's schema: an identifier, at most MaxContractName
+	// characters). Gate attestations carry it as claim.contract_name, so a
+	// release policy can require a gate by name; "" when the file has none.
+	Name string
 	// Settings holds the contract-wide limits, defaults applied.
 	Settings Settings
 	// Constraints are in file order.

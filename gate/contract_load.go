@@ -87,6 +87,13 @@ func (l *loader) contract(doc *yaml.Node) *Contract {
 			if v, ok := l.integer(p, "contract", 1, 1); ok {
 				c.Version = v
 			}
+		case "name":
+			if v, ok := l.str(p, "contract"); ok {
+				if len(v) > MaxContractName || !idPattern.MatchString(v) {
+					l.errorf(p.v, "contract name %q must be 1-%d of A-Z a-z 0-9 . _ -", v, MaxContractName)
+				}
+				c.Name = v
+			}
 		case "settings":
 			l.settings(p.v, &c.Settings)
 		case "constraints":

@@ -61,7 +61,7 @@ func TestLoadSampleContract(t *testing.T) {
 	}
 }
 
-const base = "version: 1\nconstraints:\n  a:\n    kind: command\n    command: [true]\n"
+const base = "version: 1\nconstraints:\n  a:\n    kind: command\n    command: [\"true\"]\n"
 
 func TestUnknownKeysHaveLineNumbers(t *testing.T) {
 	cases := []struct{ src, want string }{
@@ -173,4 +173,28 @@ func FuzzLoadContract(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestContractName checks the optional top-level name: loaded, bound by
+// the digest when given, absent without changing an unnamed contract's
+// digest, and validated like an identifier.
+func TestContractName(t *testing.T) {
+	const body = "constraints:\n  tests:\n    kind: command\n    command: [\"true\"]\n"
+	plain := mustLoad(t, "version: 1\n"+body)
+	named := mustLoad(t, "version: 1\nname: ci\n"+body)
+	other := mustLoad(t, "version: 1\nname: release\n"+body)
+	if plain.Name != "" || named.Name != "ci" {
+		t.Fatalf("names %q %q", plain.Name, named.Name)
+	}
+	if plain.Digest == named.Digest || named.Digest == other.Digest {
+		t.Fatal("the name is not bound by the contract digest")
+	}
+	if again := mustLoad(t, body); again.Digest != plain.Digest {
+		t.Fatal("an unnamed contract's digest changed")
+	}
+	for _, bad := range []string{"name: ''\n", "name: 'a b'\n", "name: [x]\n", "name: " + strings.Repeat("a", MaxContractName+1) + "\n"} {
+		if _, err := LoadContract([]byte(bad + body)); !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("%q: %v, want a contract error at line 1", bad, err)
+		}
+	}
 }

@@ -110,9 +110,16 @@ func contractValue(c *Contract) objects.Value {
 	for _, lo := range c.Loops {
 		loops = append(loops, mem(lo.ID, loopValue(lo)))
 	}
-	return objects.ObjectValue(mem("version", objects.Int(int64(c.Version))), mem("settings", settings),
+	top := []objects.Member{mem("version", objects.Int(int64(c.Version))), mem("settings", settings),
 		mem("constraints", objects.ObjectValue(cons...)), mem("evaluators", objects.ObjectValue(evs...)),
-		mem("loops", objects.ObjectValue(loops...)))
+		mem("loops", objects.ObjectValue(loops...))}
+	// The name is part of the identity when given (renaming a contract is
+	// an edit, and a gate attestation's name is bound by its digest); a
+	// contract without one keeps the digest it always had.
+	if c.Name != "" {
+		top = append(top, mem("name", objects.String(c.Name)))
+	}
+	return objects.ObjectValue(top...)
 }
 
 func evaluatorValue(e *Evaluator) objects.Value {

@@ -15,7 +15,9 @@
 // not enabled in every phase of the dependent are errors with line
 // numbers; anchors and aliases are refused; 1 MiB cap). Overlays
 // (constraintloop.local.yml) are not read: tine's contract is the
-// committed file only.
+// committed file only. One tine extension: an optional top-level name
+// (Contract.Name), bound by the digest, which gate attestations carry as
+// contract_name for release policies.
 //
 // # API for the persistence layer
 //

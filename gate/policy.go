@@ -25,6 +25,11 @@ const (
 	ClaimGate       = "gate"
 	// GateDecisionPass is the decision a gate attestation must carry.
 	GateDecisionPass = "pass"
+	// ClaimWaived is the gate claim member {constraint id: enforcement}
+	// naming every constraint whose result the decision read as waived.
+	ClaimWaived = "waived"
+	// EnforcementAdvisory spells Advisory in a claim.
+	EnforcementAdvisory = string(Advisory)
 )
 
 // Requirement kinds reported in a PromotionDecision.
@@ -80,10 +85,16 @@ func (s ScoreRequirement) holds(v float64) bool {
 // GateRequirement asks for a passing gate attestation of one contract,
 // named by its digest (Contract.Digest, 64 hex) or by the claim's
 // contract_name; Phase, when set, must match the claim's phase too.
+//
+// A gate that passed only because a human waived a required constraint
+// does not meet it: a waiver is a local decision (SPEC §4, "CI's
+// uncached, waiver-free run is the only hard enforcement"), not evidence.
+// AllowWaived, set explicitly in the policy, accepts such a gate.
 type GateRequirement struct {
 	Contract     string `json:"contract,omitempty"`
 	ContractName string `json:"contract_name,omitempty"`
 	Phase        string `json:"phase,omitempty"`
+	AllowWaived  bool   `json:"allow_waived,omitempty"`
 }
 
 // String names the requirement as refusals print it.
@@ -99,6 +110,9 @@ func (g GateRequirement) String() string {
 		b.WriteString(" phase " + g.Phase)
 	}
 	b.WriteString(" decision pass")
+	if g.AllowWaived {
+		b.WriteString(" (waivers allowed)")
+	}
 	return b.String()
 }
 
@@ -268,6 +282,9 @@ func (rule *PromotionRule) decideGate(g GateRequirement, atts []PolicyAttestatio
 		var problems []string
 		if d := claimString(claim, "decision"); d != GateDecisionPass {
 			problems = append(problems, fmt.Sprintf("decision %q", d))
+		}
+		if waived := WaivedRequired(claim); len(waived) > 0 && !g.AllowWaived {
+			problems = append(problems, fmt.Sprintf("required constraint %s waived, and the policy does not allow waivers (allow_waived)", strings.Join(waived, ", ")))
 		}
 		if trusted, distrust := rule.Trust(a); !trusted {
 			problems = append(problems, distrust)

@@ -234,3 +234,47 @@ func mustParse(t *testing.T, s string) objects.Value {
 	}
 	return v
 }
+
+// TestDecidePromotionWaivedGate checks issue 10 item 6: a gate that passed
+// because a required constraint was waived never meets a requirement
+// unless the requirement says allow_waived; a waived advisory constraint
+// does not matter; an older claim that only says "waived" in its verdicts,
+// and a malformed waived member, fail closed.
+func TestDecidePromotionWaivedGate(t *testing.T) {
+	k := polKey(t)
+	pub := k.PublicKey()
+	gateOnly := func(req GateRequirement) *PromotionRule {
+		r := polRule(t)
+		r.Scores, r.Gates = nil, []GateRequirement{req}
+		return r
+	}
+	const head = `{"kind":"gate","contract":"` + polContract + `","contract_name":"ci","phase":"ci","decision":"pass",`
+	cases := []struct {
+		name, claim string
+		met         bool
+	}{
+		{"clean", head + `"verdicts":{"tests":"pass"},"waived":{}}`, true},
+		{"required waived", head + `"verdicts":{"tests":"waived"},"waived":{"tests":"required"}}`, false},
+		{"advisory waived", head + `"verdicts":{"tests":"pass","lint":"waived"},"waived":{"lint":"advisory"}}`, true},
+		{"older claim", head + `"verdicts":{"tests":"waived"}}`, false},
+		{"waived member only", head + `"verdicts":{"tests":"pass"},"waived":{"tests":"required"}}`, false},
+		{"unknown enforcement", head + `"verdicts":{"tests":"waived"},"waived":{"tests":7}}`, false},
+		{"malformed waived", head + `"verdicts":{"tests":"pass"},"waived":["tests"]}`, false},
+	}
+	for _, c := range cases {
+		att := polAtt(t, "g", "ci", c.claim, k, pub)
+		for _, req := range []GateRequirement{{Contract: polContract}, {ContractName: "ci"}} {
+			d := DecidePromotion(gateOnly(req), []PolicyAttestation{att})
+			if d.Met != c.met {
+				t.Errorf("%s, %s: met=%v, want %v (%+v)", c.name, req, d.Met, c.met, d.Requirements)
+			}
+			if !c.met && !strings.Contains(d.Requirements[0].Reason, "waived, and the policy does not allow waivers (allow_waived)") {
+				t.Errorf("%s: reason %q does not name the waiver", c.name, d.Requirements[0].Reason)
+			}
+			req.AllowWaived = true
+			if d := DecidePromotion(gateOnly(req), []PolicyAttestation{att}); !d.Met {
+				t.Errorf("%s with allow_waived: unmet %+v", c.name, d.Requirements)
+			}
+		}
+	}
+}

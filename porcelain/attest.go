@@ -124,6 +124,40 @@ func Attest(ctx context.Context, r *plumbing.Repo, opt AttestOptions) (*AttestRe
 // writeAttestation builds, redacts, optionally signs, validates and stores
 // one attestation on run, then brings the derived catalog up to date.
 func writeAttestation(ctx context.Context, r *plumbing.Repo, run objects.OID, claim objects.Value, evidence []objects.Value, signer string, sw SignWith) (*AttestResult, error) {
+	key, err := sw.load()
+	if err != nil {
+		return nil, err
+	}
+	o, res, err := newAttestation(r.Algo(), run, claim, evidence, signer, key, sw)
+	if err != nil {
+		return nil, err
+	}
+	if err := storeObject(ctx, r, o); err != nil {
+		return nil, err
+	}
+	if err := refreshIndex(ctx, r); err != nil {
+		res.IndexError = err.Error()
+	}
+	return res, nil
+}
+
+// load reads the signing key sw names, or returns nil when it names none
+// (the attestation is stored unsigned). Callers that sign after long work
+// (gate run) load it first, so a bad key file fails before the work.
+func (sw SignWith) load() (*objects.SigningKey, error) {
+	if sw.KeyFile == "" {
+		return nil, nil
+	}
+	return loadSigningKey(sw.KeyFile, sw.HMAC)
+}
+
+// newAttestation builds one attestation {claim, evidence_ids, signature,
+// signer, target_id} on run: redacted and stored unsigned when key is nil,
+// else redacted and signed with key (tine-attest/1, SPEC §4.5), sw giving
+// the key id and the signing time. It stores nothing. Every verb that
+// writes an attestation (attest, evaluate, gate run, gate ci) builds it
+// here, so they sign alike.
+func newAttestation(algo objects.Algo, run objects.OID, claim objects.Value, evidence []objects.Value, signer string, key *objects.SigningKey, sw SignWith) (*objects.Object, *AttestResult, error) {
 	if signer == "" {
 		signer = DefaultSigner
 	}
@@ -136,17 +170,13 @@ func writeAttestation(ctx context.Context, r *plumbing.Repo, run objects.OID, cl
 	)
 	res := &AttestResult{Target: run.String(), Signer: signer}
 	var o *objects.Object
-	if sw.KeyFile == "" {
+	if key == nil {
 		red, _ := objects.RedactValue(payload)
 		var err error
-		if o, err = objects.NewJSONObject(r.Algo(), objects.TypeAttestation, 1, red); err != nil {
-			return nil, fmt.Errorf("attestation on %s: %w", run, err)
+		if o, err = objects.NewJSONObject(algo, objects.TypeAttestation, 1, red); err != nil {
+			return nil, nil, fmt.Errorf("attestation on %s: %w", run, err)
 		}
 	} else {
-		key, err := loadSigningKey(sw.KeyFile, sw.HMAC)
-		if err != nil {
-			return nil, err
-		}
 		req := objects.AttestSignRequest{Key: key}
 		if sw.KeyID != "" {
 			req.KeyID = &sw.KeyID
@@ -155,23 +185,17 @@ func writeAttestation(ctx context.Context, r *plumbing.Repo, run objects.OID, cl
 			at := sw.Now().UTC().Format(time.RFC3339)
 			req.SignedAt = &at
 		}
-		o, _, err = objects.AttestSign(r.Algo(), payload, req)
-		if err != nil {
-			return nil, fmt.Errorf("sign attestation on %s: %w", run, err)
+		var err error
+		if o, _, err = objects.AttestSign(algo, payload, req); err != nil {
+			return nil, nil, fmt.Errorf("sign attestation on %s: %w", run, err)
 		}
 		res.Signed, res.Algorithm, res.KeyID, res.Fingerprint = true, key.Alg(), req.KeyID, key.Fingerprint()
 	}
 	if s, ok := o.Value.Get("signer"); ok && s.Kind == objects.KindString {
 		res.Signer = s.Str
 	}
-	if err := storeObject(ctx, r, o); err != nil {
-		return nil, err
-	}
 	res.OID = o.ID.String()
-	if err := refreshIndex(ctx, r); err != nil {
-		res.IndexError = err.Error()
-	}
-	return res, nil
+	return o, res, nil
 }
 
 // storeObject validates o against the repository (links exist, chain

@@ -3,11 +3,8 @@ package porcelain
 import (
 	"encoding/base64"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -67,52 +64,17 @@ func (s *specReader) blob(key string, v objects.Value) (*objects.Object, error) 
 	return objects.NewBlob(s.algo, redactBlob(data)), nil
 }
 
-// readConfined reads the regular file rel under s.dir. rel must be a
-// relative slash path without "", "." or ".." components, and no component
-// may be a symlink (ARCHITECTURE §6: paths from data never escape).
+// readConfined reads the regular file rel under s.dir, at most
+// MaxBlobBytes. rel must be a relative slash path without "", "." or ".."
+// components, and no component may be a symlink (ARCHITECTURE §6: paths
+// from data never escape). The rule is enforced by the open itself, one
+// component at a time, so a file swapped for a symlink between a check and
+// the open cannot be followed (fsutil.OpenNoSymlinks).
 func (s *specReader) readConfined(rel string) ([]byte, error) {
 	if s.dir == "" {
 		return nil, fmt.Errorf("path %q: no base directory for paths", rel)
 	}
-	if rel == "" || strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || strings.Contains(rel, "\\") {
-		return nil, fmt.Errorf("path %q: want a relative slash path", rel)
-	}
-	cur := s.dir
-	parts := strings.Split(rel, "/")
-	for i, p := range parts {
-		if p == "" || p == "." || p == ".." {
-			return nil, fmt.Errorf("path %q: component %q is not allowed", rel, p)
-		}
-		cur = filepath.Join(cur, p)
-		fi, err := os.Lstat(cur)
-		if err != nil {
-			return nil, fmt.Errorf("path %q: %w", rel, err)
-		}
-		last := i == len(parts)-1
-		switch {
-		case fi.Mode()&os.ModeSymlink != 0:
-			return nil, fmt.Errorf("path %q: %s is a symlink", rel, strings.Join(parts[:i+1], "/"))
-		case !last && !fi.IsDir():
-			return nil, fmt.Errorf("path %q: %s is not a directory", rel, strings.Join(parts[:i+1], "/"))
-		case last && !fi.Mode().IsRegular():
-			return nil, fmt.Errorf("path %q: not a regular file", rel)
-		case last && fi.Size() > MaxBlobBytes:
-			return nil, fmt.Errorf("path %q: %d bytes, more than %d", rel, fi.Size(), MaxBlobBytes)
-		}
-	}
-	f, err := os.Open(cur)
-	if err != nil {
-		return nil, fmt.Errorf("path %q: %w", rel, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxBlobBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("path %q: %w", rel, err)
-	}
-	if len(data) > MaxBlobBytes {
-		return nil, fmt.Errorf("path %q: more than %d bytes", rel, MaxBlobBytes)
-	}
-	return data, nil
+	return fsutil.ReadFileNoSymlinks(s.dir, rel, MaxBlobBytes)
 }
 
 // eventSpec turns an event spec (an event payload whose input, output and

@@ -3,7 +3,6 @@ package porcelain
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,27 +115,8 @@ func setTombstone(stateDir, adapter string, disabled bool) error {
 	return nil
 }
 
-// readGateStateFile reads a small state file, refusing a non-regular file or
-// one larger than limit.
+// readGateStateFile reads a small state file, refusing a non-regular file
+// (without blocking on a FIFO) or one larger than limit.
 func readGateStateFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(raw)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return raw, nil
+	return fsutil.ReadFile(path, limit)
 }

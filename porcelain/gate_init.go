@@ -73,7 +73,10 @@ func GateInit(opt GateInitOptions) (*GateInitResult, error) {
 	b.WriteString("# tine gate contract (ConstraintLoop schema version 1), written by tine gate init.\n")
 	b.WriteString("# Review every constraint before committing: tine installs nothing and\n")
 	b.WriteString("# proposes only checks your tools already provide.\n")
-	b.WriteString("version: 1\nconstraints:\n")
+	b.WriteString("version: 1\n")
+	b.WriteString("# name: ci   # optional (tine only): gate attestations carry it as contract_name,\n")
+	b.WriteString("#            # which a release policy can require; ConstraintLoop refuses the key.\n")
+	b.WriteString("constraints:\n")
 	for _, p := range props {
 		fmt.Fprintf(&b, "  # %s\n  %s:\n%s", p.comment, p.id, p.yaml)
 		res.Constraints = append(res.Constraints, p.id)

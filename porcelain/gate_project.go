@@ -3,11 +3,11 @@ package porcelain
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/tinehq/tine/gate"
+	"github.com/tinehq/tine/internal/fsutil"
 )
 
 // GateProject is a project directory with its loaded contract and the
@@ -71,26 +71,8 @@ func findContract(root string) (string, error) {
 }
 
 // readBounded reads a regular file of at most max bytes; the bound is
-// checked before the bytes are allocated.
+// checked before the bytes are allocated, and a FIFO or device is refused
+// rather than read (fsutil.ReadFile).
 func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%d bytes, more than %d", fi.Size(), max)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("more than %d bytes", max)
-	}
-	return b, nil
+	return fsutil.ReadFile(path, max)
 }

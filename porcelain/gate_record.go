@@ -18,24 +18,29 @@ import (
 // event is a root and a tip. The run carries
 //
 //	"status": "completed" when the gate passed, "failed" when it blocked
-//	"gate":   {"phase", "contract", "contract_path", "decision", "outcome",
-//	           "exit_code", "verdicts": {id: verdict}, "root_causes": [...]}
+//	"gate":   the attestation's claim below, without "kind"
 //
 // and the ref GateRef(phase) moves to it by compare-and-swap. The
 // attestation targets the run:
 //
 //	{"claim": {"kind": "gate", "contract": <contract digest>,
-//	           "contract_path": "tine-gate.yml", "phase": "stop",
-//	           "decision": "pass"|"fail", "outcome": "PASS"|...,
-//	           "verdicts": {id: verdict}, "root_causes": [...]},
-//	 "evidence_ids": [evidence event oids], "signer": <actor, default local>,
-//	 "signature": null, "target_id": <gate run>}
+//	           "contract_path": "tine-gate.yml",
+//	           "contract_name": <the contract's name:, when it has one>,
+//	           "phase": "stop", "decision": "pass"|"fail",
+//	           "outcome": "PASS"|..., "verdicts": {id: verdict},
+//	           "waived": {id: "required"|"advisory"}, "root_causes": [...]},
+//	 "evidence_ids": [evidence event oids],
+//	 "signer": <--signer, else the actor, default local>,
+//	 "signature": null or a tine-attest/1 block (--key-file),
+//	 "target_id": <gate run>}
 //
 // With --attach a second attestation with the same claim plus
 // "gate_run": <gate run oid> targets the attached run, its evidence_ids
 // the events and the gate run. Verdicts are the decision's (a waived
-// failure reads "waived"). Promotion looks for claim.kind "gate",
-// claim.decision "pass" and the contract digest it requires.
+// failure reads "waived", and "waived" names it with its enforcement).
+// Promotion looks for claim.kind "gate", claim.decision "pass", the
+// contract digest or name it requires, and no waived required constraint
+// (unless the policy allows waivers).
 
 // Gate decisions as the attestation spells them: "pass" is the value the
 // release policy requires (gate.GateDecisionPass), so the writer and the
@@ -54,7 +59,7 @@ func (g *gateEval) finish(attach *Run) (*GateRunResult, error) {
 	}
 	dec := gate.DecidePlan(g.phase, plan, effective)
 	out := &GateRunResult{
-		Root: g.proj.Root, ContractPath: g.proj.ContractPath, ContractDigest: g.proj.Contract.Digest,
+		Root: g.proj.Root, ContractPath: g.proj.ContractPath, ContractDigest: g.proj.Contract.Digest, ContractName: g.proj.Contract.Name,
 		Phase: string(g.phase), Passed: dec.Passed, Outcome: dec.Outcome, ExitCode: dec.ExitCode,
 		Blocking: nonNil(dec.Blocking), RootCauses: nonNil(dec.RootCauses), Waiting: dec.Waiting,
 		Advisories: nonNil(dec.Advisories), Results: g.results, Decision: dec, Checkout: g.proj.Checkout,
@@ -149,24 +154,36 @@ func (g *gateEval) record(out *GateRunResult, attach *Run) error {
 // claim builds the gate claim of a decision.
 func (g *gateEval) claim(out *GateRunResult) objects.Value {
 	verdicts := make([]objects.Member, 0, len(out.Results))
+	var waived []objects.Member
 	for _, res := range out.Results {
 		verdicts = append(verdicts, m(res.ID, objects.String(res.Verdict)))
+		// The policy must tell a pass from a pass by waiver (issue 10):
+		// every waived result is named with its enforcement.
+		if res.Waived {
+			waived = append(waived, m(res.ID, objects.String(res.Enforcement)))
+		}
 	}
 	decision := GateDecisionBlocked
 	if out.Passed {
 		decision = GateDecisionPassed
 	}
-	return objects.ObjectValue(
+	members := []objects.Member{
 		m("kind", objects.String("gate")),
 		m("contract", objects.String(out.ContractDigest)),
 		m("contract_path", objects.String(out.ContractPath)),
+	}
+	if out.ContractName != "" {
+		members = append(members, m("contract_name", objects.String(out.ContractName)))
+	}
+	return objects.ObjectValue(append(members,
 		m("phase", objects.String(out.Phase)),
 		m("decision", objects.String(decision)),
 		m("outcome", objects.String(out.Outcome)),
 		m("exit_code", objects.Int(int64(out.ExitCode))),
 		m("verdicts", objects.ObjectValue(verdicts...)),
+		m(gate.ClaimWaived, objects.ObjectValue(waived...)),
 		m("root_causes", stringsValue(out.RootCauses)),
-	)
+	)...)
 }
 
 // claimWithout returns claim without key (the run's "gate" member needs
@@ -181,29 +198,24 @@ func claimWithout(claim objects.Value, key string) objects.Value {
 	return objects.ObjectValue(out...)
 }
 
-// putAttestation validates and stores an unsigned attestation of claim on
-// target with evidence ids.
+// putAttestation stores the gate attestation of claim on target with
+// evidence ids, signed when the run was given a key (--key-file), through
+// the same builder as tine attest and tine evaluate.
 func putAttestation(g *gateEval, claim objects.Value, target objects.OID, evidence []objects.OID) (objects.OID, error) {
-	payload, _ := redactValue(objects.ObjectValue(
-		m("claim", claim),
-		m("evidence_ids", oidValues(evidence)),
-		m("signer", objects.String(orDefault(g.opt.Actor, DefaultSigner))),
-		m("signature", objects.Null()),
-		m("target_id", objects.String(target.String())),
-	))
-	o, err := objects.NewJSONObject(g.r.Algo(), objects.TypeAttestation, 1, payload)
+	signer := g.opt.Signer
+	if signer == "" {
+		signer = orDefault(g.opt.Actor, DefaultSigner)
+	}
+	ids := make([]objects.Value, len(evidence))
+	for i, id := range evidence {
+		ids[i] = objects.String(id.String())
+	}
+	o, _, err := newAttestation(g.r.Algo(), target, claim, ids, signer, g.key, g.opt.SignWith)
 	if err != nil {
 		return objects.OID{}, fmt.Errorf("gate attestation: %w", err)
 	}
-	res, err := newWriteResolver(g.ctx, g.r)
-	if err != nil {
-		return objects.OID{}, err
-	}
-	if _, err := objects.Validate(o, res); err != nil {
-		return objects.OID{}, fmt.Errorf("gate attestation %s: %w", o.ID, err)
-	}
-	if err := g.r.Objects().Put(g.ctx, o); err != nil {
-		return objects.OID{}, fmt.Errorf("store %s: %w", o.ID, err)
+	if err := storeObject(g.ctx, g.r, o); err != nil {
+		return objects.OID{}, fmt.Errorf("gate attestation: %w", err)
 	}
 	return o.ID, nil
 }

@@ -66,6 +66,11 @@ type GateRunOptions struct {
 	Now func() time.Time
 	// Actor names the writer in reflogs.
 	Actor string
+	// Signer names who attests the gate ("" means Actor, else
+	// DefaultSigner); SignWith signs the attestations (tine-attest/1) as
+	// tine evaluate does, so a policy can require a trusted signer.
+	Signer string
+	SignWith
 	// Progress, when set, is called (serially) as constraints start,
 	// are reused or finish; cmd/tine prints it to stderr.
 	Progress func(GateProgress)
@@ -118,7 +123,9 @@ type GateRunResult struct {
 	Root           string `json:"project_root"`
 	ContractPath   string `json:"contract_path"`
 	ContractDigest string `json:"contract_digest"`
-	Phase          string `json:"phase"`
+	// ContractName is the contract's top-level name ("" when it has none).
+	ContractName string `json:"contract_name,omitempty"`
+	Phase        string `json:"phase"`
 	// Passed, Outcome, ExitCode, Blocking, RootCauses, Waiting and
 	// Advisories mirror Decision for JSON output.
 	Passed     bool     `json:"passed"`
@@ -167,6 +174,15 @@ func RunGate(ctx context.Context, r *plumbing.Repo, opt GateRunOptions) (*GateRu
 	if err != nil {
 		return nil, err
 	}
+	if r == nil && (opt.KeyFile != "" || opt.Signer != "") {
+		return nil, fmt.Errorf("gate: --key-file and --signer need a repository to store the attestation in: %w", plumbing.ErrNotRepository)
+	}
+	// The key is read before any constraint runs: a bad key file must not
+	// cost a whole gate evaluation.
+	key, err := opt.SignWith.load()
+	if err != nil {
+		return nil, err
+	}
 	var attach *Run
 	if opt.Attach != "" {
 		if r == nil {
@@ -186,6 +202,7 @@ func RunGate(ctx context.Context, r *plumbing.Repo, opt GateRunOptions) (*GateRu
 	ev := &gateEval{
 		ctx: ctx, r: r, proj: proj, phase: phase, opt: opt, now: now,
 		engine:    gate.NewEngine(now),
+		key:       key,
 		effective: map[string]*gate.Evidence{},
 	}
 	ev.reuse = gate.ReuseOptions{NoCache: opt.NoCache || opt.CI, Refresh: opt.Refresh, RefreshPending: opt.RefreshPending}
@@ -224,6 +241,7 @@ type gateEval struct {
 	reuse  gate.ReuseOptions
 	cache  *gateCache
 	notes  *GateAnnotations
+	key    *objects.SigningKey
 
 	mu        sync.Mutex
 	results   []*GateResult

@@ -81,3 +81,46 @@ func TestImportErrorsNameTheLine(t *testing.T) {
 		}
 	}
 }
+
+// TestImportRefusesLinkedPaths checks a {"path": ...} blob spec is refused
+// when its file, or any directory on the way to it, is a symlink, even one
+// that points inside the import directory, and when it is not a regular
+// file; nothing is stored and the ref does not move.
+func TestImportRefusesLinkedPaths(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "f.txt"), []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "real", "f.txt"), []byte("inside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{
+		"file.txt": filepath.Join(outside, "f.txt"), "real/in.txt": "f.txt",
+		"outdir": outside, "indir": "real",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ path, want string }{
+		{"file.txt", "symlink"},
+		{"real/in.txt", "symlink"},
+		{"outdir/f.txt", "symlink"},
+		{"indir/f.txt", "symlink"},
+		{"real", "not a regular file"},
+	} {
+		r := newRepo(t)
+		stream := `{"kind":"tool","output":{"path":"` + c.path + `"}}`
+		_, err := porcelain.Import(context.Background(), r, porcelain.ImportOptions{Input: strings.NewReader(stream), Dir: dir})
+		if !errors.Is(err, porcelain.ErrBadImport) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("%s: %v, want ErrBadImport on line 1 naming %q", c.path, err, c.want)
+		}
+		if _, rerr := r.Refs().Read(porcelain.DefaultRef); rerr == nil {
+			t.Errorf("%s: the ref moved", c.path)
+		}
+	}
+}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/tinehq/tine/gate"
+	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/refs"
@@ -46,11 +46,13 @@ var ErrBadPolicy = errors.New("invalid release policy")
 //	     "unsigned_signers": ["<signer>", ...],   (optional: these count unsigned)
 //	     "scores": {"<score>": {"min": <number>, "max": <number>}},
 //	     "gates":  [{"contract": "<64 hex digest>", "contract_name": "<name>",
-//	                 "phase": "<phase>"}]}}}
+//	                 "phase": "<phase>",
+//	                 "allow_waived": true}]}}}  (optional, default false)
 //
 // A promotion names at least one requirement, and trusts at least one key
 // or unsigned signer; a score names min, max or both; a gate names contract
-// or contract_name (or both). An HMAC key's secret is never in the file:
+// or contract_name (or both); a gate passed by waiving a required
+// constraint meets it only with "allow_waived": true. An HMAC key's secret is never in the file:
 // `tine promote --key-file` supplies it and must match the fingerprint.
 type Policy struct {
 	// Path is the file it was read from; ID the blob oid of its bytes, so
@@ -73,17 +75,14 @@ func DefaultPolicyPath(r *plumbing.Repo) string {
 
 // LoadPolicy reads and validates a policy file for a repository of hash a.
 func LoadPolicy(path string, a objects.Algo) (*Policy, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	data, err := fsutil.ReadFile(path, MaxPolicyBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("policy: %w: %w (write %s, or pass --policy FILE)", ErrBadPolicy, err, PolicyFileName)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPolicyBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", path, err)
-	}
-	if len(data) > MaxPolicyBytes {
+	case errors.Is(err, fsutil.ErrTooLarge):
 		return nil, fmt.Errorf("policy %s: over %d bytes: %w", path, MaxPolicyBytes, ErrBadPolicy)
+	case err != nil:
+		return nil, fmt.Errorf("policy: %w: %w", ErrBadPolicy, err)
 	}
 	p, err := ParsePolicy(data)
 	if err != nil {
@@ -173,6 +172,19 @@ func (w *pwalk) str(obj objects.Value, path, key string, required bool) string {
 		return v.Str
 	}
 	return ""
+}
+
+// boolean returns a boolean member, false when absent.
+func (w *pwalk) boolean(obj objects.Value, path, key string) bool {
+	v, ok := obj.Get(key)
+	if !ok {
+		return false
+	}
+	if v.Kind != objects.KindBool {
+		w.fail(path+"."+key, "must be true or false")
+		return false
+	}
+	return v.Bool
 }
 
 // strings returns a list of non-empty, unique strings.
@@ -287,9 +299,10 @@ func (w *pwalk) score(path, name string, v objects.Value) gate.ScoreRequirement 
 
 // gate validates one gate requirement.
 func (w *pwalk) gate(path string, v objects.Value) gate.GateRequirement {
-	obj := w.object(v, path, "contract", "contract_name", "phase")
+	obj := w.object(v, path, "contract", "contract_name", "phase", "allow_waived")
 	g := gate.GateRequirement{Contract: w.str(obj, path, "contract", false),
-		ContractName: w.str(obj, path, "contract_name", false), Phase: w.str(obj, path, "phase", false)}
+		ContractName: w.str(obj, path, "contract_name", false), Phase: w.str(obj, path, "phase", false),
+		AllowWaived: w.boolean(obj, path, "allow_waived")}
 	switch {
 	case g.Contract == "" && g.ContractName == "":
 		w.fail(path, "names neither contract nor contract_name")

@@ -14,13 +14,16 @@ func TestParsePolicyValid(t *testing.T) {
          "h":{"algorithm":"hmac-sha256","fingerprint":"` + polFP + `"}},
  "promotions":{"prod/eu":{"trusted_keys":["ci","h"],"signers":["ci"],"unsigned_signers":["dev"],
    "scores":{"accuracy":{"min":0.9},"latency":{"max":200},"x":{"min":1,"max":1}},
-   "gates":[{"contract":"` + polFP + `"},{"contract_name":"ci","phase":"ci"}]}}}`))
+   "gates":[{"contract":"` + polFP + `"},{"contract_name":"ci","phase":"ci","allow_waived":true}]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := p.Rules["prod/eu"]
 	if r == nil || len(r.TrustedKeys) != 2 || r.TrustedKeys[0].PublicKeyFile != "keys/ci.pub" || len(r.Scores) != 3 || len(r.Gates) != 2 {
 		t.Fatalf("rule = %+v", r)
+	}
+	if r.Gates[0].AllowWaived || !r.Gates[1].AllowWaived {
+		t.Fatalf("allow_waived: %+v", r.Gates)
 	}
 	if *r.Scores[0].Min != 0.9 || r.Scores[1].Max == nil || r.Scores[1].Min != nil || r.Gates[1].Phase != "ci" {
 		t.Fatalf("requirements = %+v %+v", r.Scores, r.Gates)
@@ -44,6 +47,7 @@ func TestParsePolicyRefusals(t *testing.T) {
 		{`{"version":1,"promotions":{"p":{"unsigned_signers":["dev"],"scores":{"a":{"min":"1"}}}}}`, "$.promotions.p.scores.a.min: must be a number"},
 		{`{"version":1,"promotions":{"p":{"unsigned_signers":["dev"],"gates":[{"phase":"ci"}]}}}`, "names neither contract nor contract_name"},
 		{`{"version":1,"promotions":{"p":{"unsigned_signers":["dev"],"gates":[{"contract":"ABC"}]}}}`, "64 lowercase hex"},
+		{`{"version":1,"promotions":{"p":{"unsigned_signers":["dev"],"gates":[{"contract_name":"ci","allow_waived":"yes"}]}}}`, "$.promotions.p.gates[0].allow_waived: must be true or false"},
 		{`{"version":1,"promotions":{"p":{"trusted_keys":["nope"],"scores":{"a":{"min":1}}}}}`, "names no key of $.keys"},
 		{`{"version":1,"promotions":{"p":{"unsigned_signers":["dev","dev"],"scores":{"a":{"min":1}}}}}`, "listed once"},
 		{`{"version":1,"keys":{"k":{"algorithm":"rsa","fingerprint":"` + polFP + `"}},"promotions":{}}`, "$.keys.k.algorithm: must be"},

@@ -1,6 +1,7 @@
 package porcelain
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tinehq/tine/gate"
+	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/refs"
@@ -155,9 +157,9 @@ func policyVerifiers(pol *Policy, rule *gate.PromotionRule, keyFiles []string) (
 			continue
 		}
 		file := filepath.Join(filepath.Dir(pol.Path), k.PublicKeyFile)
-		raw, err := readKeyFile(file)
+		raw, err := readPolicyKeyFile(filepath.Dir(pol.Path), k.PublicKeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("policy key %s: %w", k.Name, err)
+			return nil, fmt.Errorf("policy key %s: %s: %w (public_key_file must be a regular file inside the policy's directory)", k.Name, file, err)
 		}
 		pub, err := objects.ParseEd25519PublicKey(raw)
 		if err != nil {
@@ -184,6 +186,19 @@ func policyVerifiers(pol *Policy, rule *gate.PromotionRule, keyFiles []string) (
 		out = append(out, objects.VerifyOptions{HMACKey: raw})
 	}
 	return out, nil
+}
+
+// readPolicyKeyFile reads a policy's public key file rel under the
+// policy's directory dir: a regular file (a FIFO would block promote
+// forever), inside dir once links are resolved (the policy is reviewed;
+// where its key file points must be too), at most MaxKeyFileBytes, with
+// the key-file rule's trailing LF stripped (objects.ReadKeyFile).
+func readPolicyKeyFile(dir, rel string) ([]byte, error) {
+	b, err := fsutil.ReadFileInDir(dir, rel, objects.MaxKeyFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	return objects.ReadKeyFile(bytes.NewReader(b))
 }
 
 // runAttestations returns the run's attestations, found through the

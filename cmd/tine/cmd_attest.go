@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"time"
 
 	"github.com/tinehq/tine/porcelain"
 )
@@ -13,10 +12,7 @@ type attestCmd struct {
 	Target   string   `arg:"" name:"ref" help:"Revision of the run the claim is about."`
 	Claim    string   `name:"claim" required:"" placeholder:"FILE.json" help:"The claim: a JSON object, read strictly (duplicate keys refused); - reads stdin."`
 	Evidence []string `name:"evidence" placeholder:"OID" help:"An object the claim rests on (repeatable)."`
-	Signer   string   `name:"signer" placeholder:"S" help:"Who attests (default: local)."`
-	KeyFile  string   `name:"key-file" placeholder:"K" help:"Sign with this key file (tine-attest/1): an Ed25519 seed, or with --hmac an HMAC secret."`
-	HMAC     bool     `name:"hmac" help:"The key file is an HMAC-SHA256 secret."`
-	KeyID    string   `name:"key-id" placeholder:"ID" help:"Key label recorded in the signed header."`
+	signFlags
 	jsonFlag
 }
 
@@ -36,7 +32,8 @@ Examples:
 
 // Run reads the claim and stores the attestation.
 func (c *attestCmd) Run(e *env) error {
-	if err := refuseKeyFlags(c.KeyFile, c.HMAC, c.KeyID); err != nil {
+	sw, err := c.signWith()
+	if err != nil {
 		return err
 	}
 	in := e.stdin
@@ -59,7 +56,7 @@ func (c *attestCmd) Run(e *env) error {
 	defer r.Close()
 	res, err := porcelain.Attest(e.ctx, r, porcelain.AttestOptions{
 		Target: c.Target, Claim: claim, Evidence: c.Evidence, Signer: c.Signer,
-		SignWith: porcelain.SignWith{KeyFile: c.KeyFile, HMAC: c.HMAC, KeyID: c.KeyID, Now: time.Now},
+		SignWith: sw,
 	})
 	if err != nil {
 		return err

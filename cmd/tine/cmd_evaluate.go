@@ -1,20 +1,15 @@
 package main
 
 import (
-	"time"
-
 	"github.com/tinehq/tine/porcelain"
 )
 
 // evaluateCmd is `tine evaluate REF --score NAME=VALUE... [--signer S]
 // [--key-file K [--hmac] [--key-id ID]]`.
 type evaluateCmd struct {
-	Target  string   `arg:"" name:"ref" help:"Revision of the run evaluated."`
-	Score   []string `name:"score" required:"" placeholder:"NAME=VALUE" help:"A score: a finite JSON number (repeatable; names unique)."`
-	Signer  string   `name:"signer" placeholder:"S" help:"Evaluator name recorded as the signer (default: local)."`
-	KeyFile string   `name:"key-file" placeholder:"K" help:"Sign with this key file (tine-attest/1): an Ed25519 seed, or with --hmac an HMAC secret."`
-	HMAC    bool     `name:"hmac" help:"The key file is an HMAC-SHA256 secret."`
-	KeyID   string   `name:"key-id" placeholder:"ID" help:"Key label recorded in the signed header."`
+	Target string   `arg:"" name:"ref" help:"Revision of the run evaluated."`
+	Score  []string `name:"score" required:"" placeholder:"NAME=VALUE" help:"A score: a finite JSON number (repeatable; names unique)."`
+	signFlags
 	jsonFlag
 }
 
@@ -33,7 +28,8 @@ Examples:
 
 // Run parses the scores, then stores the evaluation.
 func (c *evaluateCmd) Run(e *env) error {
-	if err := refuseKeyFlags(c.KeyFile, c.HMAC, c.KeyID); err != nil {
+	sw, err := c.signWith()
+	if err != nil {
 		return err
 	}
 	scores := make([]porcelain.Score, 0, len(c.Score))
@@ -51,21 +47,12 @@ func (c *evaluateCmd) Run(e *env) error {
 	defer r.Close()
 	res, err := porcelain.Evaluate(e.ctx, r, porcelain.EvaluateOptions{
 		Target: c.Target, Scores: scores, Signer: c.Signer,
-		SignWith: porcelain.SignWith{KeyFile: c.KeyFile, HMAC: c.HMAC, KeyID: c.KeyID, Now: time.Now},
+		SignWith: sw,
 	})
 	if err != nil {
 		return err
 	}
 	return e.emit(c.JSON, res, func(p *printer) { printAttestResult(p, res) })
-}
-
-// refuseKeyFlags rejects signing flags given without a key file, which
-// would otherwise be silently ignored (ARCHITECTURE §5).
-func refuseKeyFlags(keyFile string, hmac bool, keyID string) error {
-	if keyFile == "" && (hmac || keyID != "") {
-		return usagef("--hmac and --key-id need --key-file")
-	}
-	return nil
 }
 
 // printAttestResult prints the new attestation's oid, alone on its line,

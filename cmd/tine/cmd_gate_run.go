@@ -13,6 +13,7 @@ type gateRunCmd struct {
 	Phase   string `name:"phase" enum:"change,stop,push,ci" default:"stop" help:"Phase to evaluate: change, stop (default), push or ci."`
 	NoCache bool   `name:"no-cache" help:"Read no cached evidence: execute every constraint."`
 	Attach  string `name:"attach" placeholder:"REV" help:"Also attach the gate attestation to this run (what tine promote looks for)."`
+	signFlags
 	jsonFlag
 }
 
@@ -20,8 +21,11 @@ type gateRunCmd struct {
 func (c *gateRunCmd) Help() string {
 	return `Evaluates the constraints of the phase in dependency waves. Evidence
 whose input digest (contract, checkout, spec, watched files) is unchanged is
-reused; a valid human waiver is honoured in change and stop. Progress goes
-to stderr, the decision to stdout.
+reused; a valid human waiver is honoured in change and stop (the
+attestation's claim names every waived constraint, and a release policy
+refuses a gate passed by waiving a required one unless it allows waivers).
+With --key-file the gate attestations are signed (tine-attest/1), as tine
+evaluate signs. Progress goes to stderr, the decision to stdout.
 
 Example:
 
@@ -33,16 +37,22 @@ Example:
 
 // Run evaluates the gate.
 func (c *gateRunCmd) Run(e *env) error {
-	if c.Phase == string(porcelain.GatePhaseCI) {
-		return runGate(e, c.gateProject, porcelain.GateRunOptions{CI: true, Attach: c.Attach}, c.JSON, false)
+	sw, err := c.signWith()
+	if err != nil {
+		return err
 	}
-	return runGate(e, c.gateProject, porcelain.GateRunOptions{Phase: porcelain.GatePhase(c.Phase), NoCache: c.NoCache, Attach: c.Attach}, c.JSON, false)
+	opt := porcelain.GateRunOptions{Phase: porcelain.GatePhase(c.Phase), NoCache: c.NoCache, Attach: c.Attach, Signer: c.Signer, SignWith: sw}
+	if c.Phase == string(porcelain.GatePhaseCI) {
+		opt = porcelain.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw}
+	}
+	return runGate(e, c.gateProject, opt, c.JSON, false)
 }
 
 // gateCICmd is `tine gate ci`.
 type gateCICmd struct {
 	gateProject
 	Attach string `name:"attach" placeholder:"REV" help:"Also attach the gate attestation to this run."`
+	signFlags
 	jsonFlag
 }
 
@@ -50,22 +60,30 @@ type gateCICmd struct {
 func (c *gateCICmd) Help() string {
 	return `Runs every constraint of the ci phase with no cached evidence and no
 waivers: the authoritative decision. Without a repository nothing is
-recorded.
+recorded. With --key-file the gate attestations are signed
+(tine-attest/1), so a release policy can require the CI key.
 
-Example:
+Examples:
 
-    $ tine gate ci --attach heads/main`
+    $ tine gate ci --attach heads/main
+    $ tine gate ci --attach heads/main --signer ci --key-file ci.key`
 }
 
 // Run evaluates the ci phase.
 func (c *gateCICmd) Run(e *env) error {
-	return runGate(e, c.gateProject, porcelain.GateRunOptions{CI: true, Attach: c.Attach}, c.JSON, true)
+	sw, err := c.signWith()
+	if err != nil {
+		return err
+	}
+	return runGate(e, c.gateProject, porcelain.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw}, c.JSON, true)
 }
 
 // runGate runs the gate, prints progress and the decision, and maps the
 // decision to the exit status: a blocked gate is a result, not an error.
 func runGate(e *env, pf gateProject, opt porcelain.GateRunOptions, asJSON, optionalRepo bool) error {
-	r, err := openGateRepo(e, optionalRepo && opt.Attach == "")
+	// Signing or attaching means an attestation is wanted: without a
+	// repository that is an error, not a silent unrecorded run.
+	r, err := openGateRepo(e, optionalRepo && opt.Attach == "" && opt.KeyFile == "" && opt.Signer == "")
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ Example:
 
 // Run records the waiver.
 func (c *gateWaiveCmd) Run(e *env) error {
-	return gateNote(e, c.gateProject, c.ID, c.Reason, c.JSON, porcelain.GateWaive, "Waived %s locally for input %s\nCI ignores local waivers.\n")
+	return gateNote(e, c.gateProject, c.ID, c.Reason, c.JSON, porcelain.GateWaive, "Waived %s locally for input %s\nCI ignores local waivers; a release policy accepts a gate passed by a waiver only with allow_waived.\n")
 }
 
 // gateAcknowledgeCmd is `tine gate acknowledge ID --reason TEXT`.
