@@ -108,6 +108,10 @@ skip() { echo "SKIP $3" >"$RES/$1.$2"; say "   $1/$2 not measured: $3"; }
 
 # tine_has VERB: whether this tine build has the verb.
 tine_has() { "$TINE" "$1" --help >/dev/null 2>&1; }
+# tine_help_mentions VERB WORD: VERB's help mentions WORD. The help is
+# captured first: piping it into grep -q lets grep exit before tine has
+# written everything, and under pipefail tine's SIGPIPE fails the test.
+tine_help_mentions() { grep -q -- "$2" <<<"$("$TINE" "$1" --help 2>&1)"; }
 
 # ---------------------------------------------------------------- data
 DATA="$WORK/data"
@@ -172,7 +176,7 @@ fi
 TINE_REPACK=()
 if tine_has repack; then
 	TINE_REPACK=(repack)
-	if "$TINE" repack --help 2>&1 | grep -q -- '--delete'; then TINE_REPACK+=(-d); fi
+	if tine_help_mentions repack --delete; then TINE_REPACK+=(-d); fi
 fi
 say "== repack ($RUNS runs from fresh copies)"
 for i in $(seq "$RUNS"); do
@@ -210,7 +214,7 @@ fi
 # ---------------------------------------------------------------- read all
 if want read; then
 	say "== read all $SCALE objects back from packs"
-	if tine_has cat-object && "$TINE" cat-object --help 2>&1 | grep -q -- --batch; then
+	if tine_has cat-object && tine_help_mentions cat-object --batch; then
 		for i in $(seq "$RUNS"); do
 			measure read git git -C "$G_PACKED" cat-file --batch <"$WORK/git.oids" >"$WORK/git.read"
 			measure read tine "$TINE" --repo "$T_PACKED" cat-object --batch <"$WORK/tine.oids" >"$WORK/tine.read"

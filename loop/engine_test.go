@@ -300,9 +300,9 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestThousandIterationsSixteenBranches is issue 7's scale: 1,000
-// iterations over 16 branches, engine alone, well under a second.
-func TestThousandIterationsSixteenBranches(t *testing.T) {
+// thousandIterations runs issue 7's scale: 1,000 iterations, width 3, at
+// most 16 branches running at once, engine alone.
+func thousandIterations(rec Recorder) (*Result, error) {
 	step := func(_ context.Context, in StepInput) (StepResult, error) {
 		x, _ := in.State.Get("n")
 		n := x.Int
@@ -311,22 +311,28 @@ func TestThousandIterationsSixteenBranches(t *testing.T) {
 			Propose(st(int(n+3)), float64((n+3)%89)),
 		}}, nil
 	}
+	return Run(context.Background(), Config{Initial: st(0), Step: step, Now: time.Now, Recorder: rec,
+		Policy: Policy{MaxSteps: 1000, Width: 3, MaxBranches: 16}})
+}
+
+// TestThousandIterationsSixteenBranches checks the engine completes issue
+// 7's scale with and without a recorder; BenchmarkThousandIterations
+// measures how long it takes.
+func TestThousandIterationsSixteenBranches(t *testing.T) {
 	for _, rec := range []Recorder{nil, &discardRecorder{}} {
-		start := time.Now()
-		res, err := Run(context.Background(), Config{Initial: st(0), Step: step, Now: time.Now, Recorder: rec,
-			Policy: Policy{MaxSteps: 1000, Width: 3, MaxBranches: 16}})
-		took := time.Since(start)
+		res, err := thousandIterations(rec)
 		if err != nil || res.TotalSteps != 1000 {
 			t.Fatalf("err %v steps %d", err, res.TotalSteps)
 		}
-		limit := 500 * time.Millisecond
-		if raceEnabled {
-			limit = 5 * time.Second
+	}
+}
+
+// BenchmarkThousandIterations times one 1,000-iteration loop.
+func BenchmarkThousandIterations(b *testing.B) {
+	for b.Loop() {
+		if _, err := thousandIterations(&discardRecorder{}); err != nil {
+			b.Fatal(err)
 		}
-		if took > limit {
-			t.Errorf("1000 iterations took %s (recorder %T)", took, rec)
-		}
-		t.Logf("1000 iterations, %d branches, recorder %T: %s", len(res.Branches), rec, took)
 	}
 }
 

@@ -1,5 +1,0 @@
-//go:build !race
-
-package loop
-
-const raceEnabled = false
