@@ -235,7 +235,10 @@ func buildObject(a objects.Algo, t objects.Type, data []byte, canonicalize bool)
 		if err := objects.ScanShape(data, objects.MaxBodyTokens); err != nil {
 			return nil, err
 		}
-		parsed, err := objects.ParseJSON(data, objects.ParseOptions{})
+		parsed, err := objects.ParseInput(data, objects.ParseOptions{})
+		if objects.HasReason(err, objects.ReasonCanonIntegerOverflow) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, objects.Errorf(objects.ReasonEnvelopeBodyMalformedJson, "input is not strict JSON: %v", err)
 		}
