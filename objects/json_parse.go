@@ -62,13 +62,13 @@ type ParseErrorKind int
 
 // The kinds of parse failure.
 const (
-	ParseSyntax        ParseErrorKind = iota // not RFC 8259 JSON, or not UTF-8
-	ParseDuplicateKey                        // an object repeats a key (after unescaping)
-	ParseLoneSurrogate                       // an unpaired surrogate, escaped or raw
-	ParseNonFinite                           // NaN, Infinity, or a float literal overflowing to ±Inf
-	ParseTooManyDigits                       // an integer literal longer than MaxIntDigits
-	ParseDepth                               // containers nested deeper than MaxDepth
-	ParseIntegerOverflow                     // an integer literal outside ±(2^53-1) (RefuseUnsafeInts), or too big for a double (DemoteBigInts)
+	ParseSyntax          ParseErrorKind = iota // not RFC 8259 JSON, or not UTF-8
+	ParseDuplicateKey                          // an object repeats a key (after unescaping)
+	ParseLoneSurrogate                         // an unpaired surrogate, escaped or raw
+	ParseNonFinite                             // NaN, Infinity, or a float literal overflowing to ±Inf
+	ParseTooManyDigits                         // an integer literal longer than MaxIntDigits
+	ParseDepth                                 // containers nested deeper than MaxDepth
+	ParseIntegerOverflow                       // an integer literal outside ±(2^53-1) (RefuseUnsafeInts), or too big for a double (DemoteBigInts)
 )
 
 // String returns a short name of the kind.
