@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // MinEnvSecretLen is the shortest environment value NewEnvRedactor treats
@@ -28,14 +29,18 @@ type Redactor struct {
 // contains KEY, TOKEN, SECRET, PASSWORD or PASSWD (any case, ConstraintLoop's
 // rule), or names a credential under SPEC §1.7 (DATABASE_DSN, SESSION_COOKIE,
 // ...), except PWD, the working directory. Values shorter than
-// MinEnvSecretLen bytes, and values a stored text could not avoid anyway
-// (the marker itself), are left alone.
+// MinEnvSecretLen bytes, values inside the marker itself (replacing them
+// would not be idempotent) and values that are not UTF-8 (UTF-8 is
+// self-synchronising, so a UTF-8 value only ever matches whole characters
+// of UTF-8 text, and a replacement never leaves half a character) are
+// left alone.
 func NewEnvRedactor(env []string) *Redactor {
 	r := &Redactor{}
 	seen := map[string]bool{}
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")
-		if !ok || len(val) < MinEnvSecretLen || seen[val] || strings.Contains(Redacted, val) || !isSecretEnvName(name) {
+		if !ok || len(val) < MinEnvSecretLen || seen[val] || strings.Contains(Redacted, val) ||
+			!utf8.ValidString(val) || !isSecretEnvName(name) {
 			continue
 		}
 		seen[val] = true
