@@ -20,11 +20,12 @@ const maxResponseIntDigits = 4096
 // be StepProtocol), "observation" (string), "stop" (boolean), "next_states"
 // (array of at most MaxStepProposals objects with a non-null "state" and an
 // optional finite numeric "score"), "metadata" and "outputs" (objects) and
-// "cost" (a finite number >= 0). Unknown keys, wrong types, NaN and
-// Infinity are refused, so a typo fails closed instead of being ignored.
+// "cost" (a finite number >= 0). Unknown keys, wrong types, NaN,
+// Infinity and integers outside ±(2^53-1) (which a double would round) are
+// refused, so a typo fails closed instead of being ignored.
 func ParseStepResponse(data []byte) (StepResult, error) {
 	var res StepResult
-	v, err := objects.ParseJSON(data, objects.ParseOptions{MaxIntDigits: maxResponseIntDigits, DemoteBigInts: true})
+	v, err := objects.ParseInput(data, objects.ParseOptions{MaxIntDigits: maxResponseIntDigits})
 	if err != nil {
 		if len(data) == 0 {
 			return res, fmt.Errorf("%w: empty output (want one JSON object)", ErrStepResponse)

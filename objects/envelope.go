@@ -253,6 +253,8 @@ func bodyParseError(body []byte, err error) error {
 		return Errorf(ReasonTextLoneSurrogate, "json body: %v", err)
 	case ParseNonFinite:
 		return Errorf(ReasonCanonNonFinite, "json body: %v", err)
+	case ParseIntegerOverflow:
+		return Errorf(ReasonCanonIntegerOverflow, "json body: %v", err)
 	case ParseDepth:
 		return Errorf(ReasonShapeDepthExceeded, "json body: %v", err)
 	}

@@ -3,6 +3,7 @@ package objects
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -25,6 +26,7 @@ func jtOptsFromFlags(flags uint8) ParseOptions {
 		DemoteBigInts:       flags&1 != 0,
 		AllowLoneSurrogates: flags&2 != 0,
 		AllowNonFinite:      flags&4 != 0,
+		RefuseUnsafeInts:    flags&8 != 0,
 		MaxIntDigits:        int(flags>>4) * 4, // 0 = unbounded
 	}
 }
@@ -38,7 +40,10 @@ func FuzzParseJSON(f *testing.F) {
 		opt := jtOptsFromFlags(flags)
 		v, err := ParseJSON(data, opt)
 		if err != nil {
-			jtKind(t, err)
+			var pe *ParseError
+			if jtKind(t, err); errors.As(err, &pe) && pe.Path != "" && pe.Path[0] != '$' {
+				t.Fatalf("error path %q does not start at $", pe.Path)
+			}
 			return
 		}
 		// The strict reader never accepts what the standard library's
@@ -52,6 +57,9 @@ func FuzzParseJSON(f *testing.F) {
 			}
 		}
 		canon, err := CanonV3(v)
+		if opt.RefuseUnsafeInts && HasReason(err, ReasonCanonIntegerOverflow) {
+			t.Fatalf("RefuseUnsafeInts accepted an integer CanonV3 refuses: %q", data)
+		}
 		if err != nil {
 			if _, ok := ReasonOf(err); !ok {
 				t.Fatalf("CanonV3 error without a reason: %v", err)

@@ -63,6 +63,12 @@ func (p *jsonParser) number() (Value, error) {
 	if isFloat {
 		return p.float(lit, start)
 	}
+	// SPEC §0.2 rule 7: the range is decided on the literal's digits, so a
+	// 5,000-digit integer is refused as an integer, without converting it.
+	if p.opt.RefuseUnsafeInts && unsafeIntLiteral(lit[len(lit)-digits:]) {
+		return Value{}, p.failAt(ParseIntegerOverflow, start,
+			fmt.Sprintf("integer %s is outside ±(2^53-1) = ±%d; write it as a string, or as a float such as 1e20", abbreviate(lit), maxSafeInt))
+	}
 	// SPEC §3.1: the digit bound is checked before any conversion allocates.
 	if p.opt.MaxIntDigits > 0 && digits > p.opt.MaxIntDigits {
 		return Value{}, p.failAt(ParseTooManyDigits, start,
@@ -83,14 +89,14 @@ func (p *jsonParser) integer(lit string, start, digits int) (Value, error) {
 			n = -n
 		}
 		if p.opt.DemoteBigInts && (n > maxSafeInt || n < -maxSafeInt) {
-			return p.float(lit, start)
+			return p.demote(lit, start, digits)
 		}
 		return Value{Kind: KindInt, Int: n}, nil
 	}
 	// SPEC §0.2 demotion: a body integer beyond 2^53-1 is read as the double
 	// the literal names, never kept as an exact integer.
 	if p.opt.DemoteBigInts {
-		return p.float(lit, start)
+		return p.demote(lit, start, digits)
 	}
 	if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
 		return Value{Kind: KindInt, Int: n}, nil
@@ -100,6 +106,28 @@ func (p *jsonParser) integer(lit string, start, digits int) (Value, error) {
 		return Value{}, p.failAt(ParseSyntax, start, "invalid integer literal")
 	}
 	return Value{Kind: KindInt, Big: b}, nil
+}
+
+// demote reads an integer literal beyond 2^53-1 as the double it names
+// (SPEC §0.2 demotion). An integer too long for any double is an integer
+// overflow, not a non-finite float: the literal was an integer.
+func (p *jsonParser) demote(lit string, start, digits int) (Value, error) {
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return Value{}, p.failAt(ParseSyntax, start, "invalid integer literal")
+	}
+	if math.IsInf(f, 0) {
+		return Value{}, p.failAt(ParseIntegerOverflow, start,
+			fmt.Sprintf("integer literal of %d digits is too large for any number (beyond a double's range)", digits))
+	}
+	return Value{Kind: KindFloat, Float: f}, nil
+}
+
+// unsafeIntLiteral reports whether the digits of an integer literal (no
+// sign, no leading zero but for "0" itself) name a magnitude above 2^53-1.
+func unsafeIntLiteral(digits string) bool {
+	const maxSafe = "9007199254740991"
+	return len(digits) > len(maxSafe) || (len(digits) == len(maxSafe) && digits > maxSafe)
 }
 
 // float converts a validated number literal to a float64. A literal whose

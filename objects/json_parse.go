@@ -44,6 +44,12 @@ type ParseOptions struct {
 	// AllowLoneSurrogates carries unpaired surrogates through as WTF-8 in
 	// Value.Str instead of refusing them with ParseLoneSurrogate (SPEC §0.1).
 	AllowLoneSurrogates bool
+	// RefuseUnsafeInts refuses an integer literal outside ±(2^53-1) with
+	// ParseIntegerOverflow, before any conversion, instead of keeping it
+	// exact or demoting it: input a user hands to a writer is never
+	// silently rounded (SPEC §0.2 rule 7). It overrides DemoteBigInts and
+	// is checked before MaxIntDigits. ParseInput sets it.
+	RefuseUnsafeInts bool
 	// AllowNonFinite accepts the NaN, Infinity and -Infinity literals and
 	// float literals that overflow to ±Inf. No writer uses it; when false
 	// they yield ParseNonFinite.
@@ -56,12 +62,13 @@ type ParseErrorKind int
 
 // The kinds of parse failure.
 const (
-	ParseSyntax        ParseErrorKind = iota // not RFC 8259 JSON, or not UTF-8
-	ParseDuplicateKey                        // an object repeats a key (after unescaping)
-	ParseLoneSurrogate                       // an unpaired surrogate, escaped or raw
-	ParseNonFinite                           // NaN, Infinity, or a float literal overflowing to ±Inf
-	ParseTooManyDigits                       // an integer literal longer than MaxIntDigits
-	ParseDepth                               // containers nested deeper than MaxDepth
+	ParseSyntax          ParseErrorKind = iota // not RFC 8259 JSON, or not UTF-8
+	ParseDuplicateKey                          // an object repeats a key (after unescaping)
+	ParseLoneSurrogate                         // an unpaired surrogate, escaped or raw
+	ParseNonFinite                             // NaN, Infinity, or a float literal overflowing to ±Inf
+	ParseTooManyDigits                         // an integer literal longer than MaxIntDigits
+	ParseDepth                                 // containers nested deeper than MaxDepth
+	ParseIntegerOverflow                       // an integer literal outside ±(2^53-1) (RefuseUnsafeInts), or too big for a double (DemoteBigInts)
 )
 
 // String returns a short name of the kind.
@@ -79,6 +86,8 @@ func (k ParseErrorKind) String() string {
 		return "too-many-digits"
 	case ParseDepth:
 		return "depth"
+	case ParseIntegerOverflow:
+		return "integer-overflow"
 	}
 	return "invalid"
 }
@@ -88,10 +97,21 @@ type ParseError struct {
 	Kind   ParseErrorKind
 	Offset int    // byte offset in the input where the fault was found
 	Msg    string // human-readable detail
+	// Path is the JSON path of the value being read when the fault was
+	// found: "$" for the top-level value, "$.a[2]" for the third element
+	// of member a, `$["odd key"]` for keys that are not identifiers.
+	Path string
+	// segs collects Path's segments innermost first while the error
+	// unwinds through the containers (ParseJSON joins them once).
+	segs []string
 }
 
-// Error returns "json <kind>: <msg> at byte <offset>".
+// Error returns "json <kind>: <msg> at byte <offset>", naming the path too
+// when the fault is inside a container.
 func (e *ParseError) Error() string {
+	if e.Path != "" && e.Path != "$" {
+		return fmt.Sprintf("json %s: %s at %s (byte %d)", e.Kind, e.Msg, e.Path, e.Offset)
+	}
 	return fmt.Sprintf("json %s: %s at byte %d", e.Kind, e.Msg, e.Offset)
 }
 
@@ -154,7 +174,7 @@ func ParseJSON(data []byte, opt ParseOptions) (Value, error) {
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
-		return Value{}, err
+		return Value{}, finishPath(err)
 	}
 	p.skipSpace()
 	if p.pos != len(p.data) {
@@ -236,11 +256,11 @@ func (p *jsonParser) array(depth int) (Value, error) {
 		return Value{Kind: KindArray, Array: []Value{}}, nil
 	}
 	base := len(p.vals)
-	for {
+	for i := 0; ; i++ {
 		p.skipSpace()
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return Value{}, err
+			return Value{}, inPath(err, indexSeg(i))
 		}
 		p.vals = append(p.vals, v)
 		p.skipSpace()
@@ -297,7 +317,7 @@ func (p *jsonParser) object(depth int) (Value, error) {
 		p.skipSpace()
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return Value{}, err
+			return Value{}, inPath(err, keySeg(key))
 		}
 		p.mems = append(p.mems, Member{Key: key, Value: v})
 		p.skipSpace()

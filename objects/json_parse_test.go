@@ -208,7 +208,7 @@ func TestParseJSONRejects(t *testing.T) {
 		{`{"a":-Infinity}`, ParseOptions{}, ParseNonFinite},
 		{`1e400`, ParseOptions{}, ParseNonFinite},
 		{`-1.5e309`, ParseOptions{}, ParseNonFinite},
-		{"1" + strings.Repeat("0", 400), ParseOptions{DemoteBigInts: true}, ParseNonFinite},
+		{"1" + strings.Repeat("0", 400), ParseOptions{DemoteBigInts: true}, ParseIntegerOverflow},
 		{`12345`, ParseOptions{MaxIntDigits: 4}, ParseTooManyDigits},
 		{`[-12345]`, ParseOptions{MaxIntDigits: 4}, ParseTooManyDigits},
 		{`[[1]]`, ParseOptions{MaxDepth: 1}, ParseDepth},

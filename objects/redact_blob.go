@@ -8,7 +8,7 @@ import (
 
 // RedactBlob returns the blob bytes b with credentials scrubbed (SPEC §1.7,
 // the writer's byte scrubber). Bytes that are not UTF-8 are opaque and come
-// back unchanged (the same slice). Three passes run over text:
+// back unchanged (the same slice). Four passes run over text:
 //
 //  1. PEM private key blocks ("-----BEGIN ... PRIVATE KEY-----" through the
 //     matching END line, or through the end of the text when the block is
@@ -25,7 +25,10 @@ import (
 //     the value), and a quoted value keeps its quotes. A label that only ends
 //     in "token" keeps a number; values that open a JSON object or array,
 //     and the JSON literals true, false and null, are left for their own
-//     keys, so a JSON blob stays JSON.
+//     keys, so a JSON blob stays JSON;
+//  4. the password of a URL's user information becomes "[REDACTED]":
+//     "postgres://app:hunter2@db/main" becomes
+//     "postgres://app:[REDACTED]@db/main" (scheme, user and host stay).
 //
 // The work is linear in len(b) (Go's regexp is an automaton, the assignment
 // scanner never backs up past a separator), and RedactBlob(RedactBlob(b))
@@ -49,7 +52,9 @@ func RedactBlob(b []byte) []byte {
 			return []byte(Redacted)
 		})
 	}
-	return redactAssignments(out)
+	// URL passwords go before assignments, so "dsn=postgres://u:p@h" is
+	// still replaced whole by the assignment rule.
+	return redactAssignments(redactURLCredentials(out))
 }
 
 // pemMarker is in every match of pemBlock.

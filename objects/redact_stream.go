@@ -35,10 +35,15 @@ var (
 // stream is judged chunk by chunk, so text in a mostly binary file is
 // still scrubbed: a stricter rule, never a laxer one.
 func NewRedactReader(r io.Reader) io.Reader {
+	return newRedactReader(r)
+}
+
+func newRedactReader(r io.Reader) *redactReader {
 	return &redactReader{in: bufio.NewReaderSize(r, 64<<10)}
 }
 
 type redactReader struct {
+	lit *Redactor // literal secret values to replace too; nil for none
 	in  *bufio.Reader
 	buf []byte // the chunk being read, reused so binary input allocates nothing
 	out []byte // scrubbed bytes not yet returned
@@ -62,8 +67,9 @@ func (z *redactReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// fill reads the next chunk, extends it over a key block that it opens,
-// and scrubs it into z.out.
+// fill reads the next chunk, extends it over a key block that it opens
+// (and over a literal secret value its end may cut), and scrubs it into
+// z.out.
 func (z *redactReader) fill() {
 	chunk, err := z.readChunk(z.buf[:0], RedactChunk)
 	z.buf = chunk
@@ -71,10 +77,16 @@ func (z *redactReader) fill() {
 		z.err = err
 		return
 	}
-	for openPEM(chunk) && !z.eof {
-		if len(chunk) > maxPEMCarry {
+	for !z.eof {
+		pem := openPEM(chunk)
+		// A chunk ending inside what may be a secret value is extended,
+		// up to the same bound; past it the chunk is cut there.
+		if !pem && (len(chunk) > maxPEMCarry || !z.lit.endsInValue(chunk)) {
+			break
+		}
+		if pem && len(chunk) > maxPEMCarry {
 			// RedactBlob's rule: an unterminated block runs to the end.
-			z.out = RedactBlob(chunk)
+			z.out = z.lit.Blob(chunk)
 			z.drain()
 			return
 		}
@@ -88,6 +100,9 @@ func (z *redactReader) fill() {
 		z.out = RedactBlob(chunk)
 	} else {
 		z.out = chunk
+	}
+	if z.lit != nil {
+		z.out = z.lit.literals(z.out)
 	}
 }
 

@@ -19,7 +19,9 @@ import (
 //     becomes "label: [REDACTED]". It splits at the first ':' or '='; the
 //     label, trimmed, must be one word (no white space inside), which keeps
 //     prose such as "how to rotate the api_key: see docs" intact, and the
-//     value must not be empty, so a bare "Password:" prompt survives.
+//     value must not be empty, so a bare "Password:" prompt survives;
+//   - the password in a URL inside a string is replaced, as RedactBlob
+//     replaces it: "postgres://app:[REDACTED]@db/main".
 //
 // Containers nested deeper than MaxRedactDepth are returned as they are;
 // no such value can be canonicalised, so none can be stored. The walk is
@@ -34,7 +36,13 @@ func RedactValue(v Value) (Value, int) {
 func redactWalk(v Value, depth int, count *int) Value {
 	switch v.Kind {
 	case KindString:
-		if s, changed := redactLabelled(v.Str); changed {
+		s, changed := redactLabelled(v.Str)
+		if strings.Contains(s, "://") && strings.IndexByte(s, '@') >= 0 {
+			if u := redactURLCredentials([]byte(s)); string(u) != s {
+				s, changed = string(u), true
+			}
+		}
+		if changed {
 			*count++
 			return String(s)
 		}

@@ -72,33 +72,76 @@ func inspectPack(frame []byte, a Algo, maxBody int) (*PackFrame, error) {
 	return pf, nil
 }
 
+// inflateInline is how much of a manifest inflatePack inflates into a
+// first buffer; a larger one is inflated twice (see inflatePack).
+const inflateInline = 256 << 10
+
 // inflatePack inflates a zlib stream that must end exactly at the end of
-// stream, producing at most maxBody bytes. The bytes.Reader is also a
-// ByteReader, so the decompressor reads exactly the stream (adler-32 trailer
-// included) and whatever is left in it afterwards is trailing data.
+// stream, producing at most maxBody bytes. Memory follows what a valid
+// stream inflates to, never what a hostile one claims: a body that fits
+// inflateInline is read in one pass; a larger one is first inflated and
+// counted without being kept (a zlib bomb is refused as soon as it passes
+// maxBody, having held 32 KiB), then inflated again into a buffer of
+// exactly its size. Growing one buffer by doubling instead would hold up
+// to three times the bound at once.
 func inflatePack(stream []byte, maxBody int) ([]byte, error) {
+	first := make([]byte, min(maxBody, inflateInline))
+	n, err := inflateScan(stream, first, maxBody)
+	if err != nil {
+		return nil, err
+	}
+	if n <= len(first) {
+		return first[:n], nil
+	}
+	first = nil
+	body := make([]byte, n)
+	if m, err := inflateScan(stream, body, n); err != nil || m != n {
+		// The stream inflated to n bytes a moment ago; it is our own
+		// immutable slice, so this is unreachable short of a fault.
+		return nil, Errorf(ReasonPackInvalidCompression, "zlib stream inflated to %d bytes, then %d: %v", n, m, err)
+	}
+	return body, nil
+}
+
+// inflateScan inflates the zlib stream, keeping its first len(dst) bytes
+// in dst and counting the rest without keeping them, and returns the
+// inflated size. It stops with pack.oversized as soon as more than limit
+// bytes came out. The bytes.Reader is also a ByteReader, so the
+// decompressor reads exactly the stream (adler-32 trailer included) and
+// whatever is left in it afterwards is trailing data.
+func inflateScan(stream, dst []byte, limit int) (int, error) {
 	src := bytes.NewReader(stream)
 	zr, err := zlib.NewReader(src)
 	if err != nil {
-		return nil, inflateError(err)
+		return 0, inflateError(err)
 	}
 	defer zr.Close()
-	var body bytes.Buffer
-	// The limit stops a zlib bomb after maxBody+1 bytes: memory follows
-	// what was inflated, never what a stream claims.
-	n, err := io.Copy(&body, io.LimitReader(zr, int64(maxBody)+1))
-	if err != nil {
-		return nil, inflateError(err)
+	var scratch [32 << 10]byte
+	n := 0
+	for {
+		buf := scratch[:]
+		if n < len(dst) {
+			buf = dst[n:]
+		}
+		if rem := limit + 1 - n; len(buf) > rem {
+			buf = buf[:rem] // never inflate more than one byte past the limit
+		}
+		k, err := zr.Read(buf)
+		n += k
+		if n > limit {
+			return n, Errorf(ReasonPackOversized, "pack manifest inflates past %d bytes", limit)
+		}
+		if err == io.EOF {
+			break // the decompressor verified the adler-32 trailer
+		}
+		if err != nil {
+			return n, inflateError(err)
+		}
 	}
-	if n > int64(maxBody) {
-		return nil, Errorf(ReasonPackOversized, "pack manifest inflates past %d bytes", maxBody)
-	}
-	// n <= maxBody means the decompressor itself reported the end of
-	// stream, after verifying the adler-32 trailer.
 	if src.Len() != 0 {
-		return nil, Errorf(ReasonPackTruncatedOrTrailing, "%d bytes follow the zlib stream", src.Len())
+		return n, Errorf(ReasonPackTruncatedOrTrailing, "%d bytes follow the zlib stream", src.Len())
 	}
-	return body.Bytes(), nil
+	return n, nil
 }
 
 // inflateError maps a decompressor failure to its reason: running out of

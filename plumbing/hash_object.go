@@ -84,6 +84,9 @@ func HashObject(ctx context.Context, r *Repo, opt HashObjectOptions) (*HashObjec
 	}
 	var ins []hashInput
 	if opt.Stdin != nil {
+		if err := checkInputStat(opt.Stdin, "-"); err != nil {
+			return nil, fmt.Errorf("hash-object: %w", err)
+		}
 		b, err := readBounded(opt.Stdin, "-")
 		if err != nil {
 			return nil, err
@@ -96,6 +99,10 @@ func HashObject(ctx context.Context, r *Repo, opt HashObjectOptions) (*HashObjec
 	for _, p := range opt.Paths {
 		f, err := os.Open(p)
 		if err != nil {
+			return nil, fmt.Errorf("hash-object: %w", err)
+		}
+		if err := checkInputStat(f, p); err != nil {
+			f.Close()
 			return nil, fmt.Errorf("hash-object: %w", err)
 		}
 		if st, err := f.Stat(); err == nil && t == objects.TypeBlob && st.Mode().IsRegular() && st.Size() >= StreamThreshold {
@@ -235,13 +242,34 @@ func buildObject(a objects.Algo, t objects.Type, data []byte, canonicalize bool)
 		if err := objects.ScanShape(data, objects.MaxBodyTokens); err != nil {
 			return nil, err
 		}
-		parsed, err := objects.ParseJSON(data, objects.ParseOptions{})
+		parsed, err := objects.ParseInput(data, objects.ParseOptions{})
+		if objects.HasReason(err, objects.ReasonCanonIntegerOverflow) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, objects.Errorf(objects.ReasonEnvelopeBodyMalformedJson, "input is not strict JSON: %v", err)
 		}
 		v = parsed
 	}
 	return objects.RedactObject(a, t, 1, v)
+}
+
+// checkInputStat refuses an input that is a regular file over the object
+// bound before a byte of it is read. The bound applies without -w too: an
+// oid names an object a repository could hold, and reading gigabytes to
+// refuse them afterwards is the cost a stat avoids. Pipes and other
+// unsized inputs are bounded while they are read.
+func checkInputStat(in any, name string) error {
+	s, ok := in.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return nil
+	}
+	st, err := s.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() <= objects.MaxLooseObjectSize {
+		return nil
+	}
+	return fmt.Errorf("%s is %d bytes, more than the %d-byte object bound: %w",
+		name, st.Size(), int64(objects.MaxLooseObjectSize), ErrBadInput)
 }
 
 // readBounded reads one input, refusing anything over the loose object size

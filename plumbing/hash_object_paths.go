@@ -274,6 +274,9 @@ func readPathObject(a objects.Algo, t objects.Type, canonicalize bool, path stri
 	if st.IsDir() {
 		return pathResult{err: errors.New("is a directory")}
 	}
+	if err := checkInputStat(f, path); err != nil {
+		return pathResult{err: err}
+	}
 	if t == objects.TypeBlob && (!st.Mode().IsRegular() || st.Size() > inlineMax) {
 		return pathResult{}
 	}

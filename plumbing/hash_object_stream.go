@@ -11,9 +11,10 @@ import (
 
 // streamFileBlob hashes the file at path as a blob in constant memory and,
 // when w is not nil, stores it through w's streaming writer, which hashes
-// while it writes. It returns the oid and the body size. Without a writer
-// any size can be hashed; a stored blob is bounded by
-// objects.MaxLooseObjectSize (ErrObjectTooLarge).
+// while it writes. It returns the oid and the body size. A blob is bounded
+// by objects.MaxLooseObjectSize, stored or only hashed: the caller refused
+// a larger file from its size already, and a body that grows past the
+// bound while it is read is refused here (ErrObjectTooLarge).
 func streamFileBlob(ctx context.Context, a objects.Algo, w *BulkWriter, path string) (objects.OID, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -31,8 +32,11 @@ func streamFileBlob(ctx context.Context, a objects.Algo, w *BulkWriter, path str
 		return id, cr.n, nil
 	}
 	h := a.Hasher(objects.TypeBlob, 1)
-	if _, err := io.CopyBuffer(h, cr, make([]byte, 256<<10)); err != nil {
+	if _, err := io.CopyBuffer(h, io.LimitReader(cr, objects.MaxLooseObjectSize+1), make([]byte, 256<<10)); err != nil {
 		return objects.OID{}, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if cr.n > objects.MaxLooseObjectSize {
+		return objects.OID{}, 0, fmt.Errorf("%s: more than %d bytes: %w", path, int64(objects.MaxLooseObjectSize), objects.ErrObjectTooLarge)
 	}
 	return objects.OIDFromHash(a, objects.TypeBlob, h), cr.n, nil
 }

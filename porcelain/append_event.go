@@ -109,7 +109,8 @@ func AppendEvent(ctx context.Context, r *plumbing.Repo, opt AppendEventOptions) 
 }
 
 // parseStrict parses one JSON document with the v3 body bounds: at most
-// max bytes, the shape scan's token budget, duplicate keys refused.
+// max bytes, the shape scan's token budget, duplicate keys refused, and an
+// integer outside ±(2^53-1) refused rather than rounded (ParseInput).
 func parseStrict(data []byte, max int) (objects.Value, error) {
 	if len(data) > max {
 		return objects.Value{}, fmt.Errorf("%d bytes, more than %d", len(data), max)
@@ -117,5 +118,5 @@ func parseStrict(data []byte, max int) (objects.Value, error) {
 	if err := objects.ScanShape(data, objects.MaxBodyTokens); err != nil {
 		return objects.Value{}, err
 	}
-	return objects.ParseJSON(data, objects.ParseOptions{DemoteBigInts: true})
+	return objects.ParseInput(data, objects.ParseOptions{})
 }

@@ -80,7 +80,8 @@ type AttestResult struct {
 
 // ParseClaim reads a claim file strictly (SPEC §3.5: "attest claims must
 // be JSON objects"): at most MaxClaimBytes, no duplicate keys, no lone
-// surrogates, no non-finite numbers, and an object at the top.
+// surrogates, no non-finite numbers, no integer outside ±(2^53-1), and an
+// object at the top.
 func ParseClaim(r io.Reader, name string) (objects.Value, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxClaimBytes+1))
 	if err != nil {
@@ -89,7 +90,7 @@ func ParseClaim(r io.Reader, name string) (objects.Value, error) {
 	if len(b) > MaxClaimBytes {
 		return objects.Value{}, fmt.Errorf("claim %s: over %d bytes: %w", name, MaxClaimBytes, ErrBadClaim)
 	}
-	v, err := objects.ParseJSON(b, objects.ParseOptions{MaxIntDigits: 4096})
+	v, err := objects.ParseInput(b, objects.ParseOptions{MaxIntDigits: 4096})
 	if err != nil {
 		return objects.Value{}, fmt.Errorf("claim %s: %w: %w", name, ErrBadClaim, err)
 	}

@@ -38,7 +38,8 @@ type Score struct {
 
 // ParseScore reads a NAME=VALUE argument. VALUE must be a finite JSON
 // number: NaN, Inf and overflowing literals such as 1e999 are refused
-// (SPEC §3.5: scores are finite numbers).
+// (SPEC §3.5: scores are finite numbers), and so is an integer outside
+// ±(2^53-1) (canon.integer-overflow), which a double would round.
 func ParseScore(arg string) (Score, error) {
 	name, val, ok := strings.Cut(arg, "=")
 	if !ok {
@@ -49,6 +50,11 @@ func ParseScore(arg string) (Score, error) {
 	}
 	if !jsonNumber.MatchString(val) || len(val) > 64 {
 		return Score{}, fmt.Errorf("score %s: %q is not a JSON number: %w", name, val, ErrBadScore)
+	}
+	// The literal goes through the input parser, so an integer outside
+	// ±(2^53-1) is refused rather than rounded (SPEC §0.2 rule 7).
+	if _, err := objects.ParseInput([]byte(val), objects.ParseOptions{}); objects.HasReason(err, objects.ReasonCanonIntegerOverflow) {
+		return Score{}, fmt.Errorf("score %s: %w: %w", name, ErrBadScore, err)
 	}
 	f, err := strconv.ParseFloat(val, 64)
 	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {

@@ -117,8 +117,9 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	}
 	stdout, outCut := out.bytes()
 	stderr, errCut := errc.bytes()
-	outBlob := objects.NewBlob(r.Algo(), redactBlob(stdout))
-	errBlob := objects.NewBlob(r.Algo(), redactBlob(stderr))
+	red := objects.NewEnvRedactor(env) // secret-named variables' values too
+	outBlob := objects.NewBlob(r.Algo(), red.Blob(stdout))
+	errBlob := objects.NewBlob(r.Algo(), red.Blob(stderr))
 	attrs := []objects.Member{
 		{Key: "argv", Value: stringsValue(redactArgs(opt.Argv))},
 		{Key: "cwd", Value: objects.String(dir)},
@@ -134,7 +135,7 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	if dur < 0 {
 		dur = 0
 	}
-	payload, _ := redactValue(objects.ObjectValue(
+	payload, _ := red.Value(objects.ObjectValue(
 		objects.Member{Key: "kind", Value: objects.String("tool")},
 		objects.Member{Key: "tool", Value: objects.String("shell")},
 		objects.Member{Key: "attributes", Value: objects.ObjectValue(attrs...)},

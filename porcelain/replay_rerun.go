@@ -199,7 +199,9 @@ func rerunOne(ctx context.Context, g objects.Getter, e *Event, av []string, dir 
 	out.ExitDrift = code != out.RecordedExit
 	gotOut, _ := stdout.bytes()
 	gotErr, _ := stderr.bytes()
-	gotOut, gotErr = redactBlob(gotOut), redactBlob(gotErr)
+	// Redacted exactly as record redacts, secret-named variables included.
+	red := objects.NewEnvRedactor(opt.Env)
+	gotOut, gotErr = red.Blob(gotOut), red.Blob(gotErr)
 	if !bytes.Equal(gotOut, wantOut) {
 		out.StdoutDrift = true
 		out.Stdout = UnifiedDiff(wantOut, gotOut, TextDiffOptions{OldName: "recorded/stdout", NewName: "rerun/stdout"})
