@@ -1,0 +1,84 @@
+package porcelain
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/tinehq/tine/internal/procgroup"
+)
+
+// commandRun is what running a recorded command produced.
+type commandRun struct {
+	code       int
+	signal     string   // the signal that ended the command, or ""
+	forwarded  []string // the signals tine sent its process group, in order
+	start, end time.Time
+	stdout     []byte
+	stderr     []byte
+	outCut     bool
+	errCut     bool
+}
+
+// runCommand runs opt.Argv as the leader of its own process group, teeing
+// its output into bounded captures, and waits for it whatever signals
+// arrive meanwhile. Each signal on opt.Signals is forwarded to the group
+// the first time it arrives; the same signal arriving again kills the
+// group (SIGKILL), so a second Ctrl-C stops a command that ignores the
+// first. SIGPIPE (tine's own output closed) is not forwarded: the command
+// keeps running and its output is still captured. ctx only stops the
+// command from starting: once started, it is stopped by signals, never by
+// a cancellation that would leave its event unrecorded. In every case the
+// command's status is returned, so it is recorded; only a command that
+// cannot start is an error.
+func runCommand(ctx context.Context, opt RecordOptions, dir string, env []string, max int, now func() time.Time) (*commandRun, error) {
+	out, errc := &capture{max: max}, &capture{max: max}
+	cmd := exec.Command(opt.Argv[0], opt.Argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, opt.Stdin
+	cmd.Stdout = &teeWriter{live: opt.Stdout, cap: out}
+	cmd.Stderr = &teeWriter{live: opt.Stderr, cap: errc}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	restore := setupGroup(cmd, opt.Stdin)
+	res := &commandRun{start: now()}
+	if err := cmd.Start(); err != nil {
+		restore()
+		return nil, fmt.Errorf("%s: %w: %w", opt.Argv[0], ErrCommandNotStarted, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	sent := map[os.Signal]bool{}
+	var waitErr error
+wait:
+	for {
+		select {
+		case waitErr = <-done:
+			break wait
+		case sig := <-opt.Signals:
+			if sig == syscall.SIGPIPE {
+				continue
+			}
+			if sent[sig] {
+				sig = syscall.SIGKILL
+			}
+			sent[sig] = true
+			res.forwarded = append(res.forwarded, sig.String())
+			_ = procgroup.Signal(cmd, sig) // the group may be gone already
+		}
+	}
+	restore()
+	res.end = now()
+	code, sig, err := exitStatus(cmd, waitErr)
+	if err != nil {
+		// Started but not waited for properly: its status is unknown.
+		return nil, fmt.Errorf("%s: wait: %w", opt.Argv[0], err)
+	}
+	res.code, res.signal = code, sig
+	res.stdout, res.outCut = out.bytes()
+	res.stderr, res.errCut = errc.bytes()
+	return res, nil
+}
