@@ -7,8 +7,6 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
-
-	"github.com/tinehq/tine/internal/procgroup"
 )
 
 // commandRun is what running a recorded command produced.
@@ -23,12 +21,12 @@ type commandRun struct {
 	errCut     bool
 }
 
-// runCommand runs opt.Argv as the leader of its own process group, teeing
-// its output into bounded captures, and waits for it whatever signals
-// arrive meanwhile. Each signal on opt.Signals is forwarded to the group
-// the first time it arrives; the same signal arriving again kills the
-// group (SIGKILL), so a second Ctrl-C stops a command that ignores the
-// first. SIGPIPE (tine's own output closed) is not forwarded: the command
+// runCommand runs opt.Argv as the leader of its own process group (or in
+// tine's, on tine's terminal: setupGroup), teeing its output into bounded
+// captures, and waits for it whatever signals arrive meanwhile. Each
+// signal on opt.Signals is forwarded to the group the first time it
+// arrives; the same signal arriving again kills the group (SIGKILL), so a
+// second Ctrl-C stops a command that ignores the first. SIGPIPE (tine's own output closed) is not forwarded: the command
 // keeps running and its output is still captured. ctx only stops the
 // command from starting: once started, it is stopped by signals, never by
 // a cancellation that would leave its event unrecorded. In every case the
@@ -43,10 +41,9 @@ func runCommand(ctx context.Context, opt RecordOptions, dir string, env []string
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	restore := setupGroup(cmd, opt.Stdin)
+	group := setupGroup(cmd, opt.Stdin)
 	res := &commandRun{start: now()}
 	if err := cmd.Start(); err != nil {
-		restore()
 		return nil, fmt.Errorf("%s: %w: %w", opt.Argv[0], ErrCommandNotStarted, err)
 	}
 	done := make(chan error, 1)
@@ -66,11 +63,11 @@ wait:
 				sig = syscall.SIGKILL
 			}
 			sent[sig] = true
-			res.forwarded = append(res.forwarded, sig.String())
-			_ = procgroup.Signal(cmd, sig) // the group may be gone already
+			if group.forward(sig) {
+				res.forwarded = append(res.forwarded, sig.String())
+			}
 		}
 	}
-	restore()
 	res.end = now()
 	code, sig, err := exitStatus(cmd, waitErr)
 	if err != nil {
