@@ -13,6 +13,9 @@ var (
 	// ErrRefBusy means a live writer held the run's ref guard for the whole
 	// of record's wait; nothing was run.
 	ErrRefBusy = errors.New("ref is held by another live writer")
+	// ErrSignalled means tine record was signalled before its command
+	// started; nothing was run.
+	ErrSignalled = errors.New("signalled")
 	// ErrRecordingFailed means the command ran but its event could not be
 	// appended; *RecordingError carries the details and the recovery file.
 	ErrRecordingFailed = errors.New("recording failed after the command ran")

@@ -38,6 +38,18 @@ func runCommand(ctx context.Context, opt RecordOptions, dir string, env []string
 	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, opt.Stdin
 	cmd.Stdout = &teeWriter{live: opt.Stdout, cap: out}
 	cmd.Stderr = &teeWriter{live: opt.Stderr, cap: errc}
+	// A signal caught while record was still checking is a request to
+	// stop before anything ran, not one for the command.
+	for pending := true; pending; {
+		select {
+		case sig := <-opt.Signals:
+			if sig != syscall.SIGPIPE {
+				return nil, fmt.Errorf("%w before the command started (%s); nothing was run", ErrSignalled, sig)
+			}
+		default:
+			pending = false
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

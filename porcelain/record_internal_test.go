@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -205,4 +206,20 @@ func recordedEvent(t *testing.T, r *plumbing.Repo, before *head) *objects.Object
 		t.Fatal(err)
 	}
 	return ev
+}
+
+// TestRecordSignalBeforeStartRunsNothing: a signal that arrived while
+// record was still checking stops it before the command starts.
+func TestRecordSignalBeforeStartRunsNothing(t *testing.T) {
+	r := initRepo(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGTERM
+	_, err := Record(context.Background(), r, RecordOptions{Argv: []string{"touch", marker}, Signals: sigs})
+	if !errors.Is(err, ErrSignalled) {
+		t.Fatalf("err %v, want ErrSignalled", err)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the command ran although tine was signalled before it started")
+	}
 }
