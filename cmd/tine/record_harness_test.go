@@ -390,10 +390,16 @@ func asNobody(t *testing.T, dir string, args ...string) *exec.Cmd {
 			os.Chmod(d, fi.Mode().Perm()|0o005)
 		}
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	cmd.Env = append(os.Environ(), "HOME=/")
-	return cmd
+	nobody := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(bin, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.Env = append(os.Environ(), "HOME=/")
+		return cmd
+	}
+	if out, err := nobody("version").CombinedOutput(); err != nil {
+		t.Skipf("cannot run tine as user nobody here (a container without CAP_SETUID?): %v %s", err, out)
+	}
+	return nobody(args...)
 }
 
 // readOnly removes write permission from every directory under repo until
