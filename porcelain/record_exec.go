@@ -26,12 +26,13 @@ type commandRun struct {
 // captures, and waits for it whatever signals arrive meanwhile. Each
 // signal on opt.Signals is forwarded to the group the first time it
 // arrives; the same signal arriving again kills the group (SIGKILL), so a
-// second Ctrl-C stops a command that ignores the first. SIGPIPE (tine's own output closed) is not forwarded: the command
-// keeps running and its output is still captured. ctx only stops the
-// command from starting: once started, it is stopped by signals, never by
-// a cancellation that would leave its event unrecorded. In every case the
-// command's status is returned, so it is recorded; only a command that
-// cannot start is an error.
+// second Ctrl-C stops a command that ignores the first. SIGPIPE (tine's
+// own output closed) is not forwarded: the command keeps running and its
+// output is still captured. ctx only stops the command from starting: once
+// started, it is stopped by signals, never by a cancellation that would
+// leave its event unrecorded. In every case the command's status is
+// returned, so it is recorded; only a command that cannot start is an
+// error.
 func runCommand(ctx context.Context, opt RecordOptions, dir string, env []string, max int, now func() time.Time) (*commandRun, error) {
 	out, errc := &capture{max: max}, &capture{max: max}
 	cmd := exec.Command(opt.Argv[0], opt.Argv[1:]...)
@@ -82,8 +83,12 @@ wait:
 	}
 	res.end = now()
 	code, sig, err := exitStatus(cmd, waitErr)
+	if err != nil && cmd.ProcessState != nil {
+		// The command exited but copying its output failed: its status
+		// is known, and it is recorded with the output captured so far.
+		code, sig, err = exitStatus(cmd, &exec.ExitError{ProcessState: cmd.ProcessState})
+	}
 	if err != nil {
-		// Started but not waited for properly: its status is unknown.
 		return nil, fmt.Errorf("%s: wait: %w", opt.Argv[0], err)
 	}
 	res.code, res.signal = code, sig
