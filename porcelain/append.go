@@ -67,24 +67,13 @@ func newWriteResolver(ctx context.Context, r *plumbing.Repo) (*writeResolver, er
 // stores them one at a time in that order, so links are durable before the
 // objects naming them, and finally moves ref from expect to the last object
 // (the run) by compare-and-swap. A concurrent move of the ref is a
-// *refs.StaleError; nothing is retried. Objects already written stay: they
+// *refs.StaleError; commit retries nothing (tine record retries its append,
+// never its command: appendRecorded). Objects already written stay: they
 // are unreachable garbage, never a corrupt state (ARCHITECTURE §6). The
 // derived catalog is refreshed last (refreshIndex).
 func commit(ctx context.Context, r *plumbing.Repo, ref string, expect refs.Expect, actor string, objs []*objects.Object) error {
-	res, err := newWriteResolver(ctx, r)
-	if err != nil {
+	if err := storeAll(ctx, r, objs); err != nil {
 		return err
-	}
-	for _, o := range objs {
-		if _, err := objects.Validate(o, res); err != nil {
-			return fmt.Errorf("%s %s: %w", o.Type, o.ID, err)
-		}
-		res.pending[o.ID] = o
-	}
-	for _, o := range objs {
-		if err := r.Objects().Put(ctx, o); err != nil {
-			return fmt.Errorf("store %s: %w", o.ID, err)
-		}
 	}
 	if actor == "" {
 		actor = DefaultActor

@@ -11,9 +11,11 @@
 // whose events are the old run's events plus the new one; only then does the
 // ref move, by compare-and-swap from the value the snapshot was built on. A
 // concurrent writer that moved the ref in between makes the append fail with
-// a *refs.StaleError naming the expected and actual values; nothing is retried
-// behind the user's back. The ref's reflog is therefore the run's history,
-// one row per recorded event.
+// a *refs.StaleError naming the expected and actual values, for every verb
+// but record, whose command has already run: record appends its event to
+// whatever the run has become, retrying only that append (appendRecorded),
+// so concurrent records show as several tips. The ref's reflog is therefore
+// the run's history, one row per recorded event.
 //
 // # The run payload tine writes (SPEC §1.5, run)
 //
@@ -31,13 +33,15 @@
 //
 //	kind          "tool" for a captured command
 //	tool          "shell"
-//	parent_ids    the run's tips before the append
+//	parent_ids    the run's tips when record read them, before running
 //	duration      wall-clock seconds the command took
 //	time_unix     Unix seconds when it started
 //	output_blob   the command's stdout (redacted, capped)
 //	artifact_blob the command's stderr (redacted, capped)
 //	attributes    {"argv", "cwd", "exit_code", "env_names",
-//	               "stdout_truncated", "stderr_truncated"}
+//	               "stdout_truncated", "stderr_truncated",
+//	               "signal" (the signal that ended it),
+//	               "forwarded_signals" (what tine sent it, in order)}
 //
 // Every blob an event holds is named by one of the three link fields
 // input_blob, output_blob and artifact_blob, so fsck, packs and gc see it.

@@ -31,6 +31,10 @@ type RecordOptions struct {
 	// bounded captures. Nil discards (or gives no input).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Signals delivers the signals the caller caught while the command
+	// runs (SIGINT, SIGTERM, SIGHUP, SIGPIPE); each is forwarded to the
+	// command's process group (runCommand). Nil forwards nothing.
+	Signals <-chan os.Signal
 	// MaxCapture bounds each captured stream; 0 means DefaultMaxCapture.
 	MaxCapture int
 	// Status is the status of the new run snapshot; empty means running.
@@ -39,6 +43,9 @@ type RecordOptions struct {
 	Now func() time.Time
 	// Actor names the writer in the reflog; empty means "local".
 	Actor string
+
+	// probe replaces probeWritable in tests.
+	probe probeFunc
 }
 
 // RecordResult is what `tine record` reports.
@@ -55,13 +62,25 @@ type RecordResult struct {
 	// StdoutTruncated and StderrTruncated say a stream exceeded MaxCapture.
 	StdoutTruncated bool `json:"stdout_truncated"`
 	StderrTruncated bool `json:"stderr_truncated"`
+	// ForwardedSignals are the signals tine sent the command's process
+	// group, in order.
+	ForwardedSignals []string `json:"forwarded_signals,omitempty"`
 }
 
 // Record runs a command with its output streamed live and teed into
 // bounded captures, then appends one tool event describing it to the run at
-// opt.Ref (see the package documentation for its fields). The command's
-// exit status is in the result; a command that cannot start is an error
-// wrapping ErrCommandNotStarted and records nothing.
+// opt.Ref (see the package documentation for its fields).
+//
+// Before running anything it checks that the event can be written: the
+// ref's namespace, the run still running, every event of the run readable,
+// the repository's directories writable (checkWritable) and the ref not
+// held by a stuck live writer (waitRefFree). Any failure there is an error
+// and nothing runs. A command that cannot start is an error wrapping
+// ErrCommandNotStarted and records nothing. Once the command ran, its
+// event is appended to whatever the run has become (appendRecorded); the
+// command is never run again. If that append fails, the error is a
+// *RecordingError naming a recovery file that holds the event and the
+// command's output (writeRecovery).
 func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordResult, error) {
 	if len(opt.Argv) == 0 || opt.Argv[0] == "" {
 		return nil, ErrNoCommand
@@ -89,6 +108,12 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 			return nil, fmt.Errorf("ref %s: %w", ref, err)
 		}
 	}
+	if err := checkWritable(r, ref, opt.probe); err != nil {
+		return nil, err
+	}
+	if err := waitRefFree(ctx, r, ref); err != nil {
+		return nil, err
+	}
 	dir := opt.Dir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
@@ -103,60 +128,74 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	if max <= 0 {
 		max = DefaultMaxCapture
 	}
-	out, errc := &capture{max: max}, &capture{max: max}
-	cmd := exec.CommandContext(ctx, opt.Argv[0], opt.Argv[1:]...)
-	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, opt.Stdin
-	cmd.Stdout = &teeWriter{live: opt.Stdout, cap: out}
-	cmd.Stderr = &teeWriter{live: opt.Stderr, cap: errc}
-	start := now()
-	runErr := cmd.Run()
-	end := now()
-	code, sig, err := exitStatus(cmd, runErr)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", opt.Argv[0], ErrCommandNotStarted, err)
-	}
-	stdout, outCut := out.bytes()
-	stderr, errCut := errc.bytes()
-	red := objects.NewEnvRedactor(env) // secret-named variables' values too
-	outBlob := objects.NewBlob(r.Algo(), red.Blob(stdout))
-	errBlob := objects.NewBlob(r.Algo(), red.Blob(stderr))
-	attrs := []objects.Member{
-		{Key: "argv", Value: stringsValue(redactArgs(opt.Argv))},
-		{Key: "cwd", Value: objects.String(dir)},
-		{Key: "env_names", Value: stringsValue(envNames(env))},
-		{Key: "exit_code", Value: objects.Int(int64(code))},
-		{Key: "stderr_truncated", Value: objects.Bool(errCut)},
-		{Key: "stdout_truncated", Value: objects.Bool(outCut)},
-	}
-	if sig != "" {
-		attrs = append(attrs, objects.Member{Key: "signal", Value: objects.String(sig)})
-	}
-	dur := end.Sub(start).Seconds()
-	if dur < 0 {
-		dur = 0
-	}
-	payload, _ := red.Value(objects.ObjectValue(
-		objects.Member{Key: "kind", Value: objects.String("tool")},
-		objects.Member{Key: "tool", Value: objects.String("shell")},
-		objects.Member{Key: "attributes", Value: objects.ObjectValue(attrs...)},
-		objects.Member{Key: "duration", Value: objects.Float(dur)},
-		objects.Member{Key: "time_unix", Value: timeValue(start)},
-	))
-	payload = derivePayload(payload, []objects.Member{
-		{Key: "parent_ids", Value: oidValues(h.tips())},
-		{Key: "output_blob", Value: objects.String(outBlob.ID.String())},
-		{Key: "artifact_blob", Value: objects.String(errBlob.ID.String())},
-	}, nil)
-	res, err := appendOne(ctx, r, h, payload, []*objects.Object{outBlob, errBlob}, opt.Status, end, opt.Actor)
+	cr, err := runCommand(ctx, opt, dir, env, max, now)
 	if err != nil {
 		return nil, err
 	}
+	// From here on the command has run: the event must be recorded or
+	// kept, even when ctx was cancelled meanwhile.
+	ctx = context.WithoutCancel(ctx)
+	red := objects.NewEnvRedactor(env) // secret-named variables' values too
+	outBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stdout))
+	errBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stderr))
+	payload := recordPayload(opt.Argv, dir, env, cr, h.tips(), outBlob.ID, errBlob.ID)
+	fail := func(err error) (*RecordResult, error) {
+		re := &RecordingError{Ref: ref, ExitCode: cr.code, Signal: cr.signal, Err: err}
+		re.Recovery, re.RecoveryErr = writeRecovery(r, payload, outBlob.Body, errBlob.Body, cr.end)
+		return nil, re
+	}
+	ev, err := objects.NewJSONObject(r.Algo(), objects.TypeEvent, 1, payload)
+	if err != nil {
+		return fail(fmt.Errorf("%w: %w", ErrBadEvent, err))
+	}
+	res, err := appendRecorded(ctx, r, h, ev, []*objects.Object{outBlob, errBlob}, opt.Status, cr.end, opt.Actor)
+	if err != nil {
+		return fail(err)
+	}
 	return &RecordResult{
 		Ref: ref, Run: res.Run, Previous: res.Previous, Event: res.Event,
-		ExitCode: code, Signal: sig, Duration: dur,
+		ExitCode: cr.code, Signal: cr.signal, Duration: duration(cr),
 		Stdout: outBlob.ID.String(), Stderr: errBlob.ID.String(),
-		StdoutTruncated: outCut, StderrTruncated: errCut,
+		StdoutTruncated: cr.outCut, StderrTruncated: cr.errCut,
+		ForwardedSignals: cr.forwarded,
 	}, nil
+}
+
+// recordPayload is the payload of the tool event describing cr, recorded
+// after parents, redacted also of the values of env's secret-named
+// variables.
+func recordPayload(argv []string, dir string, env []string, cr *commandRun, parents []objects.OID, out, errOut objects.OID) objects.Value {
+	attrs := []objects.Member{
+		{Key: "argv", Value: stringsValue(redactArgs(argv))},
+		{Key: "cwd", Value: objects.String(dir)},
+		{Key: "env_names", Value: stringsValue(envNames(env))},
+		{Key: "exit_code", Value: objects.Int(int64(cr.code))},
+		{Key: "stderr_truncated", Value: objects.Bool(cr.errCut)},
+		{Key: "stdout_truncated", Value: objects.Bool(cr.outCut)},
+	}
+	if cr.signal != "" {
+		attrs = append(attrs, objects.Member{Key: "signal", Value: objects.String(cr.signal)})
+	}
+	if len(cr.forwarded) > 0 {
+		attrs = append(attrs, objects.Member{Key: "forwarded_signals", Value: stringsValue(cr.forwarded)})
+	}
+	payload, _ := objects.NewEnvRedactor(env).Value(objects.ObjectValue(
+		objects.Member{Key: "kind", Value: objects.String("tool")},
+		objects.Member{Key: "tool", Value: objects.String("shell")},
+		objects.Member{Key: "attributes", Value: objects.ObjectValue(attrs...)},
+		objects.Member{Key: "duration", Value: objects.Float(duration(cr))},
+		objects.Member{Key: "time_unix", Value: timeValue(cr.start)},
+	))
+	return derivePayload(payload, []objects.Member{
+		{Key: "parent_ids", Value: oidValues(parents)},
+		{Key: "output_blob", Value: objects.String(out.String())},
+		{Key: "artifact_blob", Value: objects.String(errOut.String())},
+	}, nil)
+}
+
+// duration is the command's wall-clock time in seconds, never negative.
+func duration(cr *commandRun) float64 {
+	return max(cr.end.Sub(cr.start).Seconds(), 0)
 }
 
 // exitStatus maps cmd.Run's error to a shell-style status: the exit code,

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain"
@@ -14,13 +16,24 @@ import (
 // start, as a shell reports "command not found".
 const exitNotStarted = 127
 
+// exitNotRecorded is the status of `tine record` when the command ran but
+// its event could not be appended (kept in a recovery file instead):
+// sysexits' EX_IOERR, far from the 0-2, 126-127 and 128+N of commands and
+// shells, and from gate's pending code 75.
+const exitNotRecorded = 74
+
+// forwardedSignals are the signals tine record catches while the command
+// runs, to forward them to its process group and still record the event.
+// SIGPIPE is caught only so that a closed stdout does not kill tine.
+var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
+
 // recordCmd is `tine record [--ref REF] -- CMD ARGS...` and
 // `tine record --event FILE.json`.
 type recordCmd struct {
 	Ref    string   `name:"ref" placeholder:"REF" help:"Run to append to (default heads/main; created if absent)."`
 	Event  string   `name:"event" placeholder:"FILE" help:"Append the event in this JSON file instead of running a command."`
 	Status string   `name:"status" enum:",running,paused,completed,failed" default:"" help:"Status of the run after this event (running, paused, completed, failed; default running)."`
-	Argv   []string `arg:"" optional:"" passthrough:"" name:"command" help:"The command to run, after --."`
+	Argv   []string `arg:"" optional:"" passthrough:"partial" name:"command" help:"The command to run, after --."`
 	jsonFlag
 }
 
@@ -29,8 +42,21 @@ func (c *recordCmd) Help() string {
 	return `Runs the command with its output streamed live, then appends a "tool"
 event to the run: argv, working directory, exit code, environment variable
 names (never values), duration, stdout as output_blob and stderr as
-artifact_blob, both redacted and capped at 8 MiB. tine record exits with the
-command's status (127 when it cannot start). A summary line goes to stderr.
+artifact_blob, both redacted and capped at 8 MiB. A summary line goes to
+stderr.
+
+Nothing runs unless the event can be written: the ref is under heads/ or
+experiments/, its run is running, the repository is writable and no live
+writer is stuck holding the ref. SIGINT, SIGTERM and SIGHUP are forwarded to
+the command's process group (the same signal twice kills the group) and the
+event is still recorded. Concurrent records onto one run all land: each
+event is appended to whatever the run has become, as another tip.
+
+Exit status: the command's (128+N when signal N ended it) once its event is
+recorded; 127 when it cannot start; 1 when a check refused to run it; 74 when
+it ran but its event could not be appended: the event and the command's
+output are then kept in a recovery file named in the error, which
+tine record --event FILE --ref REF appends later.
 
 With --event, appends any event from a JSON file (a model step with usage
 and cost, a human note); parent_ids defaults to the run's tips, and
@@ -63,13 +89,22 @@ func (c *recordCmd) Run(e *env) error {
 	if c.Event != "" {
 		return c.runEvent(e, r)
 	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwardedSignals...)
+	defer signal.Stop(sigs)
 	res, err := porcelain.Record(e.ctx, r, porcelain.RecordOptions{
 		Ref: c.Ref, Argv: c.Argv, Status: c.Status,
 		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+		Signals: sigs,
 	})
 	if errors.Is(err, porcelain.ErrCommandNotStarted) {
 		fmt.Fprintf(e.stderr, "tine record: %s; nothing was recorded\n", oneLine(err.Error()))
 		return &silentError{code: exitNotStarted}
+	}
+	var re *porcelain.RecordingError
+	if errors.As(err, &re) {
+		fmt.Fprintf(e.stderr, "tine record: %s\n", oneLine(err.Error()))
+		return &silentError{code: exitNotRecorded}
 	}
 	if err != nil {
 		return err
@@ -80,11 +115,10 @@ func (c *recordCmd) Run(e *env) error {
 		}
 	} else {
 		p := &printer{w: e.stderr, color: wantColor(e.stderr, e.getenv)}
+		// Best effort: the event is recorded, so a terminal that hung up
+		// (SIGHUP) must not turn the command's status into a failure.
 		p.printf("tine: recorded %s on %s (run %s), exit %d, %s\n",
 			p.dim(shortOID(res.Event)), res.Ref, shortOID(res.Run), res.ExitCode, fmtDuration(res.Duration))
-		if p.err != nil {
-			return p.err
-		}
 	}
 	if res.ExitCode != 0 {
 		return &silentError{code: res.ExitCode}

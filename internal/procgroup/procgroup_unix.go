@@ -3,6 +3,7 @@
 package procgroup
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -19,6 +20,20 @@ func Kill(cmd *exec.Cmd) error { return signal(cmd, syscall.SIGKILL) }
 
 // Terminate sends SIGTERM to cmd's whole process group, asking it to stop.
 func Terminate(cmd *exec.Cmd) error { return signal(cmd, syscall.SIGTERM) }
+
+// Signal sends sig to cmd's whole process group, so a shell's children
+// get the signal the shell was sent; tine record forwards the signals it
+// receives this way.
+func Signal(cmd *exec.Cmd, sig os.Signal) error {
+	s, ok := sig.(syscall.Signal)
+	if !ok {
+		if cmd.Process == nil {
+			return nil
+		}
+		return cmd.Process.Signal(sig)
+	}
+	return signal(cmd, s)
+}
 
 func signal(cmd *exec.Cmd, sig syscall.Signal) error {
 	if cmd.Process == nil || cmd.Process.Pid <= 0 {
