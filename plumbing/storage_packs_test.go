@@ -77,6 +77,10 @@ func TestSHA256GCKeepsObjectsLooseAndWritesPacksBack(t *testing.T) {
 	if len(both) != 11 {
 		t.Fatal("chain size")
 	}
+	fr := mustFsckClean(t, r)
+	if w := findProblem(fr.Warnings, WarnPackedOnly); w == nil || !strings.Contains(w.Message, "81 object(s) only in storage packs") {
+		t.Fatalf("fsck warnings %+v, want %s for 81 objects", fr.Warnings, WarnPackedOnly)
+	}
 	res, err := GC(ctx, r, GCOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +90,9 @@ func TestSHA256GCKeepsObjectsLooseAndWritesPacksBack(t *testing.T) {
 	}
 	allLoose(t, r, len(ids))
 	mustReadAll(t, r.Root(), ids)
-	mustFsckClean(t, r)
+	if fr := mustFsckClean(t, r); len(fr.Warnings) != 0 {
+		t.Fatalf("fsck warnings after the write-back: %+v", fr.Warnings)
+	}
 
 	// Pruning: an unreachable old loose object goes, reachable ones stay.
 	gone := objects.NewBlob(objects.SHA256, []byte("unreachable"))
