@@ -52,6 +52,10 @@ func (c *initCmd) Run(e *env) error {
 		return err
 	}
 	return e.emit(c.JSON, out, func(p *printer) {
-		p.printf("Initialized empty tine repository (%s) in %s\n", out.ObjectFormat, out.Path)
+		format := string(out.ObjectFormat)
+		if c.StoragePacks {
+			format += ", storage packs"
+		}
+		p.printf("Initialized empty tine repository (%s) in %s\n", format, out.Path)
 	})
 }
