@@ -45,11 +45,13 @@ type BlobStreamer interface {
 // collects objects and hands each full batch to the store's PutBatch
 // (objects.BatchPutter). Which store does the writing decides the cost:
 //
-//   - the loose store (objects.LooseStore, what Repo.Objects returns today)
-//     writes one file per object and fsyncs them concurrently, then each
-//     touched directory once;
-//   - a store that writes storage packs (objects.CombinedStore) turns a
-//     batch into one new pack: a few fsyncs for the whole batch.
+//   - the loose store (objects.LooseStore), and Repo.Objects of a sha256
+//     repository that keeps every object loose (Repo.StoragePacks), write
+//     one file per object and fsync them concurrently, then each touched
+//     directory once;
+//   - a store that writes storage packs (objects.CombinedStore, what
+//     Repo.Objects returns where tine may use them) turns a batch into one
+//     new pack: a few fsyncs for the whole batch.
 //
 // A batch is the unit of durability: when Flush (or an Add that fills a
 // batch) returns nil, every object of the batch is durable; when it fails,

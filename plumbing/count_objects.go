@@ -39,13 +39,18 @@ type CountObjectsResult struct {
 	// Total counts the distinct objects stored, loose or packed (an
 	// object with both copies counts once).
 	Total int `json:"total"`
+	// StoragePacks reports whether tine may keep objects only in storage
+	// packs here (Repo.StoragePacks). When it is false, Total - Count
+	// objects have no loose copy, which OpenTine cannot read and the next
+	// tine gc writes back out.
+	StoragePacks bool `json:"storage_packs"`
 }
 
 // CountObjects counts the loose objects by type, the storage packs and
 // their objects, and pack leftovers, without reading any object (like git
 // count-objects, it does not verify content; fsck does).
 func CountObjects(ctx context.Context, r *Repo, _ CountObjectsOptions) (*CountObjectsResult, error) {
-	res := &CountObjectsResult{ByType: map[objects.Type]TypeCount{}}
+	res := &CountObjectsResult{ByType: map[objects.Type]TypeCount{}, StoragePacks: r.StoragePacks()}
 	for _, t := range objects.Types {
 		res.ByType[t] = TypeCount{}
 	}

@@ -20,8 +20,12 @@
 //	shallow                      optional shallow-boundary oid list (package refs)
 //
 // For sha256 the config bytes are exactly OpenTine's, so OpenTine opens a
-// sha256 repository written by tine. A blake3 repository differs only in
-// "object_hash"; OpenTine refuses it as incompatible, which is correct.
+// sha256 repository written by tine, and every object in it is a loose file
+// OpenTine reads: tine's storage packs (objects/pack/, which OpenTine
+// skips) are used there only after the opt-in file storage-packs
+// (storage_packs.go). A blake3 repository differs only in "object_hash";
+// OpenTine refuses it as incompatible, which is correct, and always uses
+// storage packs.
 // Opening a repository (re)creates any missing standard directory, as
 // OpenTine does.
 //

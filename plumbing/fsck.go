@@ -153,7 +153,7 @@ func Fsck(ctx context.Context, r *Repo, opt FsckOptions) (*FsckResult, error) {
 			return nil, fmt.Errorf("fsck: %w", err)
 		}
 	}
-	steps := []func() error{f.checkShallow, f.checkObjects, f.checkEventDAG, f.checkRefs, f.staleGuardWarnings, f.checkReflogs, f.checkPacks, f.checkStoragePacks}
+	steps := []func() error{f.checkShallow, f.checkObjects, f.checkEventDAG, f.checkRefs, f.staleGuardWarnings, f.checkReflogs, f.checkPacks, f.checkStoragePacks, f.checkPackedOnly}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("fsck: %w", err)

@@ -87,6 +87,12 @@ type GCResult struct {
 	KeptYoung int `json:"kept_young"`
 	// Packs is the number of packs afterwards.
 	Packs int `json:"packs"`
+	// StoragePacks reports whether the repository keeps objects in
+	// storage packs (Repo.StoragePacks); when false gc packed nothing and
+	// LooseWritten counts the packed objects it wrote back out loose
+	// (their packs are in PacksRemoved).
+	StoragePacks bool `json:"storage_packs"`
+	LooseWritten int  `json:"loose_written"`
 	// GarbageRemoved counts crash leftovers (temp files, packs without an
 	// index) older than DefaultStaleAfter that gc deleted first.
 	GarbageRemoved int `json:"garbage_removed"`
@@ -96,6 +102,10 @@ type GCResult struct {
 // loose copies; it consolidates all packs into one when there are more than
 // the pack limit (or with All); with Prune it deletes unreachable objects
 // older than the prune age, never a reachable one (see Reachable).
+// In a sha256 repository that keeps every object loose (Repo.StoragePacks
+// is false) it packs nothing: it writes the objects of any storage pack
+// back out as loose files, removes those packs, and prunes loose objects
+// (gc_loose.go).
 //
 // Crash safety (ARCHITECTURE §6): nothing is removed before the pack that
 // holds it is durable and has been re-read: the new pack is committed
@@ -137,6 +147,10 @@ func (g *gcRun) report(phase string, done, total int) {
 // run is GC's body.
 func (g *gcRun) run() error {
 	g.cleanStaleViews()
+	g.res.StoragePacks = g.r.StoragePacks()
+	if !g.res.StoragePacks {
+		return g.runLoose() // gc_loose.go: every object stays loose
+	}
 	if err := g.r.packs.Reload(); err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func TestGCCrashKill(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	modes := []string{"gc", "repack", "prune"}
 	for _, a := range algos {
-		r := newRepo(t, a)
+		r := packsOn(t, newRepo(t, a))
 		var ids []objects.OID
 		for i := range 10 {
 			ids = append(ids, storeChain(t, r, fmt.Sprintf("heads/base%d", i), i%2 == 0, 150)...)

@@ -42,6 +42,7 @@ func packAged(t *testing.T, r *Repo, objs []*objects.Object, d time.Duration) st
 
 func TestGCPruneKeepsReachableAndYoung(t *testing.T) {
 	forEachAlgo(t, func(t *testing.T, r *Repo) {
+		packsOn(t, r)
 		ctx := context.Background()
 		a := r.Algo()
 		blob := func(s string) *objects.Object { return objects.NewBlob(a, []byte(s)) }

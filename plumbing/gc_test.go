@@ -14,6 +14,7 @@ import (
 
 func TestGCPacksLooseObjectsThenFsckClean(t *testing.T) {
 	forEachAlgo(t, func(t *testing.T, r *Repo) {
+		packsOn(t, r)
 		ctx := context.Background()
 		ids := storeChain(t, r, "heads/a", false, 40)
 		ids = append(ids, storeChain(t, r, "heads/b", true, 30)...)
@@ -86,7 +87,7 @@ func TestGCConsolidatesOverPackLimit(t *testing.T) {
 }
 
 func TestRepackWithoutDeleteKeepsOldCopies(t *testing.T) {
-	r := newRepo(t, objects.SHA256)
+	r := packsOn(t, newRepo(t, objects.SHA256))
 	ids := storeChain(t, r, "heads/a", false, 4)
 	ids = append(ids, storeChain(t, r, "heads/b", true, 4)...)
 	res, err := Repack(context.Background(), r, RepackOptions{})
@@ -202,7 +203,7 @@ func TestFsckPackGarbageWarningsAndRemoval(t *testing.T) {
 }
 
 func TestOpenHandleReadsAfterAnotherHandlesGC(t *testing.T) {
-	r := newRepo(t, objects.SHA256)
+	r := packsOn(t, newRepo(t, objects.SHA256))
 	ids := storeChain(t, r, "heads/a", false, 5)
 	ids = append(ids, storeChain(t, r, "heads/b", true, 5)...)
 	other, err := Open(r.Root()) // a second process's view, opened before gc

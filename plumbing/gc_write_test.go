@@ -77,7 +77,7 @@ func TestGCWritesLooseObjectsInWriteOrder(t *testing.T) {
 }
 
 func TestRepackKeepsPackAgeThenPackOrder(t *testing.T) {
-	r := newRepo(t, objects.SHA256)
+	r := packsOn(t, newRepo(t, objects.SHA256))
 	defer r.Close()
 	ctx := context.Background()
 	older, newer := gcOrderBlobs(r.Algo(), "older", 30), gcOrderBlobs(r.Algo(), "newer", 30)

@@ -17,6 +17,9 @@ type InitResult struct {
 	Path string `json:"path"`
 	// ObjectFormat is the repository's object hash ("blake3" or "sha256").
 	ObjectFormat objects.Algo `json:"object_format"`
+	// StoragePacks reports whether tine may keep objects in storage packs
+	// (Repo.StoragePacks): blake3, or sha256 with the opt-in.
+	StoragePacks bool `json:"storage_packs"`
 }
 
 // Init creates a repository in dir/.tine ("" is the current directory)
@@ -79,5 +82,5 @@ func Init(dir string, algo objects.Algo) (*Repo, *InitResult, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, &InitResult{Path: root, ObjectFormat: algo}, nil
+	return r, &InitResult{Path: root, ObjectFormat: algo, StoragePacks: r.StoragePacks()}, nil
 }

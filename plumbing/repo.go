@@ -30,13 +30,18 @@ var standardDirs = []string{"objects", "refs", "refs/annotations", "refs/heads",
 type Repo struct {
 	root  string
 	algo  objects.Algo
-	objs  objects.Store // the combined store; the loose store alone when packsErr is set
+	objs  objects.Store // chosen by routeWrites (storage_packs.go)
 	loose *objects.LooseStore
 	packs *objects.PackStore // nil when packsErr is set
 	// packsErr is why the storage packs could not be opened (only with
 	// OpenOptions.AllowDamagedPacks; otherwise opening fails).
 	packsErr error
 	refs     *refs.Store
+	// combined reads loose objects, then packs (nil when packsErr is set);
+	// packOptIn is the sha256 storage-packs opt-in (storage_packs.go).
+	// routeWrites derives objs from them.
+	combined  *reloadingStore
+	packOptIn bool
 }
 
 // OpenOptions configures OpenWith and DiscoverWith.
@@ -57,8 +62,10 @@ func (r *Repo) Root() string { return r.root }
 func (r *Repo) Algo() objects.Algo { return r.algo }
 
 // Objects returns the repository's object store: reads try the loose
-// objects, then the storage packs, and re-hash every object; PutBatch
-// writes large batches as one pack (objects.CombinedStore).
+// objects, then the storage packs, and re-hash every object. Where tine
+// may keep objects in storage packs (StoragePacks) PutBatch writes large
+// batches as one pack (objects.CombinedStore); elsewhere every write is a
+// loose file.
 func (r *Repo) Objects() objects.Store { return r.objs }
 
 // Loose returns the repository's loose object store (objects/<type>/).
@@ -173,7 +180,11 @@ func openRootWith(root string, opt OpenOptions) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open objects of %s: %w", root, err)
 	}
-	r := &Repo{root: root, algo: algo, objs: loose, loose: loose}
+	optIn, err := readPackOptIn(root)
+	if err != nil {
+		return nil, fmt.Errorf("open repository: %w", err)
+	}
+	r := &Repo{root: root, algo: algo, objs: loose, loose: loose, packOptIn: optIn}
 	packs, err := objects.OpenPackStore(filepath.Join(root, "objects", objects.StoragePackDir), algo)
 	switch {
 	case err != nil && !opt.AllowDamagedPacks:
@@ -186,8 +197,9 @@ func openRootWith(root string, opt OpenOptions) (*Repo, error) {
 			packs.Close()
 			return nil, err
 		}
-		r.objs, r.packs = reloadingStore{combined}, packs
+		r.combined, r.packs = &reloadingStore{combined}, packs
 	}
+	r.routeWrites()
 	r.refs = refs.Open(root, algo, r.objs)
 	return r, nil
 }

@@ -13,7 +13,7 @@ import (
 func TestRevParsePackedPrefix(t *testing.T) {
 	ctx := context.Background()
 	for _, a := range []objects.Algo{objects.BLAKE3, objects.SHA256} {
-		r := newRepo(t, a)
+		r := packsOn(t, newRepo(t, a))
 		ids := storeChain(t, r, "heads/main", false, 3)
 		if _, err := Repack(ctx, r, RepackOptions{Delete: true}); err != nil {
 			t.Fatal(err)

@@ -51,6 +51,9 @@ func printCountPacks(p *printer, res *plumbing.CountObjectsResult) {
 	p.printf("packs: %d, %d bytes\n", res.Packs, res.PackSize)
 	p.printf("in-pack: %d objects\n", res.InPack)
 	p.printf("garbage: %d, %d bytes\n", res.Garbage, res.GarbageSize)
+	if !res.StoragePacks {
+		p.printf("storage-packs: off (sha256: every object is kept loose for OpenTine)\n")
+	}
 }
 
 // printCount renders the total, then one line per type in name order.
@@ -63,6 +66,9 @@ func printCount(p *printer, res *plumbing.CountObjectsResult) {
 	for _, t := range sortedKeys(res.ByType) {
 		tc := res.ByType[t]
 		p.printf("  %-11s %4d %8d bytes\n", t, tc.Count, tc.Size)
+	}
+	if n := res.Total - res.Count; n > 0 && !res.StoragePacks {
+		p.printf("%d objects only in storage packs, which OpenTine cannot read: tine gc writes them back out loose\n", n)
 	}
 	if res.Temp > 0 {
 		p.printf("%d leftover temporary files (from interrupted writes; tine fsck --remove-stale)\n", res.Temp)

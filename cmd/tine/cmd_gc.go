@@ -14,6 +14,10 @@ import (
 type gcCmd struct {
 	Prune   string `name:"prune" placeholder:"AGE" help:"Delete unreachable objects older than AGE (now, 30m, 12h, 14d, 2w, 2.weeks.ago). Without it nothing unreachable is deleted."`
 	NoPrune bool   `name:"no-prune" help:"Never delete unreachable objects (the default; overrides --prune)."`
+	// StoragePacks and NoStoragePacks change the sha256 repository's
+	// storage-packs setting before collecting (storage_packs.go).
+	StoragePacks   bool `name:"storage-packs" help:"sha256 only: opt this repository into storage packs (OpenTine then cannot read the packed objects), then pack."`
+	NoStoragePacks bool `name:"no-storage-packs" help:"sha256 only: opt out of storage packs, then write every packed object back out as a loose file and remove the packs."`
 	jsonFlag
 }
 
@@ -26,6 +30,12 @@ objects unreachable from every ref and reflog row (attestations and
 annotations live as long as what they describe) are deleted once older
 than AGE; reachable objects never are. A crash at any moment leaves every
 object readable. Progress goes to stderr when it is a terminal.
+
+A sha256 repository keeps every object loose, so OpenTine can read it:
+there gc packs nothing, writes the objects of any storage pack back out as
+loose files and removes the pack, and still prunes. --storage-packs opts
+the repository into storage packs (recorded in the file storage-packs,
+which OpenTine never reads); --no-storage-packs opts it out again.
 
 Example:
 
@@ -44,11 +54,19 @@ func (c *gcCmd) Run(e *env) error {
 		}
 		opt.Prune, opt.PruneAge = true, age
 	}
+	if c.StoragePacks && c.NoStoragePacks {
+		return usagef("--storage-packs and --no-storage-packs cannot be combined")
+	}
 	r, err := e.openRepo()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	if c.StoragePacks || c.NoStoragePacks {
+		if err := r.SetStoragePacks(c.StoragePacks); err != nil {
+			return err
+		}
+	}
 	opt.Progress = e.gcProgress()
 	res, err := plumbing.GC(e.ctx, r, opt)
 	if err != nil {
@@ -60,6 +78,10 @@ func (c *gcCmd) Run(e *env) error {
 // printGC renders a gc or repack result.
 func printGC(p *printer, res *plumbing.GCResult, age string, pruned bool) {
 	switch {
+	case !res.StoragePacks && len(res.PacksRemoved) > 0:
+		p.printf("wrote %d packed objects back out as loose files and removed %d storage pack(s): OpenTine reads every object\n", res.LooseWritten, len(res.PacksRemoved))
+	case !res.StoragePacks:
+		p.printf("nothing to pack: this sha256 repository keeps every object loose (tine gc --storage-packs opts into packs)\n")
 	case res.Pack == "" && res.LooseRemoved == 0 && len(res.PacksRemoved) == 0:
 		p.printf("nothing to pack; %d pack(s)\n", res.Packs)
 	case res.Pack == "":
