@@ -106,10 +106,16 @@ type GCResult struct {
 // a redundant copy, a pack without index or a temp file, which the next gc
 // or fsck --remove-stale clears.
 //
-// Concurrent readers are safe; a concurrent writer is safe unless pruning
-// (as with git gc, an object written while gc decides it is unreachable
-// and old may be lost, which the prune age makes unlikely). Do not run two
-// gcs at once.
+// Concurrency (repo_lock.go): readers are never blocked and never lose an
+// object they can see (gc commits a pack before it unlinks anything, and
+// a reader re-scans the packs on a miss). gc holds objects/locks/gc for its
+// whole run, so a second gc waits for the first. Without Prune nothing
+// reachable or unreachable is lost, so writers run alongside. With Prune,
+// gc holds the writers' lock exclusive from before it lists the objects
+// until its last deletion: no writer can then be between writing an
+// object and moving the ref that makes it reachable, so gc never deletes
+// an object a concurrent writer is about to reference, whatever the prune
+// age. Writers wait for the prune meanwhile (and say so).
 func GC(ctx context.Context, r *Repo, opt GCOptions) (*GCResult, error) {
 	if r.packs == nil {
 		return nil, fmt.Errorf("gc: %w", r.packsErr)
@@ -120,7 +126,22 @@ func GC(ctx context.Context, r *Repo, opt GCOptions) (*GCResult, error) {
 	if opt.PackLimit <= 0 {
 		opt.PackLimit = DefaultGCPackLimit
 	}
-	g := &gcRun{ctx: ctx, r: r, opt: opt, res: &GCResult{PacksRemoved: []string{}}, now: opt.Now()}
+	unlockGC, err := r.lockGC(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gc: %w", err)
+	}
+	defer unlockGC()
+	if opt.Prune {
+		unlockPrune, err := r.lockPrune(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("gc: %w", err)
+		}
+		defer unlockPrune()
+	}
+	g := &gcRun{ctx: ctx, r: r, opt: opt, res: &GCResult{PacksRemoved: []string{}}}
+	// The clock starts once the locks are held: ages count from the
+	// moment nothing can change under gc.
+	g.now = opt.Now()
 	if err := g.run(); err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
 	}
