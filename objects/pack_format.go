@@ -139,6 +139,14 @@ var (
 	ErrPackCorrupt = errors.New("storage pack is corrupt")
 	// ErrPackAlgo reports a storage pack written for another hash profile.
 	ErrPackAlgo = errors.New("storage pack uses another hash profile")
+	// ErrPackNoIndex reports a storage pack file without its index: an
+	// interrupted write, or an index that was lost; its objects cannot be
+	// found until `tine index-pack` rebuilds the index.
+	ErrPackNoIndex = errors.New("storage pack has no index")
+	// ErrPackAmbiguous reports a pack block whose envelope boundaries
+	// cannot be recovered without its index (a blob holding what reads as
+	// another envelope's header).
+	ErrPackAmbiguous = errors.New("storage pack block has ambiguous envelope boundaries")
 )
 
 // Layout constants of the two files.

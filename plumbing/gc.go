@@ -2,6 +2,7 @@ package plumbing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,10 +88,20 @@ type GCResult struct {
 	KeptYoung int `json:"kept_young"`
 	// Packs is the number of packs afterwards.
 	Packs int `json:"packs"`
-	// GarbageRemoved counts crash leftovers (temp files, packs without an
-	// index) older than DefaultStaleAfter that gc deleted first.
+	// GarbageRemoved counts crash leftovers gc cleared first: temp files
+	// of unfinished writes older than DefaultStaleAfter (any age in
+	// objects/pack/ while pruning, when no writer can be running), and
+	// pack commits a crash interrupted, completed.
 	GarbageRemoved int `json:"garbage_removed"`
+	// DamagedPacks names the storage packs that cannot be read (a damaged
+	// or missing index); gc leaves them alone, and refuses to prune while
+	// there are any.
+	DamagedPacks []string `json:"damaged_packs,omitempty"`
 }
+
+// ErrDamagedPacks is why gc refuses to prune: some storage pack cannot be
+// read, and any of its objects may be reachable or link to reachable ones.
+var ErrDamagedPacks = errors.New("storage packs cannot be read, so nothing was pruned")
 
 // GC packs the loose objects into a new storage pack and removes their
 // loose copies; it consolidates all packs into one when there are more than
@@ -159,6 +170,9 @@ func (g *gcRun) report(phase string, done, total int) {
 func (g *gcRun) run() error {
 	g.cleanStaleViews()
 	if err := g.r.packs.Reload(); err != nil {
+		return err
+	}
+	if err := g.checkDamage(); err != nil {
 		return err
 	}
 	g.old = g.r.packs.Packs()

@@ -48,11 +48,14 @@ type Repo struct {
 
 // OpenOptions configures OpenWith and DiscoverWith.
 type OpenOptions struct {
-	// AllowDamagedPacks opens a repository whose storage packs cannot be
-	// opened (a damaged index, an index without its pack): the repository
-	// then reads and writes loose objects only and PacksErr says why. fsck
-	// and verify-pack use it to report the damage; every other verb refuses
-	// such a repository, since packed objects would look missing.
+	// AllowDamagedPacks opens a repository whose storage pack directory
+	// cannot be read at all (objects/pack is a symlink or unreadable): the
+	// repository then reads and writes loose objects only and PacksErr says
+	// why. fsck and verify-pack use it to report the damage; every other
+	// verb refuses such a repository, since packed objects would look
+	// missing. One damaged pack never needs it: that pack is skipped and
+	// named by any read that misses (objects.PackStore.Damaged), so verbs
+	// that do not need its objects keep working.
 	AllowDamagedPacks bool
 	// Notice, when set, receives a one-line message when the repository
 	// makes the caller wait: a writer behind gc --prune, a gc behind
