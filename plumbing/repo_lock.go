@@ -212,7 +212,8 @@ func (r *Repo) lockGC(ctx context.Context) (release func(), err error) {
 // process's own shared hold (a handle that wrote and is not closed) is
 // dropped for the duration and retaken after, so whatever such a handle
 // wrote and has not yet referenced is unreachable to this gc like any
-// other unreferenced object.
+// other unreferenced object. The caller must not write through the
+// repository's store until it releases (gc writes packs directly).
 func (r *Repo) lockPrune(ctx context.Context) (release func(), err error) {
 	p := procWritersOf(r.root)
 	p.mu.Lock()
