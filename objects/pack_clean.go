@@ -13,8 +13,10 @@ import (
 	"github.com/tinehq/tine/internal/fsutil"
 )
 
-// RemoveGarbage clears what crashed pack writers left in the store's
-// directory and returns how many files it dealt with. A pack file without
+// RemoveGarbage clears what crashed pack writers and gcs left in the
+// store's directory and returns how many files it dealt with. An index
+// whose pack file is gone (a gc stopped between deleting an old pack and
+// its index) indexes nothing and is deleted. A pack file without
 // its index is never deleted: its objects may be referenced (an index can
 // be lost), and `tine index-pack` can always rebuild its index. Commit
 // renames the pack before its index, after fsyncing both, so a crash
@@ -42,11 +44,26 @@ func (s *PackStore) RemoveGarbage(ctx context.Context, cutoff time.Time) (int, e
 		finishing[tmp] = pack
 	}
 	removed := 0
+	present := map[string]bool{}
+	for _, e := range ents {
+		present[e.Name()] = true
+	}
 	for _, e := range ents {
 		if err := ctx.Err(); err != nil {
 			return removed, err
 		}
 		name := e.Name()
+		if n, ext, ok := spFileName(name); ok && ext == ".idx" && !present[n+".pack"] && e.Type().IsRegular() {
+			// An index whose pack gc removed before a crash (gc deletes
+			// the pack file first; writers rename the pack first): it
+			// indexes nothing that exists, whatever its age.
+			err := os.Remove(filepath.Join(s.dir, name))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return removed, err
+			}
+			removed++
+			continue
+		}
 		if !e.Type().IsRegular() || !strings.HasPrefix(name, tmpPrefix) {
 			continue
 		}

@@ -100,8 +100,10 @@ func (s *PackStore) Reload() error {
 			continue
 		}
 		p, err := openSPPack(s.dir, n, s.algo)
-		if errors.Is(err, fs.ErrNotExist) && !exists(filepath.Join(s.dir, n+".idx")) {
-			continue // removed while we looked (gc deletes the index first)
+		if errors.Is(err, fs.ErrNotExist) && (!exists(filepath.Join(s.dir, n+".idx")) || !exists(filepath.Join(s.dir, n+".pack"))) {
+			// Removed while we looked, or an index whose pack gc removed
+			// (it deletes the pack file first): nothing to read there.
+			continue
 		}
 		if err != nil {
 			damaged[n] = err

@@ -112,10 +112,12 @@ var ErrDamagedPacks = errors.New("storage packs cannot be read, so nothing was p
 // holds it is durable and has been re-read: the new pack is committed
 // (fsynced, renamed, directory fsynced), then every entry of it is
 // verified from disk (PackStore.Verify), and only then are loose copies
-// unlinked and old packs deleted, index first. A crash at any moment
+// unlinked and old packs deleted, pack file first. A crash at any moment
 // leaves every object readable, loose or in a durable pack; it may leave
-// a redundant copy, a pack without index or a temp file, which the next gc
-// or fsck --remove-stale clears.
+// a redundant copy, an index without its pack or a temp file, which the
+// next gc or fsck --remove-stale clears. It never leaves a pack without
+// its index: such a pack may hold needed objects, so nothing deletes it
+// (objects.PackStore.RemoveGarbage).
 //
 // Concurrency (repo_lock.go): readers are never blocked and never lose an
 // object they can see (gc commits a pack before it unlinks anything, and

@@ -189,7 +189,9 @@ func TestDamagedIndexStaysLocalAndIsRebuilt(t *testing.T) {
 func TestFsckPackGarbageWarningsAndRemoval(t *testing.T) {
 	// A temp file is a warning; a pack commit interrupted between its two
 	// renames (its index still a temp file) is a warning that
-	// --remove-stale completes, never a deletion.
+	// --remove-stale completes, never a deletion; so is an index whose
+	// pack a gc deleted before it was killed (gc deletes the pack first),
+	// which --remove-stale removes.
 	r := newRepo(t, objects.BLAKE3)
 	ids := storeChain(t, r, "heads/a", false, 3)
 	// A bulk write killed between its renames: nothing refers to it yet.
@@ -203,6 +205,12 @@ func TestFsckPackGarbageWarningsAndRemoval(t *testing.T) {
 	if err := os.Rename(filepath.Join(dir, name+".idx"), halfway); err != nil {
 		t.Fatal(err)
 	}
+	_, gone := chainObjects(t, r.Algo(), "heads/gone", 2)
+	goneName, err := r.Packs().WritePack(context.Background(), gone, objects.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, goneName+".pack"))
 	tmp := filepath.Join(dir, ".tmp-pack-123")
 	if err := os.WriteFile(tmp, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
@@ -216,11 +224,11 @@ func TestFsckPackGarbageWarningsAndRemoval(t *testing.T) {
 	for _, w := range fr.Warnings {
 		codes[w.Code]++
 	}
-	if codes[WarnPackGarbage] != 1 || codes[WarnTempFile] != 1 {
+	if codes[WarnPackGarbage] != 2 || codes[WarnTempFile] != 1 {
 		t.Fatalf("warnings %+v", fr.Warnings)
 	}
 	fr, err = Fsck(context.Background(), r, FsckOptions{RemoveStale: true})
-	if err != nil || len(fr.Warnings) != 0 || fr.RemovedTemp != 2 {
+	if err != nil || len(fr.Warnings) != 0 || fr.RemovedTemp != 3 {
 		t.Fatalf("fsck --remove-stale: %+v, %v", fr, err)
 	}
 	if !isFile(filepath.Join(dir, name+".idx")) {
