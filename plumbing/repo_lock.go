@@ -219,6 +219,9 @@ func (r *Repo) lockPrune(ctx context.Context) (release func(), err error) {
 	p.mu.Lock()
 	defer func() {
 		if err != nil {
+			if p.shared > 0 && p.fl == nil {
+				_ = r.takeShared(context.Background(), p)
+			}
 			p.mu.Unlock()
 		}
 	}()
