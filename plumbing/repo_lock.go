@@ -91,6 +91,9 @@ func (r *Repo) lockFile(name string) (*flock.Flock, error) {
 	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("repository lock: %w", err)
 	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("repository lock: %s is not a directory (symlinks are refused): %w", dir, ErrNotConfined)
+	}
 	return flock.New(filepath.Join(dir, name), flock.SetFlag(os.O_CREATE|os.O_RDONLY|noFollowFlag), flock.SetPermissions(0o644)), nil
 }
 
