@@ -105,10 +105,21 @@ func TestStoragePackDamagedFilesRefused(t *testing.T) {
 			dir := t.TempDir()
 			name := spWriteTestPack(t, dir, BLAKE3, spTestObjects(t, BLAKE3, 40), PackOptions{})
 			path := filepath.Join(dir, name+c.ext)
+			objs := spTestObjects(t, BLAKE3, 40)
 			spPatchFile(t, path, c.change)
-			_, err := OpenPackStore(dir, BLAKE3)
-			if !errors.Is(err, ErrPackCorrupt) || !strings.Contains(err.Error(), path) {
-				t.Fatalf("OpenPackStore: %v; want ErrPackCorrupt naming %s", err, path)
+			// The pack is skipped and remembered, not silently ignored:
+			// the store opens, and a lookup that misses names it.
+			s, err := OpenPackStore(dir, BLAKE3)
+			if err != nil {
+				t.Fatalf("OpenPackStore: %v; want the damaged pack skipped", err)
+			}
+			defer s.Close()
+			if err := PackDamageError(s.Damaged()); !errors.Is(err, ErrPackCorrupt) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Damaged: %v; want ErrPackCorrupt naming %s", err, path)
+			}
+			_, err = s.Get(context.Background(), objs[0].ID)
+			if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "tine index-pack "+name) {
+				t.Fatalf("Get of an object of the damaged pack: %v; want not found naming %s and tine index-pack", err, name)
 			}
 		})
 	}
@@ -147,7 +158,8 @@ func TestStoragePackUnsafeFiles(t *testing.T) {
 	if err := os.Link(idx, filepath.Join(t.TempDir(), "x")); err != nil {
 		t.Skip("no hard links here")
 	}
-	if _, err := OpenPackStore(dir, BLAKE3); !errors.Is(err, ErrUnsafeFile) {
+	s := spOpenTestPacks(t, dir, BLAKE3)
+	if err := PackDamageError(s.Damaged()); !errors.Is(err, ErrUnsafeFile) {
 		t.Fatalf("hard-linked index: %v; want ErrUnsafeFile", err)
 	}
 }

@@ -55,16 +55,22 @@ import (
 // the blocks tile the pack between header and trailer, which Verify checks.
 //
 // Reads check the index trailer and structure when a pack is opened
-// (a damaged index is refused, never half used), the block's CRC-32C before
+// (a damaged index is refused, never half used: the pack is skipped and
+// named by every lookup that misses, pack_damage.go), the block's CRC-32C before
 // decompressing, and re-derive every object's oid from its envelope
 // (DecodeEnvelopeAs), so corruption is an error naming the object.
 //
 // Writes: the pack and the index are written to temporary files in
 // objects/pack/ and fsynced together; the pack is renamed to its name and the
 // directory fsynced, then the index is renamed and the directory fsynced
-// again. Readers only look for *.idx, so they never see a half pack, and an
-// index never exists without its pack; a pack without an index (a crash
-// between the renames) is garbage for gc to collect.
+// again. Readers only look for *.idx, so they never see a half pack, and a
+// writer never leaves an index without its pack. A crash between the
+// renames leaves the pack without its index and the index, fsynced, in its
+// temporary file: RemoveGarbage completes that commit. A pack without an
+// index is never deleted (its index may have been lost while its objects
+// are needed); RebuildIndex rebuilds one. gc deletes an old pack's file
+// before its index, so the only index without a pack is a gc's leftover,
+// which indexes nothing and is deleted.
 //
 // Compression was measured on the development machine (2 cores, heavily
 // shared while measuring, so CPU time per operation is the figure to
@@ -139,6 +145,14 @@ var (
 	ErrPackCorrupt = errors.New("storage pack is corrupt")
 	// ErrPackAlgo reports a storage pack written for another hash profile.
 	ErrPackAlgo = errors.New("storage pack uses another hash profile")
+	// ErrPackNoIndex reports a storage pack file without its index: an
+	// interrupted write, or an index that was lost; its objects cannot be
+	// found until `tine index-pack` rebuilds the index.
+	ErrPackNoIndex = errors.New("storage pack has no index")
+	// ErrPackAmbiguous reports a pack block whose envelope boundaries
+	// cannot be recovered without its index (a blob holding what reads as
+	// another envelope's header).
+	ErrPackAmbiguous = errors.New("storage pack block has ambiguous envelope boundaries")
 )
 
 // Layout constants of the two files.

@@ -31,18 +31,24 @@ type PackStore struct {
 	retired []*spPack
 	// cache holds recently decoded blocks of the open packs (pack_cache.go).
 	cache *spBlockCache
+	// damaged holds the packs the last Reload could not open, by name
+	// (pack_damage.go); replaced, never modified.
+	damaged atomic.Pointer[map[string]error]
 }
 
 // OpenPackStore opens the storage packs in dir for hash profile a. A
-// missing dir is an empty store (WritePack creates it). A pack whose index
-// or trailer is damaged is refused with an error naming the file, so a
-// store never silently misses the objects of a broken pack.
+// missing dir is an empty store (WritePack creates it). A pack that cannot
+// be opened (a damaged index or trailer, a pack file without its index) is
+// skipped and remembered (Damaged), so the other packs stay readable, and a
+// lookup that misses names it (pack_damage.go): damage stays local and is
+// never silently ignored. Only a directory that cannot be read fails.
 func OpenPackStore(dir string, a Algo) (*PackStore, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, ErrUnknownAlgo, a)
 	}
 	s := &PackStore{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache()}
 	s.packs.Store(&[]*spPack{})
+	s.damaged.Store(&map[string]error{})
 	if err := s.Reload(); err != nil {
 		s.Close()
 		return nil, err
@@ -67,14 +73,19 @@ func (s *PackStore) Packs() []string {
 }
 
 // Reload opens packs that appeared in the directory since the last scan
-// (they are searched first, newest index first) and forgets packs whose
-// index disappeared.
+// (they are searched first, newest index first), forgets packs whose
+// index disappeared and re-assesses the damaged ones: a pack that cannot
+// be opened is skipped and remembered (Damaged), not an error.
 func (s *PackStore) Reload() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	names, err := s.scan()
+	names, orphans, err := s.scan()
 	if err != nil {
 		return err
+	}
+	damaged := make(map[string]error, len(orphans))
+	for _, n := range orphans {
+		damaged[n] = fmt.Errorf("%s: %w", filepath.Join(s.dir, n+".pack"), ErrPackNoIndex)
 	}
 	old := *s.packs.Load()
 	byName := make(map[string]*spPack, len(old))
@@ -89,14 +100,14 @@ func (s *PackStore) Reload() error {
 			continue
 		}
 		p, err := openSPPack(s.dir, n, s.algo)
-		if errors.Is(err, fs.ErrNotExist) && !exists(filepath.Join(s.dir, n+".idx")) {
-			continue // removed while we looked (gc deletes the index first)
+		if errors.Is(err, fs.ErrNotExist) && (!exists(filepath.Join(s.dir, n+".idx")) || !exists(filepath.Join(s.dir, n+".pack"))) {
+			// Removed while we looked, or an index whose pack gc removed
+			// (it deletes the pack file first): nothing to read there.
+			continue
 		}
 		if err != nil {
-			for _, q := range fresh {
-				q.f.Close()
-			}
-			return err
+			damaged[n] = err
+			continue
 		}
 		p.cache = s.cache
 		fresh = append(fresh, p)
@@ -112,33 +123,57 @@ func (s *PackStore) Reload() error {
 		}
 	}
 	s.packs.Store(&next)
+	s.damaged.Store(&damaged)
 	return nil
 }
 
-// scan lists the pack names whose index is in the directory.
-func (s *PackStore) scan() ([]string, error) {
+// scan lists the pack names whose index is in the directory, and those of
+// pack files without an index (orphans).
+func (s *PackStore) scan() (names, orphans []string, err error) {
 	fi, err := os.Lstat(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("storage packs: %w", err)
+		return nil, nil, fmt.Errorf("storage packs: %w", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("storage packs: %s is not a directory (symlinks are refused): %w", s.dir, ErrUnsafeFile)
+		return nil, nil, fmt.Errorf("storage packs: %s is not a directory (symlinks are refused): %w", s.dir, ErrUnsafeFile)
 	}
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
-		return nil, fmt.Errorf("storage packs: %w", err)
+		return nil, nil, fmt.Errorf("storage packs: %w", err)
 	}
-	var names []string
+	indexed := map[string]bool{}
+	var packs []string
 	for _, e := range ents {
-		n, ok := strings.CutSuffix(e.Name(), ".idx")
-		if ok && strings.HasPrefix(n, "pack-") && spIsHex(n[len("pack-"):], 64) {
+		n, ext, ok := spFileName(e.Name())
+		switch {
+		case !ok:
+		case ext == ".idx":
 			names = append(names, n)
+			indexed[n] = true
+		default:
+			packs = append(packs, n)
 		}
 	}
-	return names, nil
+	for _, n := range packs {
+		if !indexed[n] {
+			orphans = append(orphans, n)
+		}
+	}
+	return names, orphans, nil
+}
+
+// spFileName splits a storage pack file name "pack-<64 hex>.idx|.pack"
+// into the pack's name and the extension.
+func spFileName(file string) (name, ext string, ok bool) {
+	for _, ext := range []string{".idx", ".pack"} {
+		if n, ok := strings.CutSuffix(file, ext); ok && strings.HasPrefix(n, "pack-") && spIsHex(n[len("pack-"):], 64) {
+			return n, ext, true
+		}
+	}
+	return "", "", false
 }
 
 // newestFirst orders packs by their index's modification time, newest
@@ -192,7 +227,7 @@ func (s *PackStore) Get(ctx context.Context, id OID) (*Object, error) {
 	if first != nil {
 		return nil, first
 	}
-	return nil, notFound(id)
+	return nil, s.missing(id)
 }
 
 // Has reports whether some pack's index lists id. It does not read the

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,7 +109,7 @@ func TestStoragePackNotFoundAndOtherAlgo(t *testing.T) {
 			t.Fatalf("Has(%s) = %v, %v", id, ok, err)
 		}
 	}
-	if _, err := OpenPackStore(dir, SHA256); !errors.Is(err, ErrPackAlgo) {
+	if err := PackDamageError(spOpenTestPacks(t, dir, SHA256).Damaged()); !errors.Is(err, ErrPackAlgo) {
 		t.Fatalf("opening blake3 packs as sha256: %v; want ErrPackAlgo", err)
 	}
 	w, err := NewPackWriter(dir, BLAKE3, PackOptions{})
@@ -217,11 +218,20 @@ func TestStoragePackEmptyAndMissingDir(t *testing.T) {
 }
 
 func TestStoragePackRemoveGarbage(t *testing.T) {
+	// A pack without its index is never deleted, however old: its index
+	// may have been lost while refs still need its objects. A commit
+	// interrupted between its renames (the index still a temp file) is
+	// completed; other old temp files are unfinished writes and go.
 	dir := t.TempDir()
-	objs := spTestObjects(t, BLAKE3, 20)
+	objs := spTestObjects(t, BLAKE3, 30)
 	keep := spWriteTestPack(t, dir, BLAKE3, objs[:10], PackOptions{})
-	orphan := spWriteTestPack(t, dir, BLAKE3, objs[10:], PackOptions{})
-	os.Remove(filepath.Join(dir, orphan+".idx")) // as after a crash between the renames
+	orphan := spWriteTestPack(t, dir, BLAKE3, objs[10:20], PackOptions{})
+	os.Remove(filepath.Join(dir, orphan+".idx")) // a lost index
+	halfway := spWriteTestPack(t, dir, BLAKE3, objs[20:], PackOptions{})
+	tmpIdx := filepath.Join(dir, tmpPrefix+"idx-crashed")
+	if err := os.Rename(filepath.Join(dir, halfway+".idx"), tmpIdx); err != nil { // a crash between the renames
+		t.Fatal(err)
+	}
 	w, err := NewPackWriter(dir, BLAKE3, PackOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -229,23 +239,35 @@ func TestStoragePackRemoveGarbage(t *testing.T) {
 	w.Add(objs[0]) // a writer still running: its temp file is recent
 	defer w.Abort()
 	s := spOpenTestPacks(t, dir, BLAKE3)
+	if got := s.Damaged(); len(got) != 2 || !errors.Is(got[0].Err, ErrPackNoIndex) {
+		t.Fatalf("Damaged = %v; want both packs without an index", got)
+	}
 	past := time.Now().Add(-time.Hour)
 	if n, err := s.RemoveGarbage(context.Background(), past); n != 0 || err != nil {
 		t.Fatalf("RemoveGarbage(an hour ago) = %d, %v; want nothing removed", n, err)
 	}
 	old := time.Now().Add(-2 * time.Hour)
-	os.Chtimes(filepath.Join(dir, orphan+".pack"), old, old)
-	if n, err := s.RemoveGarbage(context.Background(), past); n != 1 || err != nil {
-		t.Fatalf("RemoveGarbage = %d, %v; want the orphan pack removed", n, err)
+	for _, p := range []string{filepath.Join(dir, orphan+".pack"), tmpIdx} {
+		os.Chtimes(p, old, old)
 	}
-	if _, err := os.Stat(filepath.Join(dir, orphan+".pack")); !os.IsNotExist(err) {
-		t.Fatal("orphan pack still there")
+	if n, err := s.RemoveGarbage(context.Background(), past); n != 1 || err != nil {
+		t.Fatalf("RemoveGarbage = %d, %v; want the interrupted commit completed", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, orphan+".pack")); err != nil {
+		t.Fatalf("pack without index removed: %v", err)
 	}
 	if n, err := s.RemoveGarbage(context.Background(), time.Now().Add(time.Minute)); n != 1 || err != nil {
 		t.Fatalf("RemoveGarbage(future) = %d, %v; want the temp file removed", n, err)
 	}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
 	spCheckGet(t, s, objs[3])
-	if got := s.Packs(); len(got) != 1 || got[0] != keep {
+	spCheckGet(t, s, objs[25])
+	if got := s.Damaged(); len(got) != 1 || got[0].Name != orphan {
+		t.Fatalf("Damaged = %v; want only %s", got, orphan)
+	}
+	if got := s.Packs(); len(got) != 2 || !slices.Contains(got, keep) || !slices.Contains(got, halfway) {
 		t.Fatalf("packs %v", got)
 	}
 }

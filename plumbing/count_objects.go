@@ -32,8 +32,9 @@ type CountObjectsResult struct {
 	Packs    int   `json:"packs"`
 	PackSize int64 `json:"size_pack"`
 	InPack   int   `json:"in_pack"`
-	// Garbage counts leftovers in objects/pack/ (packs without an index,
-	// temp files, gc scratch directories) and GarbageSize their file bytes.
+	// Garbage counts what in objects/pack/ is not a readable pack (packs
+	// without an index, which gc keeps and tine index-pack makes readable,
+	// temp files, gc scratch directories) and GarbageSize their bytes.
 	Garbage     int   `json:"garbage"`
 	GarbageSize int64 `json:"size_garbage"`
 	// Total counts the distinct objects stored, loose or packed (an

@@ -2,7 +2,9 @@ package plumbing
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,11 +41,18 @@ func (f *fsck) verifyPacks() []fsckPacked {
 	if err != nil {
 		return nil // checkStoragePacks reports the failure
 	}
+	damaged := map[string]bool{}
+	for _, d := range f.r.packs.Damaged() {
+		damaged[d.Name] = true
+	}
 	var mu sync.Mutex
 	var out []fsckPacked
 	for _, n := range names {
 		if f.ctx.Err() != nil {
 			break
+		}
+		if damaged[n] {
+			continue // checkStoragePacks reports it, with the fix
 		}
 		cnt, err := f.r.packs.VerifyEach(f.ctx, n, func(id objects.OID, o *objects.Object, err error) {
 			c := fsckPacked{id: id, pack: n, entry: fsckEntryOf(o, err), err: err}
@@ -67,11 +76,33 @@ func (f *fsck) verifyPacks() []fsckPacked {
 }
 
 // checkStoragePacks reports the verdict on every storage pack (verifying
-// those checkObjects did not read) and what crashed writers left in
-// objects/pack/ as warnings.
+// those checkObjects did not read), every pack that cannot be read (a
+// damaged or missing index: a problem, since referenced objects may be in
+// it, with the command that rebuilds the index) and what crashed writers
+// left in objects/pack/ as warnings.
 func (f *fsck) checkStoragePacks() error {
 	if err := f.r.packsErr; err != nil {
 		f.problem(Problem{Code: ProblemStoragePack, Path: storagePackRel, Message: err.Error()})
+	}
+	interrupted := map[string]string{}
+	damaged := map[string]bool{}
+	if f.r.packs != nil {
+		var err error
+		if interrupted, err = f.r.packs.InterruptedCommits(); err != nil {
+			return err
+		}
+		for _, d := range f.r.packs.Damaged() {
+			damaged[d.Name] = true
+			if _, ok := interrupted[d.Name]; ok {
+				continue // packGarbageWarnings: the next gc completes it
+			}
+			ext := ".idx"
+			if errors.Is(d.Err, objects.ErrPackNoIndex) {
+				ext = ".pack"
+			}
+			f.problem(Problem{Code: ProblemStoragePack, Path: storagePackRel + "/" + d.Name + ext,
+				Message: fmt.Sprintf("cannot be read: %v; its objects are unreadable until `tine index-pack %s` rebuilds its index", oneLineErr(d.Err), d.Name)})
+		}
 	}
 	names, err := storagePackNames(f.r)
 	if err != nil {
@@ -82,6 +113,9 @@ func (f *fsck) checkStoragePacks() error {
 		if err := f.ctx.Err(); err != nil {
 			return err
 		}
+		if damaged[n] {
+			continue
+		}
 		c, ok := done[n]
 		if !ok {
 			c = verifyOnePack(f.ctx, f.r, n)
@@ -90,13 +124,21 @@ func (f *fsck) checkStoragePacks() error {
 			f.problem(Problem{Code: ProblemStoragePack, Path: storagePackRel + "/" + n + ".pack", Message: c.Error})
 		}
 	}
-	return f.packGarbageWarnings()
+	return f.packGarbageWarnings(interrupted)
 }
 
-// packGarbageWarnings warns about temp files, packs without an index and
+// oneLineErr returns err's text up to its first newline.
+func oneLineErr(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+// packGarbageWarnings warns about temp files, pack commits a crash
+// interrupted (interrupted maps such a pack to its temporary index) and
 // gc scratch directories in objects/pack/, and about names no tine writer
-// makes.
-func (f *fsck) packGarbageWarnings() error {
+// makes. A pack without an index and no interrupted commit is a problem
+// (checkStoragePacks), not a warning.
+func (f *fsck) packGarbageWarnings(interrupted map[string]string) error {
 	ents, indexed, err := readStoragePackDir(f.r.root)
 	if err != nil {
 		return err
@@ -109,10 +151,15 @@ func (f *fsck) packGarbageWarnings() error {
 		switch {
 		case strings.HasPrefix(name, gcViewPrefix):
 			f.warn(Problem{Code: WarnPackGarbage, Path: path, Message: "scratch directory of an interrupted gc"})
+		case strings.HasPrefix(name, ".tmp-") && slices.Contains(slices.Collect(maps.Values(interrupted)), name):
 		case strings.HasPrefix(name, ".tmp-"):
 			f.warn(Problem{Code: WarnTempFile, Path: path, Message: "temporary file of an interrupted pack write"})
+		case isPack && named && isLowerHexN(h, 64) && !indexed[base] && interrupted[base] != "":
+			f.warn(Problem{Code: WarnPackGarbage, Path: path, Message: "pack write interrupted between its two renames (its index is " + interrupted[base] + "); the next gc or fsck --remove-stale completes it"})
 		case isPack && named && isLowerHexN(h, 64) && !indexed[base]:
-			f.warn(Problem{Code: WarnPackGarbage, Path: path, Message: "storage pack without an index (a pack write interrupted before its commit); readers skip it"})
+			// A problem, reported by checkStoragePacks.
+		case indexed[strings.TrimSuffix(name, ".idx")] && !isFile(filepath.Join(f.r.root, storagePackRel, strings.TrimSuffix(name, ".idx")+".pack")):
+			f.warn(Problem{Code: WarnPackGarbage, Path: path, Message: "index without its pack (a gc stopped while removing an old pack); the next gc or fsck --remove-stale removes it"})
 		case isPack && named && isLowerHexN(h, 64), indexed[strings.TrimSuffix(name, ".idx")]:
 		default:
 			f.warn(Problem{Code: WarnStray, Path: path, Message: "not a storage pack name; readers skip it"})

@@ -2,6 +2,7 @@ package plumbing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -93,10 +94,20 @@ type GCResult struct {
 	// (their packs are in PacksRemoved).
 	StoragePacks bool `json:"storage_packs"`
 	LooseWritten int  `json:"loose_written"`
-	// GarbageRemoved counts crash leftovers (temp files, packs without an
-	// index) older than DefaultStaleAfter that gc deleted first.
+	// GarbageRemoved counts crash leftovers gc cleared first: temp files
+	// of unfinished writes older than DefaultStaleAfter (any age in
+	// objects/pack/ while pruning, when no writer can be running), and
+	// pack commits a crash interrupted, completed.
 	GarbageRemoved int `json:"garbage_removed"`
+	// DamagedPacks names the storage packs that cannot be read (a damaged
+	// or missing index); gc leaves them alone, and refuses to prune while
+	// there are any.
+	DamagedPacks []string `json:"damaged_packs,omitempty"`
 }
+
+// ErrDamagedPacks is why gc refuses to prune: some storage pack cannot be
+// read, and any of its objects may be reachable or link to reachable ones.
+var ErrDamagedPacks = errors.New("storage packs cannot be read, so nothing was pruned")
 
 // GC packs the loose objects into a new storage pack and removes their
 // loose copies; it consolidates all packs into one when there are more than
@@ -111,15 +122,23 @@ type GCResult struct {
 // holds it is durable and has been re-read: the new pack is committed
 // (fsynced, renamed, directory fsynced), then every entry of it is
 // verified from disk (PackStore.Verify), and only then are loose copies
-// unlinked and old packs deleted, index first. A crash at any moment
+// unlinked and old packs deleted, pack file first. A crash at any moment
 // leaves every object readable, loose or in a durable pack; it may leave
-// a redundant copy, a pack without index or a temp file, which the next gc
-// or fsck --remove-stale clears.
+// a redundant copy, an index without its pack or a temp file, which the
+// next gc or fsck --remove-stale clears. It never leaves a pack without
+// its index: such a pack may hold needed objects, so nothing deletes it
+// (objects.PackStore.RemoveGarbage).
 //
-// Concurrent readers are safe; a concurrent writer is safe unless pruning
-// (as with git gc, an object written while gc decides it is unreachable
-// and old may be lost, which the prune age makes unlikely). Do not run two
-// gcs at once.
+// Concurrency (repo_lock.go): readers are never blocked and never lose an
+// object they can see (gc commits a pack before it unlinks anything, and
+// a reader re-scans the packs on a miss). gc holds objects/locks/gc for its
+// whole run, so a second gc waits for the first. Without Prune nothing
+// reachable or unreachable is lost, so writers run alongside. With Prune,
+// gc holds the writers' lock exclusive from before it lists the objects
+// until its last deletion: no writer can then be between writing an
+// object and moving the ref that makes it reachable, so gc never deletes
+// an object a concurrent writer is about to reference, whatever the prune
+// age. Writers wait for the prune meanwhile (and say so).
 func GC(ctx context.Context, r *Repo, opt GCOptions) (*GCResult, error) {
 	if r.packs == nil {
 		return nil, fmt.Errorf("gc: %w", r.packsErr)
@@ -130,7 +149,22 @@ func GC(ctx context.Context, r *Repo, opt GCOptions) (*GCResult, error) {
 	if opt.PackLimit <= 0 {
 		opt.PackLimit = DefaultGCPackLimit
 	}
-	g := &gcRun{ctx: ctx, r: r, opt: opt, res: &GCResult{PacksRemoved: []string{}}, now: opt.Now()}
+	unlockGC, err := r.lockGC(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gc: %w", err)
+	}
+	defer unlockGC()
+	if opt.Prune {
+		unlockPrune, err := r.lockPrune(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("gc: %w", err)
+		}
+		defer unlockPrune()
+	}
+	g := &gcRun{ctx: ctx, r: r, opt: opt, res: &GCResult{PacksRemoved: []string{}}}
+	// The clock starts once the locks are held: ages count from the
+	// moment nothing can change under gc.
+	g.now = opt.Now()
 	if err := g.run(); err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
 	}
@@ -152,6 +186,9 @@ func (g *gcRun) run() error {
 		return g.runLoose() // gc_loose.go: every object stays loose
 	}
 	if err := g.r.packs.Reload(); err != nil {
+		return err
+	}
+	if err := g.checkDamage(); err != nil {
 		return err
 	}
 	g.old = g.r.packs.Packs()

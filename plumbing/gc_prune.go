@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -150,11 +151,34 @@ func copyFile(src, dst string) error {
 	return errors.Join(err, out.Close())
 }
 
+// checkDamage records the packs that cannot be read and, when pruning,
+// refuses: a pack without a usable index may hold reachable objects (or
+// objects linking to them), and it is never removed, so gc must not act
+// on a view that misses it. The error names each pack and the fix.
+func (g *gcRun) checkDamage() error {
+	d := g.r.packs.Damaged()
+	for _, p := range d {
+		g.res.DamagedPacks = append(g.res.DamagedPacks, p.Name)
+	}
+	if len(d) == 0 || !g.opt.Prune {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrDamagedPacks, objects.PackDamageError(d))
+}
+
 // cleanStaleViews removes scratch directories of crashed gcs and the pack
 // and loose temp files of crashed writers, all older than
-// DefaultStaleAfter, so a running writer is never disturbed.
+// DefaultStaleAfter, so a running writer is never disturbed; it completes
+// pack commits a crash interrupted (objects.PackStore.RemoveGarbage). While
+// pruning, gc holds the writers' lock exclusive, so no pack writer can be
+// running (bulk writers hold it shared, other gcs wait for the gc lock):
+// every pack temp file is then a dead writer's, whatever its age.
 func (g *gcRun) cleanStaleViews() {
 	cutoff := g.now.Add(-DefaultStaleAfter)
+	packCutoff := cutoff
+	if g.opt.Prune {
+		packCutoff = g.now.Add(time.Second)
+	}
 	dir := g.r.packs.Dir()
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -168,7 +192,7 @@ func (g *gcRun) cleanStaleViews() {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
-	n, _ := g.r.packs.RemoveGarbage(g.ctx, cutoff)
+	n, _ := g.r.packs.RemoveGarbage(g.ctx, packCutoff)
 	m, _ := g.r.loose.RemoveStaleTemp(g.ctx, cutoff)
 	g.res.GarbageRemoved = n + m
 }

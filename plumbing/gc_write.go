@@ -263,7 +263,10 @@ func (g *gcRun) verifyPacks() error {
 
 // remove unlinks the loose copies now held by a verified pack (and the
 // pruned ones), then, when the packs were consolidated, the old packs:
-// index first, so no reader finds an index without its pack.
+// pack file first, so a crash leaves at worst an index without its pack,
+// which holds nothing and is cleared, never a pack without its index,
+// which might hold needed objects and is kept until tine index-pack. A
+// reader that finds the index but not the pack skips it (Reload).
 func (g *gcRun) remove() error {
 	if g.opt.KeepOld {
 		return nil
@@ -294,7 +297,7 @@ func (g *gcRun) remove() error {
 		if _, rewritten := g.written[name]; rewritten {
 			continue // the new pack came out byte for byte the same
 		}
-		for _, ext := range []string{".idx", ".pack"} {
+		for _, ext := range []string{".pack", ".idx"} {
 			if err := os.Remove(filepath.Join(dir, name+ext)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("remove old pack %s: %w", name, err)
 			}

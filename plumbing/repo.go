@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/refs"
@@ -42,16 +43,29 @@ type Repo struct {
 	// routeWrites derives objs from them.
 	combined  *reloadingStore
 	packOptIn bool
+	// notice receives one-line messages about waits (OpenOptions.Notice).
+	notice func(string)
+	// lockMu guards writing: whether this handle holds its share of the
+	// writers' lock (repo_lock.go).
+	lockMu  sync.Mutex
+	writing bool
 }
 
 // OpenOptions configures OpenWith and DiscoverWith.
 type OpenOptions struct {
-	// AllowDamagedPacks opens a repository whose storage packs cannot be
-	// opened (a damaged index, an index without its pack): the repository
-	// then reads and writes loose objects only and PacksErr says why. fsck
-	// and verify-pack use it to report the damage; every other verb refuses
-	// such a repository, since packed objects would look missing.
+	// AllowDamagedPacks opens a repository whose storage pack directory
+	// cannot be read at all (objects/pack is a symlink or unreadable): the
+	// repository then reads and writes loose objects only and PacksErr says
+	// why. fsck and verify-pack use it to report the damage; every other
+	// verb refuses such a repository, since packed objects would look
+	// missing. One damaged pack never needs it: that pack is skipped and
+	// named by any read that misses (objects.PackStore.Damaged), so verbs
+	// that do not need its objects keep working.
 	AllowDamagedPacks bool
+	// Notice, when set, receives a one-line message when the repository
+	// makes the caller wait: a writer behind gc --prune, a gc behind
+	// another gc or behind running writers (repo_lock.go).
+	Notice func(string)
 }
 
 // Root returns the absolute repository directory (the .tine directory, or a
@@ -81,13 +95,15 @@ func (r *Repo) PacksErr() error { return r.packsErr }
 // Refs returns the repository's ref store.
 func (r *Repo) Refs() *refs.Store { return r.refs }
 
-// Close releases the repository's open pack files. The repository must not
-// be used afterwards.
+// Close releases the repository's open pack files and its share of the
+// writers' lock (repo_lock.go). The repository must not be used
+// afterwards.
 func (r *Repo) Close() error {
+	err := r.unlockWriters()
 	if r.packs == nil {
-		return nil
+		return err
 	}
-	return r.packs.Close()
+	return errors.Join(err, r.packs.Close())
 }
 
 // Open opens the repository at path: a .tine directory, a bare directory
@@ -184,7 +200,7 @@ func openRootWith(root string, opt OpenOptions) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open repository: %w", err)
 	}
-	r := &Repo{root: root, algo: algo, objs: loose, loose: loose, packOptIn: optIn}
+	r := &Repo{root: root, algo: algo, loose: loose, packOptIn: optIn, notice: opt.Notice}
 	packs, err := objects.OpenPackStore(filepath.Join(root, "objects", objects.StoragePackDir), algo)
 	switch {
 	case err != nil && !opt.AllowDamagedPacks:
@@ -197,10 +213,10 @@ func openRootWith(root string, opt OpenOptions) (*Repo, error) {
 			packs.Close()
 			return nil, err
 		}
-		r.combined, r.packs = &reloadingStore{combined}, packs
+		r.combined, r.packs = &reloadingStore{combined, r}, packs
 	}
 	r.routeWrites()
-	r.refs = refs.Open(root, algo, r.objs)
+	r.refs = refs.Open(root, algo, r.objs, refs.WithBeforeUpdate(r.LockWriters))
 	return r, nil
 }
 
@@ -271,12 +287,41 @@ func (r *Repo) packedPrefixMatches(ctx context.Context, prefix string) ([]object
 }
 
 // reloadingStore is the repository's object store: the combined store,
+// taking the writers' lock before any write (repo_lock.go) and
 // re-scanning objects/pack/ once when an object is not found. Another
 // process's gc may have moved the object from a loose file into a pack
 // this handle has not seen; gc commits the pack before it unlinks the
 // loose file, so the re-scan finds it. Packs an old handle still has open
 // stay readable after gc deletes them (their files stay open).
-type reloadingStore struct{ *objects.CombinedStore }
+type reloadingStore struct {
+	*objects.CombinedStore
+	r *Repo
+}
+
+// Put takes the writers' lock, then stores o.
+func (s reloadingStore) Put(ctx context.Context, o *objects.Object) error {
+	if err := s.r.LockWriters(ctx); err != nil {
+		return err
+	}
+	return s.CombinedStore.Put(ctx, o)
+}
+
+// PutBatch takes the writers' lock, then stores objs.
+func (s reloadingStore) PutBatch(ctx context.Context, objs []*objects.Object) error {
+	if err := s.r.LockWriters(ctx); err != nil {
+		return err
+	}
+	return s.CombinedStore.PutBatch(ctx, objs)
+}
+
+// PutBlobFrom takes the writers' lock, then streams a blob into the loose
+// store.
+func (s reloadingStore) PutBlobFrom(ctx context.Context, rd io.Reader) (objects.OID, error) {
+	if err := s.r.LockWriters(ctx); err != nil {
+		return objects.OID{}, err
+	}
+	return s.Loose().PutBlobFrom(ctx, rd)
+}
 
 // Get reads id, re-scanning the packs once on a miss.
 func (s reloadingStore) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
@@ -295,3 +340,38 @@ func (s reloadingStore) Has(ctx context.Context, id objects.OID) (bool, error) {
 	}
 	return ok, err
 }
+
+// lockingLoose is the object store of a repository whose storage packs
+// could not be opened: the loose store, taking the writers' lock before any
+// write.
+type lockingLoose struct {
+	*objects.LooseStore
+	r *Repo
+}
+
+// Put takes the writers' lock, then stores o.
+func (s lockingLoose) Put(ctx context.Context, o *objects.Object) error {
+	if err := s.r.LockWriters(ctx); err != nil {
+		return err
+	}
+	return s.LooseStore.Put(ctx, o)
+}
+
+// PutBatch takes the writers' lock, then stores objs.
+func (s lockingLoose) PutBatch(ctx context.Context, objs []*objects.Object) error {
+	if err := s.r.LockWriters(ctx); err != nil {
+		return err
+	}
+	return s.LooseStore.PutBatch(ctx, objs)
+}
+
+// PutBlobFrom takes the writers' lock, then streams a blob.
+func (s lockingLoose) PutBlobFrom(ctx context.Context, rd io.Reader) (objects.OID, error) {
+	if err := s.r.LockWriters(ctx); err != nil {
+		return objects.OID{}, err
+	}
+	return s.LooseStore.PutBlobFrom(ctx, rd)
+}
+
+// Loose returns the loose store, for callers that look for it.
+func (s lockingLoose) Loose() *objects.LooseStore { return s.LooseStore }

@@ -42,6 +42,11 @@ func (s *storeResolver) Shallow(id objects.OID) bool { return s.shallow[id] }
 // set and the objects before them, then stores them all. It returns, per
 // object, whether it is stored.
 func writeValidated(ctx context.Context, r *Repo, objs []*objects.Object) ([]bool, error) {
+	// Under the writers' lock before validating: a link target checked
+	// present cannot then be pruned before the object linking to it lands.
+	if err := r.LockWriters(ctx); err != nil {
+		return nil, err
+	}
 	shallow, err := r.shallowSet()
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -92,7 +93,7 @@ func readPackOptIn(root string) (bool, error) {
 func (r *Repo) routeWrites() {
 	switch {
 	case r.combined == nil:
-		r.objs = r.loose
+		r.objs = lockingLoose{r.loose, r}
 	case r.StoragePacks():
 		r.objs = *r.combined
 	default:
@@ -131,16 +132,28 @@ func (s looseWriteStore) List(ctx context.Context, fn func(objects.OID) error) e
 	return s.rs.List(ctx, fn)
 }
 
-// Put stores o as a loose file, even when a pack holds it: loose files are
-// what OpenTine reads.
+// Put takes the writers' lock (repo_lock.go), then stores o as a loose
+// file, even when a pack holds it: loose files are what OpenTine reads.
 func (s looseWriteStore) Put(ctx context.Context, o *objects.Object) error {
+	if err := s.rs.r.LockWriters(ctx); err != nil {
+		return err
+	}
 	return s.rs.Loose().Put(ctx, o)
 }
 
-// PutBatch stores objs as loose files with one round of fsyncs (see
-// objects.LooseStore.PutBatch).
+// PutBatch takes the writers' lock, then stores objs as loose files with
+// one round of fsyncs (see objects.LooseStore.PutBatch).
 func (s looseWriteStore) PutBatch(ctx context.Context, objs []*objects.Object) error {
+	if err := s.rs.r.LockWriters(ctx); err != nil {
+		return err
+	}
 	return s.rs.Loose().PutBatch(ctx, objs)
+}
+
+// PutBlobFrom takes the writers' lock, then streams a blob into a loose
+// file.
+func (s looseWriteStore) PutBlobFrom(ctx context.Context, rd io.Reader) (objects.OID, error) {
+	return s.rs.PutBlobFrom(ctx, rd)
 }
 
 // Loose returns the loose store, which streams large blobs.

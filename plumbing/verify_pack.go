@@ -79,8 +79,10 @@ func VerifyPack(ctx context.Context, r *Repo, opt VerifyPackOptions) (*VerifyPac
 	return res, nil
 }
 
-// storagePackNames lists the packs of objects/pack/ that have an index or
-// a pack file (a pack without an index is garbage, not listed), sorted.
+// storagePackNames lists the packs of objects/pack/ that have an index
+// and a pack file, sorted. A pack without an index cannot be verified (fsck
+// reports it as damaged); an index without its pack indexes nothing (a gc
+// stopped between its two deletions; fsck warns about it).
 func storagePackNames(r *Repo) ([]string, error) {
 	ents, err := os.ReadDir(filepath.Join(r.root, "objects", objects.StoragePackDir))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -92,7 +94,8 @@ func storagePackNames(r *Repo) ([]string, error) {
 	var names []string
 	for _, e := range ents {
 		n, ok := strings.CutSuffix(e.Name(), ".idx")
-		if h, isPack := strings.CutPrefix(n, "pack-"); ok && isPack && isLowerHexN(h, 64) {
+		h, isPack := strings.CutPrefix(n, "pack-")
+		if ok && isPack && isLowerHexN(h, 64) && isFile(filepath.Join(r.root, "objects", objects.StoragePackDir, n+".pack")) {
 			names = append(names, n)
 		}
 	}

@@ -24,6 +24,9 @@ type Store struct {
 	objs objects.Getter
 	now  func() time.Time
 	rand io.Reader
+	// beforeUpdate runs before a transaction that moves a ref fetches its
+	// targets (WithBeforeUpdate).
+	beforeUpdate func(context.Context) error
 }
 
 // Option configures a Store.
@@ -31,6 +34,14 @@ type Option func(*Store)
 
 // WithClock sets the clock reflog rows are stamped with (default time.Now).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithBeforeUpdate sets a function every transaction that moves a ref
+// calls before it fetches its targets; an error aborts the transaction
+// before anything changes. The repository uses it to take its writers'
+// lock, so gc cannot prune a target between the fetch and the move.
+func WithBeforeUpdate(fn func(context.Context) error) Option {
+	return func(s *Store) { s.beforeUpdate = fn }
+}
 
 // WithRandom sets the source of transaction ids (default crypto/rand).
 func WithRandom(r io.Reader) Option { return func(s *Store) { s.rand = r } }

@@ -86,6 +86,11 @@ func (t *Transaction) Commit(ctx context.Context) error {
 	}
 	t.done = true
 	s := t.s
+	if s.beforeUpdate != nil && slices.ContainsFunc(t.ops, func(op txOp) bool { return op.kind == opUpdate }) {
+		if err := s.beforeUpdate(ctx); err != nil {
+			return err
+		}
+	}
 	for i := range t.ops {
 		op := &t.ops[i]
 		norm, err := NormalizeName(op.name)

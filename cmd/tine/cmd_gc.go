@@ -29,7 +29,11 @@ packs have piled up they are consolidated into one. With --prune=AGE,
 objects unreachable from every ref and reflog row (attestations and
 annotations live as long as what they describe) are deleted once older
 than AGE; reachable objects never are. A crash at any moment leaves every
-object readable. Progress goes to stderr when it is a terminal.
+object readable. A pack whose index is damaged or missing is never
+removed: gc leaves it alone, and --prune refuses until tine index-pack
+rebuilds its index. A second gc waits for the first; while --prune runs,
+writers (record, import, ...) wait for it, so nothing they are about to
+reference is deleted. Progress goes to stderr when it is a terminal.
 
 A sha256 repository keeps every object loose, so OpenTine can read it:
 there gc packs nothing, writes the objects of any storage pack back out as
@@ -94,6 +98,9 @@ func printGC(p *printer, res *plumbing.GCResult, age string, pruned bool) {
 	}
 	if pruned {
 		p.printf("pruned %d unreachable objects (%d kept: younger than %s); %d pack(s)\n", res.Pruned, res.KeptYoung, age, res.Packs)
+	}
+	for _, name := range res.DamagedPacks {
+		p.printf("warning: storage pack %s cannot be read (damaged or missing index) and was left alone; tine index-pack %s rebuilds its index\n", name, name)
 	}
 	if res.GarbageRemoved > 0 {
 		p.printf("removed %d leftovers of interrupted writes\n", res.GarbageRemoved)

@@ -65,9 +65,5 @@ func (c *verifyPackCmd) Run(e *env) error {
 // openRepoDamagedPacks opens the repository like openRepo but tolerates
 // storage packs that cannot be opened, for the verbs that report them.
 func (e *env) openRepoDamagedPacks() (*plumbing.Repo, error) {
-	opt := plumbing.OpenOptions{AllowDamagedPacks: true}
-	if e.repoFlag != "" {
-		return plumbing.OpenWith(e.repoFlag, opt)
-	}
-	return plumbing.DiscoverWith("", opt)
+	return e.openRepoWith(plumbing.OpenOptions{AllowDamagedPacks: true})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/tinehq/tine/plumbing"
@@ -25,10 +26,18 @@ type env struct {
 // given, else $TINE_DIR, else the nearest .tine at or above the current
 // directory (plumbing.Discover).
 func (e *env) openRepo() (*plumbing.Repo, error) {
+	return e.openRepoWith(plumbing.OpenOptions{})
+}
+
+// openRepoWith is openRepo with options; waits on the repository's locks
+// (a writer behind gc --prune, a gc behind another) are announced on
+// stderr, one line each, so nobody waits without knowing why.
+func (e *env) openRepoWith(opt plumbing.OpenOptions) (*plumbing.Repo, error) {
+	opt.Notice = func(msg string) { fmt.Fprintf(e.stderr, "tine %s: %s\n", e.verb, msg) }
 	if e.repoFlag != "" {
-		return plumbing.Open(e.repoFlag)
+		return plumbing.OpenWith(e.repoFlag, opt)
 	}
-	return plumbing.Discover("")
+	return plumbing.DiscoverWith("", opt)
 }
 
 // refuseRepoFlag rejects --repo for verbs that never open a repository, so

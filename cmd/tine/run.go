@@ -54,6 +54,7 @@ type cli struct {
 	GC           gcCmd           `cmd:"" name:"gc" help:"Pack loose objects, consolidate packs, and with --prune=AGE delete old unreachable objects."`
 	Repack       repackCmd       `cmd:"" help:"Write every object into one storage pack; -d removes the old packs and loose copies."`
 	VerifyPack   verifyPackCmd   `cmd:"" name:"verify-pack" help:"Check storage packs entry by entry; exit 1 naming damaged objects."`
+	IndexPack    indexPackCmd    `cmd:"" name:"index-pack" help:"Rebuild a storage pack's damaged or missing index from the pack file."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
 }
