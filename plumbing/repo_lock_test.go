@@ -54,7 +54,17 @@ func TestGCPruneWaitsForWriter(t *testing.T) {
 	if os.Getenv(lockChildEnv) != "" || os.Getenv(gcCrashEnv) != "" || os.Getenv(crashEnv) != "" {
 		t.Skip("in child mode")
 	}
-	r := newRepo(t, objects.BLAKE3)
+	// blake3 writes through the combined store, a sha256 repository
+	// without storage packs through the loose-write store: both must lock.
+	for _, algo := range []objects.Algo{objects.BLAKE3, objects.SHA256} {
+		t.Run(string(algo), func(t *testing.T) { gcPruneWaitsForWriter(t, algo) })
+	}
+}
+
+// gcPruneWaitsForWriter is TestGCPruneWaitsForWriter in a repository of
+// algo.
+func gcPruneWaitsForWriter(t *testing.T, algo objects.Algo) {
+	r := newRepo(t, algo)
 	kept := storeChain(t, r, "heads/a", false, 2)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLockWriterChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), lockChildEnv+"="+r.Root())
@@ -116,7 +126,7 @@ func TestGCPruneWaitsForWriter(t *testing.T) {
 // TestSecondGCWaitsForFirst: while one gc holds the gc lock, another
 // waits, saying so, and runs once the first is done.
 func TestSecondGCWaitsForFirst(t *testing.T) {
-	r := newRepo(t, objects.SHA256)
+	r := packsOn(t, newRepo(t, objects.SHA256))
 	storeChain(t, r, "heads/a", false, 3)
 	release, err := r.lockGC(context.Background()) // the first gc
 	if err != nil {
