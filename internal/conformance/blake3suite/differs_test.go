@@ -113,7 +113,8 @@ var configSha256 = regexp.MustCompile(`object_hash[^a-z0-9]{1,12}sha256`)
 // descriptor, generates oids, or derives an oid from its input.
 func hashDependent(c map[string]any, expanded string, known map[string]bool) bool {
 	op := fmt.Sprint(c["op"])
-	if carried[op] {
+	if op == "sig.message" || op == "sig.verify" { // stated here, not taken from the generator
+
 		return false
 	}
 	in, _ := c["input"].(map[string]any)

@@ -14,8 +14,6 @@ import (
 	"github.com/tinehq/tine/objects"
 )
 
-func numberOf(n int) json.Number { return json.Number(fmt.Sprint(n)) }
-
 // resign re-computes an attest.sign case's signature over the rewritten
 // body. The message is built by objects.SigMessage, which is
 // hash-independent and held to OpenTine's message bytes by the sha256

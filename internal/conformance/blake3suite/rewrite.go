@@ -207,8 +207,7 @@ func (r *rewriter) base64(s string) string {
 	var clean []byte
 	var keep []int
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' {
+		if c := s[i]; isBase64Char(c) {
 			clean = append(clean, c)
 		} else {
 			keep = append(keep, i)
@@ -243,11 +242,14 @@ func (r *rewriter) base64(s string) string {
 func lenientBase64(s string) ([]byte, bool) {
 	clean := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' {
-			clean = append(clean, c)
+		if isBase64Char(s[i]) {
+			clean = append(clean, s[i])
 		}
 	}
 	raw, err := base64.StdEncoding.Strict().DecodeString(string(clean))
 	return raw, err == nil
+}
+
+func isBase64Char(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
 }
