@@ -32,3 +32,5 @@
 // unchanged. The 51-compat cases that load objects from OpenTine's sha256
 // release repositories have no blake3 counterpart and are left out.
 package blake3suite
+
+//go:generate go test -run TestGeneratedSuiteIsCommitted -update
