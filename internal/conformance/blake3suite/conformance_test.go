@@ -51,7 +51,8 @@ func TestSha256HandlerRefusesBlake3Suite(t *testing.T) {
 		Capabilities: []string{"wtf8", "zlib", "ed25519"},
 		Filter:       func(c conformance.Case) bool { return c.Family == "13-oid" || c.Family == "28-pack" }}
 	rep := r.Run()
-	if rep.Totals.Fail < 10 {
+	t.Logf("sha256 adapter on the blake3 suite: %d pass, %d fail", rep.Totals.Pass, rep.Totals.Fail)
+	if rep.Totals.Fail < 20 {
 		t.Errorf("the sha256 adapter fails only %d cases of 13-oid and 28-pack in the blake3 suite", rep.Totals.Fail)
 	}
 }
