@@ -35,6 +35,11 @@ type Gen struct {
 	ObjectType string  `json:"object_type"`
 	Start      int64   `json:"start"`
 	Terminator *string `json:"terminator"`
+	// ObjectHash is tine's one extension of the oids recipe: the profile
+	// the lines name, "sha256" (OpenTine's, the default) or "blake3" (the
+	// blake3 suite, testdata/conformance-blake3). Both names are six
+	// letters, so the recipe's size does not depend on it.
+	ObjectHash string `json:"object_hash"`
 }
 
 // IsValue reports whether the recipe assembles a value rather than bytes.
@@ -59,6 +64,9 @@ func (g Gen) Size() (int64, error) {
 	case "fill":
 		return sizeMul(g.Count, 1), nil
 	case "oids":
+		if _, err := g.objectHash(); err != nil {
+			return 0, err
+		}
 		line := int64(len(g.ObjectType) + len(":sha256:") + 64 + len(g.terminator()))
 		return sizeMul(g.Count, line), nil
 	}
@@ -86,6 +94,17 @@ func (g Gen) terminator() string {
 		return "\n"
 	}
 	return *g.Terminator
+}
+
+// objectHash returns the profile an oids recipe names.
+func (g Gen) objectHash() (string, error) {
+	switch g.ObjectHash {
+	case "", "sha256":
+		return "sha256", nil
+	case "blake3":
+		return "blake3", nil
+	}
+	return "", fmt.Errorf("%w: oids object_hash %q", ErrGen, g.ObjectHash)
 }
 
 func (g Gen) repeatParts() (prefix, unit, suffix []byte, err error) {
@@ -130,9 +149,12 @@ func (g Gen) AssembleBytes() ([]byte, error) {
 		out = appendRepeat(out, []byte{byte(g.Byte)}, g.Count)
 	case "oids":
 		term := g.terminator()
+		algo, _ := g.objectHash() // checked by Size
 		for i := g.Start; i < g.Start+g.Count; i++ {
 			out = append(out, g.ObjectType...)
-			out = append(out, ":sha256:"...)
+			out = append(out, ':')
+			out = append(out, algo...)
+			out = append(out, ':')
 			hex := strconv.FormatUint(uint64(i), 16)
 			for pad := len(hex); pad < 64; pad++ {
 				out = append(out, '0')

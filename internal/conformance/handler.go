@@ -22,7 +22,8 @@ func register(name string, f opFunc) { ops[name] = f }
 // Handler is the in-process adapter: it answers protocol requests with the
 // library code under test, running the sha256 object profile.
 type Handler struct {
-	// Algo is the object profile; OpenTine's vectors are sha256.
+	// Algo is the object profile: OpenTine's vectors are sha256, those of
+	// testdata/conformance-blake3 blake3.
 	Algo objects.Algo
 }
 

@@ -21,6 +21,8 @@ func TestGenRecipes(t *testing.T) {
 		{Gen{Kind: "fill", Byte: 97, Count: 4}, "aaaa"},
 		{Gen{Kind: "oids", ObjectType: "blob", Count: 2, Start: 255}, "blob:sha256:" + strings.Repeat("0", 62) + "ff\nblob:sha256:" + strings.Repeat("0", 61) + "100\n"},
 		{Gen{Kind: "oids", ObjectType: "run", Count: 1, Terminator: &term}, "run:sha256:" + strings.Repeat("0", 64) + ";"},
+		{Gen{Kind: "oids", ObjectType: "run", Count: 1, ObjectHash: "sha256"}, "run:sha256:" + strings.Repeat("0", 64) + "\n"},
+		{Gen{Kind: "oids", ObjectType: "event", Count: 1, Start: 10, ObjectHash: "blake3"}, "event:blake3:" + strings.Repeat("0", 63) + "a\n"},
 	}
 	for _, c := range cases {
 		got, err := c.gen.AssembleBytes()
@@ -49,6 +51,7 @@ func TestGenRecipes(t *testing.T) {
 		{Kind: "fill", Byte: 256, Count: 1},
 		{Kind: "repeat", UnitB64: "not base64!", Count: 1},
 		{Kind: "spiral"},
+		{Kind: "oids", ObjectType: "blob", Count: 1, ObjectHash: "sha1"},
 	} {
 		if _, err := bad.AssembleBytes(); !errors.Is(err, ErrGen) {
 			t.Errorf("%+v: err %v, want ErrGen", bad, err)
