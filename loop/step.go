@@ -70,8 +70,8 @@ type StepResult struct {
 
 // Usage is a model call's token use in exclusive dimensions, so they add
 // up: Input excludes the cached input tokens counted in CacheRead. They
-// are recorded as the event's usage {input, cache_read, output}
-// (OpenTine's token dimensions).
+// are recorded as the event's usage {input, cache_read, output, total}
+// (OpenTine's token dimensions; total is the sum).
 type Usage struct {
 	Input, CacheRead, Output int64
 }
