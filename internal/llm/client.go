@@ -28,7 +28,7 @@ const (
 var (
 	// ErrNoKey means the environment variable naming the API key is unset
 	// or empty.
-	ErrNoKey = errors.New("API key not set")
+	ErrNoKey = errors.New("no API key")
 	// ErrBadURL means a base URL that is not an absolute http(s) URL
 	// without credentials, query or fragment.
 	ErrBadURL = errors.New("bad base URL")
@@ -149,7 +149,7 @@ func LookupKey(env []string, name string) (string, error) {
 		}
 	}
 	if v == "" {
-		return "", fmt.Errorf("%w: environment variable %s is not set; export the API key in it", ErrNoKey, name)
+		return "", fmt.Errorf("%w: environment variable %s is not set; export the key there", ErrNoKey, name)
 	}
 	return v, nil
 }
