@@ -104,7 +104,8 @@ type Request struct {
 	// MaxResponse bounds the response body in bytes; 0 means
 	// DefaultMaxResponse.
 	MaxResponse int64
-	// Client sends the request; nil means http.DefaultClient.
+	// Client sends the request; nil means a client that follows no
+	// redirects (a redirect could carry the key to another host).
 	Client *http.Client
 }
 
@@ -172,6 +173,11 @@ func CheckBaseURL(base string) error {
 	return nil
 }
 
+// defaultClient never follows redirects: Go forwards custom headers such
+// as x-api-key to the redirect's host, so a redirect could hand the key to
+// another server. A 3xx is reported as a StatusError instead.
+var defaultClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 // post sends body as JSON to endpoint under the request's bounds and
 // returns the bounded response body of a 2xx answer.
 func post(ctx context.Context, r Request, endpoint string, header http.Header, body any) ([]byte, error) {
@@ -197,7 +203,7 @@ func post(ctx context.Context, r Request, endpoint string, header http.Header, b
 	req.Header.Set("Accept", "application/json")
 	client := r.Client
 	if client == nil {
-		client = http.DefaultClient
+		client = defaultClient
 	}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -159,3 +159,22 @@ func TestLookupKeyAndBaseURL(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRedirectIsNotFollowed: the key must not travel to a host a
+// redirect names, so a 3xx is an error and the other host gets nothing.
+func TestRedirectIsNotFollowed(t *testing.T) {
+	other := newFake(t, answer(200, okChat))
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.srv.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
+	})
+	for _, call := range []func(context.Context, Request) (Reply, error){OpenAIChat, AnthropicMessages} {
+		_, err := call(context.Background(), Request{BaseURL: f.srv.URL, Key: testKey, Model: "m", User: "u", MaxTokens: 256})
+		var se *StatusError
+		if !errors.As(err, &se) || se.Code != http.StatusTemporaryRedirect {
+			t.Fatalf("got %v", err)
+		}
+	}
+	if other.header != nil {
+		t.Fatalf("the redirect target got a request: %v", other.header)
+	}
+}
