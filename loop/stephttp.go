@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -109,7 +108,7 @@ func httpInvoke(ctx context.Context, req llm.Request, in StepInput) (StepResult,
 		}
 		return StepResult{}, fmt.Errorf("%w: %s: %w", ErrStepHTTP, req.Model, err)
 	}
-	res, err := ParseStepResponse(stripFence([]byte(rep.Text)))
+	res, err := ParseStepResponse(llm.StripFence([]byte(rep.Text)))
 	if err == nil && res.Cost != 0 {
 		err = fmt.Errorf("%w: the model may not set \"cost\"", ErrStepResponse)
 	}
@@ -119,18 +118,4 @@ func httpInvoke(ctx context.Context, req llm.Request, in StepInput) (StepResult,
 	res.Usage = Usage{Input: rep.Usage.Input, CacheRead: rep.Usage.CacheRead, Output: rep.Usage.Output}
 	res.Model, res.Provider = req.Model, StepHTTPProvider
 	return res, nil
-}
-
-// stripFence removes one surrounding ``` fence (with an optional language
-// tag on its first line), as models often wrap JSON in one.
-func stripFence(b []byte) []byte {
-	b = bytes.TrimSpace(b)
-	if !bytes.HasPrefix(b, []byte("```")) || !bytes.HasSuffix(b, []byte("```")) {
-		return b
-	}
-	nl := bytes.IndexByte(b, '\n')
-	if nl < 0 || len(b) < nl+4 {
-		return b
-	}
-	return bytes.TrimSpace(b[nl+1 : len(b)-3])
 }

@@ -273,3 +273,18 @@ func decodeStrict(data []byte, into any) error {
 func joinURL(base, path string) string {
 	return strings.TrimRight(base, "/") + path
 }
+
+// StripFence trims b and removes one surrounding ``` fence (its first line
+// may name a language, as in ```json), since models often wrap JSON in one.
+// Anything else is returned trimmed, for the caller's strict parser to judge.
+func StripFence(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if !bytes.HasPrefix(b, []byte("```")) || !bytes.HasSuffix(b, []byte("```")) {
+		return b
+	}
+	nl := bytes.IndexByte(b, '\n')
+	if nl < 0 || len(b) < nl+4 {
+		return b
+	}
+	return bytes.TrimSpace(b[nl+1 : len(b)-3])
+}

@@ -178,3 +178,19 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 		t.Fatalf("the redirect target got a request: %v", other.header)
 	}
 }
+
+func TestStripFence(t *testing.T) {
+	cases := map[string]string{
+		"  {\"a\":1}\n":           `{"a":1}`,
+		"```json\n{\"a\":1}\n```": `{"a":1}`,
+		"```\n{\"a\":1}```":       `{"a":1}`,
+		"```":                     "```",
+		"```json {\"a\":1}```":    "```json {\"a\":1}```",
+		"text ```json\n{}\n```":   "text ```json\n{}\n```",
+	}
+	for in, want := range cases {
+		if got := string(StripFence([]byte(in))); got != want {
+			t.Errorf("StripFence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
