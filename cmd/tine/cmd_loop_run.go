@@ -57,7 +57,7 @@ and prints one {"score": N, "observation"?, "stop"?, "next_states"?:
 A --step-http step sends that request as the user message to an
 OpenAI-compatible chat completions API and reads the model's reply as the
 response (a "cost" in it is refused). Each iteration event records the
-call's usage {input (without cached), cache_read, output}, model and
+call's usage {input (without cached), cache_read, output, total}, model and
 provider. The key is read from --key-env's variable and only sent.
 
 Examples:
