@@ -1,6 +1,10 @@
 package gate
 
-import "go.yaml.in/yaml/v3"
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tinehq/tine/internal/llm"
+)
 
 // rubricField reads a rubric field (SPEC §1 kind rubric).
 func (l *loader) rubricField(p pair, where string, r *RubricSpec) bool {
@@ -143,7 +147,15 @@ func (l *loader) evaluatorField(f pair, where string, e *Evaluator) bool {
 		}
 	case f.key == "reasoning_effort" && e.Type == "openai":
 		if s, ok := l.oneOf(f, where, "minimal", "low", "medium", "high"); ok {
-			e.ReasoningEffort = s
+			e.ReasoningEffort, e.ReasoningEffortSet = s, true
+		}
+	case f.key == "base_url" && provider:
+		if s, ok := l.nonEmptyStr(f, where); ok {
+			if err := llm.CheckBaseURL(s); err != nil {
+				l.errorf(f.k, "%s: base_url: %v", where, err)
+			} else {
+				e.BaseURL = s
+			}
 		}
 	default:
 		return false

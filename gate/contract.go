@@ -1,6 +1,10 @@
 package gate
 
-import "time"
+import (
+	"time"
+
+	"github.com/tinehq/tine/internal/llm"
+)
 
 // ContractFileNames are the contract files tine looks for in a project
 // root, in order; the first that exists wins. tine's own name comes first;
@@ -214,8 +218,9 @@ func (r *RubricSpec) Quorum() int {
 	return 1
 }
 
-// Evaluator is a rubric evaluator. Only type command runs in tine; the
-// provider types parse (for compatibility) and evaluate as uncertain.
+// Evaluator is a rubric evaluator: a command, or a model called over
+// HTTP (openai: an OpenAI-compatible chat completions API; anthropic:
+// Anthropic's messages API).
 type Evaluator struct {
 	ID             string
 	Line           int
@@ -230,6 +235,24 @@ type Evaluator struct {
 	MaxAttempts     int
 	MaxOutputTokens int
 	ReasoningEffort string
+	// ReasoningEffortSet is true when the contract wrote reasoning_effort;
+	// only then is it sent, since models without reasoning refuse it.
+	ReasoningEffortSet bool
+	// BaseURL is the contract's base_url, "" for the provider's own API
+	// (an extension of ConstraintLoop's schema, for compatible servers).
+	BaseURL string
+}
+
+// Endpoint is the base URL the evaluator calls: BaseURL, or the
+// provider's public API.
+func (e *Evaluator) Endpoint() string {
+	switch {
+	case e.BaseURL != "":
+		return e.BaseURL
+	case e.Type == "anthropic":
+		return llm.AnthropicBaseURL
+	}
+	return llm.OpenAIBaseURL
 }
 
 // Loop is a convergence loop's budget block (SPEC §1 LoopConfig).

@@ -136,6 +136,10 @@ func evaluatorValue(e *Evaluator) objects.Value {
 	if e.Type == "openai" {
 		m = append(m, mem("reasoning_effort", objects.String(e.ReasoningEffort)))
 	}
+	if e.BaseURL != "" {
+		// Absent unless set, so a ConstraintLoop contract keeps its digest.
+		m = append(m, mem("base_url", objects.String(e.BaseURL)))
+	}
 	return objects.ObjectValue(m...)
 }
 

@@ -66,4 +66,8 @@
 // (objects.RedactBlob plus secret-named environment values) before it is
 // cut to Settings.EvidenceOutputLimit. Evaluator responses are parsed
 // strictly; anything malformed is an errored run, which can never pass.
+// Evaluators of type openai and anthropic send the bundle to the model's
+// HTTP API through internal/llm (bounded time and response size, the key
+// read from the variable api_key_env names), retrying only transient
+// failures, and record safe call metadata.
 package gate

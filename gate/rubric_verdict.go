@@ -1,11 +1,11 @@
 package gate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
 
+	"github.com/tinehq/tine/internal/llm"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -28,7 +28,7 @@ const maxEvaluatorJSONDepth = 32
 // {...}}; a surrounding ``` fence is stripped. Anything else is an error,
 // which counts as an errored run and can never make a rubric pass.
 func ParseEvaluatorResponse(stdout []byte) (*EvaluatorVerdict, error) {
-	text := stripFence(bytes.TrimSpace(stdout))
+	text := llm.StripFence(stdout)
 	v, err := objects.ParseJSON(text, objects.ParseOptions{MaxDepth: maxEvaluatorJSONDepth, MaxIntDigits: 64})
 	if err != nil {
 		return nil, fmt.Errorf("evaluator output is not valid JSON: %w", err)
@@ -66,17 +66,6 @@ func ParseEvaluatorResponse(stdout []byte) (*EvaluatorVerdict, error) {
 		out.Metadata = string(b)
 	}
 	return out, nil
-}
-
-func stripFence(b []byte) []byte {
-	if !bytes.HasPrefix(b, []byte("```")) {
-		return b
-	}
-	nl := bytes.IndexByte(b, '\n')
-	if nl < 0 || !bytes.HasSuffix(b, []byte("```")) || len(b) < nl+4 {
-		return b
-	}
-	return bytes.TrimSpace(b[nl+1 : len(b)-3])
 }
 
 func onlyKeys(v objects.Value, keys ...string) error {

@@ -22,24 +22,28 @@ func (e *Engine) runRubric(ctx context.Context, c *Constraint, env ExecEnv, red 
 		setResult(ev, Uncertain, CategoryEnvironment, fmt.Sprintf("Rubric evaluator %s is not defined", r.Evaluator))
 		return
 	}
-	if eval.Type != "command" {
-		setResult(ev, Uncertain, CategoryEnvironment, fmt.Sprintf("Evaluator %s has type %s, which tine does not call; use a command evaluator", eval.ID, eval.Type))
-		return
-	}
 	bundle, err := BuildBundle(c, env, red)
 	if err != nil {
 		setResult(ev, Uncertain, CategoryEnvironment, "Evaluation bundle could not be built: "+err.Error())
 		return
 	}
-	argv := commandArgv(eval.Argv, eval.Script, eval.Shell)
-	ev.Command = make([]string, len(argv))
-	for i, a := range argv {
-		ev.Command[i] = red.text(a)
+	var argv []string
+	if eval.Type == "command" {
+		argv = commandArgv(eval.Argv, eval.Script, eval.Shell)
+		ev.Command = make([]string, len(argv))
+		for i, a := range argv {
+			ev.Command[i] = red.text(a)
+		}
 	}
 	var passes, fails, uncertain, errs int
 	var notes []string
 	for i := 0; i < r.Runs; i++ {
-		run := callEvaluator(ctx, argv, env, bundle, seconds(eval.TimeoutSeconds), red)
+		var run RubricRun
+		if eval.Type == "command" {
+			run = callEvaluator(ctx, argv, env, bundle, seconds(eval.TimeoutSeconds), red)
+		} else {
+			run = e.callProvider(ctx, eval, env, bundle, red)
+		}
 		ev.Runs = append(ev.Runs, run)
 		switch run.Verdict {
 		case Pass:
@@ -100,6 +104,11 @@ func callEvaluator(ctx context.Context, argv []string, env ExecEnv, bundle []byt
 	if err != nil {
 		return fail("Evaluator response is invalid: " + err.Error())
 	}
+	return verdictRun(v, red)
+}
+
+// verdictRun is a parsed verdict as a run, its texts redacted.
+func verdictRun(v *EvaluatorVerdict, red *redactor) RubricRun {
 	run := RubricRun{Verdict: v.Verdict, Score: v.Score, Rationale: red.text(v.Rationale), Metadata: v.Metadata}
 	for _, f := range v.Findings {
 		f.Message, f.FilePath, f.Suggestion = red.text(f.Message), red.text(f.FilePath), red.text(f.Suggestion)

@@ -99,14 +99,6 @@ func checkBundle(t *testing.T, root string, ev *Evidence) {
 	}
 }
 
-func TestProviderEvaluatorIsUncertain(t *testing.T) {
-	root := project(t, nil)
-	ev := execOne(t, root, "constraints:\n  r: {kind: rubric, enforcement: advisory, evaluator: o, rubric: x}\nevaluators:\n  o: {type: openai, model: m}\n", "r", nil)
-	if ev.Verdict != Uncertain || ev.Category != CategoryEnvironment {
-		t.Fatalf("got %s %q", ev.Verdict, ev.Message)
-	}
-}
-
 func TestParseEvaluatorResponse(t *testing.T) {
 	good := []string{ansPass, ansEnv, "```json\n" + ansFail + "\n```"}
 	for _, g := range good {

@@ -22,7 +22,9 @@
 // Built-in steps: Numeric and Text reproduce loopforge's numeric_refinement
 // and text_rewrite strategies; StepCmd runs any program speaking the
 // tine-step/1 JSON protocol (see stepcmd.go), the model-agnostic way to put
-// an LLM or a test suite in the loop.
+// an LLM or a test suite in the loop; HTTPStep sends the same request to a
+// model behind an OpenAI-compatible chat completions API (stephttp.go) and
+// reports the call's token usage.
 //
 // Deliberate differences from the published loopforge 0.2.1 code
 // (loopforge.md §1.3-§1.5):

@@ -160,7 +160,9 @@ func (e *engine) iterationRecord(b *branch, res StepResult, cost float64, badCos
 	rec := IterationRecord{Iteration: e.steps, BranchStep: b.Steps, BranchID: b.ID, ParentBranch: b.Parent,
 		State: state, Observation: obs, Score: res.Score, Stop: res.Stop, Metadata: meta, Outputs: outs,
 		Cost: cost, Started: started, Duration: done.Sub(started), BestChanged: bestChanged,
-		TotalSteps: e.steps, TotalCost: e.cost}
+		TotalSteps: e.steps, TotalCost: e.cost, Usage: res.Usage}
+	rec.Model, _ = sanitizeText(res.Model)
+	rec.Provider, _ = sanitizeText(res.Provider)
 	rec.Candidates = make([]Candidate, len(res.Proposals))
 	for i, prop := range res.Proposals {
 		f := p.fate[i]

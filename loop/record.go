@@ -59,6 +59,10 @@ type IterationRecord struct {
 	Outputs  objects.Value
 	// Cost is the step's cost as counted (clamped to finite, >= 0).
 	Cost float64
+	// Usage, Model and Provider are the step's, Model and Provider valid
+	// UTF-8.
+	Usage           Usage
+	Model, Provider string
 	// Started is when the step began; Duration how long it took, both on
 	// the injected clock.
 	Started  time.Time

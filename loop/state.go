@@ -42,7 +42,7 @@ type Snapshot struct {
 	Truncated bool
 }
 
-// SnapshotState sanitizes v and snapshots it with StoredState; recording
+// SnapshotState sanitizes v and snapshots it (storedState); recording
 // never fails on the caller's data, so substitutions are returned as counts.
 func SnapshotState(a objects.Algo, v objects.Value) (Snapshot, SanitizeCounts) {
 	clean, n := Sanitize(v)
@@ -57,15 +57,10 @@ func SnapshotState(a objects.Algo, v objects.Value) (Snapshot, SanitizeCounts) {
 	return Snapshot{Value: clean, Stored: stored, Digest: digest, Size: size, Truncated: truncated}, n
 }
 
-// StoredState returns the bytes to store for a sanitized state v, the digest
-// over its whole canonical form (a blob oid under hash a) and whether the
-// stored bytes are a truncation marker. It fails when v cannot be encoded
-// (call Sanitize first) or a is not a hash profile.
-func StoredState(a objects.Algo, v objects.Value) (stored []byte, digest objects.OID, truncated bool, err error) {
-	stored, digest, truncated, _, err = storedState(a, v)
-	return stored, digest, truncated, err
-}
-
+// storedState returns the bytes to store for a sanitized state v, the digest
+// over its whole canonical form (a blob oid under hash a), whether the
+// stored bytes are a truncation marker, and the full size. It fails when v
+// cannot be encoded or a is not a hash profile.
 func storedState(a objects.Algo, v objects.Value) ([]byte, objects.OID, bool, int, error) {
 	if !a.Valid() {
 		return nil, objects.OID{}, false, 0, fmt.Errorf("state digest: unknown hash %q", a)

@@ -61,7 +61,23 @@ type StepResult struct {
 	// Cost is what the step spent, counted once toward Policy.MaxCost.
 	// Negative or non-finite costs count as zero.
 	Cost float64
+	// Usage is the tokens a model step consumed; zero when unknown.
+	Usage Usage
+	// Model and Provider name the model that answered ("" for none); the
+	// Recorder writes them as the event's model and provider.
+	Model, Provider string
 }
+
+// Usage is a model call's token use in exclusive dimensions, so they add
+// up: Input excludes the cached input tokens counted in CacheRead. They
+// are recorded as the event's usage {input, cache_read, output, total}
+// (OpenTine's token dimensions; total is the sum).
+type Usage struct {
+	Input, CacheRead, Output int64
+}
+
+// IsZero reports whether no tokens were counted.
+func (u Usage) IsZero() bool { return u == Usage{} }
 
 // Proposal is one proposed next state. A proposal whose State is JSON null
 // (the zero Value) has no state: it is skipped but still uses a width slot

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/tinehq/tine/gate"
+	"github.com/tinehq/tine/internal/llm"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -74,8 +75,10 @@ func GateDoctor(ctx context.Context, r *plumbing.Repo, root string) (*GateDoctor
 	for _, ev := range proj.Contract.Evaluators {
 		if ev.Type == "command" {
 			checkProgram(proj.Root, "evaluator "+ev.ID, ev.Argv, ev.Shell, add)
+		} else if _, err := llm.LookupKey(nil, ev.APIKeyEnv); err != nil {
+			add("evaluator "+ev.ID, GateCheckWarn, "type %s: %v; its rubrics evaluate as uncertain", ev.Type, err)
 		} else {
-			add("evaluator "+ev.ID, GateCheckWarn, "type %s does not run in tine: its rubrics evaluate as uncertain", ev.Type)
+			add("evaluator "+ev.ID, GateCheckOK, "type %s, model %s at %s, key in %s", ev.Type, ev.Model, ev.Endpoint(), ev.APIKeyEnv)
 		}
 	}
 	if r == nil {

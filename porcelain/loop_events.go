@@ -191,6 +191,16 @@ func iterationPayload(a objects.Algo, name string, it loop.IterationRecord, pare
 		m("input_blob", objects.String(state.ID.String())),
 		m("attributes", objects.ObjectValue(attrs...)),
 	}
+	if u := it.Usage; !u.IsZero() {
+		// OpenTine's token dimensions: input, cache_read and output are
+		// exclusive, total is their sum (what tine log counts).
+		in, cached, out := max(u.Input, 0), max(u.CacheRead, 0), max(u.Output, 0)
+		ms = append(ms, m("usage", objects.ObjectValue(m("input", objects.Int(in)), m("cache_read", objects.Int(cached)),
+			m("output", objects.Int(out)), m("total", objects.Int(in+cached+out)))))
+	}
+	if it.Model != "" {
+		ms = append(ms, m("model", objects.String(it.Model)), m("provider", objects.String(it.Provider)))
+	}
 	return objects.ObjectValue(append(ms, extra...)...), blobs, nil
 }
 

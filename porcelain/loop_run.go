@@ -56,6 +56,10 @@ type LoopRunOptions struct {
 	// environment ("KEY=value").
 	Dir string
 	Env []string
+	// StepHTTP is an OpenAI-compatible API's base URL asked once per step
+	// (loop.HTTPStep) with Model, the key read from the environment
+	// variable KeyEnv (default OPENAI_API_KEY); StepTimeout bounds a call.
+	StepHTTP, Model, KeyEnv string
 	// Step is a Go step for library callers.
 	Step loop.Step
 	// Start is the initial state's seed: x for numeric (default 0), the
@@ -179,13 +183,13 @@ func loopConfig(opt LoopRunOptions) (loop.Config, error) {
 		Policy: loop.Policy{MaxSteps: opt.MaxSteps, MaxCost: opt.MaxCost, MaxDuration: opt.MaxDuration,
 			MinScore: opt.MinScore, Target: opt.TargetScore, Width: opt.Width, MaxBranches: opt.MaxBranches}}
 	chosen := 0
-	for _, set := range []bool{opt.Strategy != "", opt.StepCmd != "", opt.Step != nil} {
+	for _, set := range []bool{opt.Strategy != "", opt.StepCmd != "", opt.StepHTTP != "", opt.Step != nil} {
 		if set {
 			chosen++
 		}
 	}
 	if chosen != 1 {
-		return cfg, fmt.Errorf("%w: choose exactly one of a strategy (numeric, text) and a step command", ErrLoopOptions)
+		return cfg, fmt.Errorf("%w: choose exactly one of a strategy (numeric, text), a step command and an HTTP step", ErrLoopOptions)
 	}
 	var err error
 	switch {
@@ -194,6 +198,11 @@ func loopConfig(opt LoopRunOptions) (loop.Config, error) {
 		cfg.Initial, err = initialJSON(opt.State)
 	case opt.StepCmd != "":
 		cfg.Step, err = loop.CommandStep(loop.StepCmd{Argv: []string{"sh", "-c", opt.StepCmd}, Dir: opt.Dir, Env: opt.Env, Timeout: opt.StepTimeout})
+		if err == nil {
+			cfg.Initial, err = initialJSON(opt.State)
+		}
+	case opt.StepHTTP != "":
+		cfg.Step, err = loop.HTTPStep(loop.StepHTTP{URL: opt.StepHTTP, Model: opt.Model, KeyEnv: opt.KeyEnv, Timeout: opt.StepTimeout})
 		if err == nil {
 			cfg.Initial, err = initialJSON(opt.State)
 		}

@@ -14,7 +14,10 @@ type loopRunCmd struct {
 	Name        string        `name:"name" placeholder:"LOOP" help:"Loop name: branches are recorded at experiments/LOOP/BRANCH (default loop-<UTC time>)."`
 	Strategy    string        `name:"strategy" enum:",numeric,text" default:"" help:"Built-in step: numeric or text."`
 	StepCmd     string        `name:"step-cmd" placeholder:"CMD" help:"Shell command line (run with sh -c) speaking tine-step/1: one JSON request on stdin, one JSON response on stdout."`
-	StepTimeout time.Duration `name:"step-timeout" placeholder:"D" help:"Timeout of one --step-cmd invocation (default 60s)."`
+	StepHTTP    string        `name:"step-http" placeholder:"URL" help:"Base URL of an OpenAI-compatible API (e.g. https://api.openai.com/v1): each step POSTs the tine-step/1 request to URL/chat/completions and reads the model's answer as the response."`
+	Model       string        `name:"model" placeholder:"M" help:"--step-http: the model to ask."`
+	KeyEnv      string        `name:"key-env" placeholder:"VAR" help:"--step-http: environment variable holding the API key (default OPENAI_API_KEY)."`
+	StepTimeout time.Duration `name:"step-timeout" placeholder:"D" help:"Timeout of one --step-cmd or --step-http invocation (default 60s)."`
 	Goal        string        `name:"goal" placeholder:"G" help:"The goal passed to every step (text: the goal text scored and appended)."`
 	Context     string        `name:"context" placeholder:"TEXT" help:"Context passed to every step."`
 	Start       string        `name:"start" placeholder:"V" help:"Initial value: x for numeric (default 0), the text for text."`
@@ -51,20 +54,30 @@ A --step-cmd is run once per step with sh -c; it reads one JSON object
 and prints one {"score": N, "observation"?, "stop"?, "next_states"?:
 [{"state": S, "score"?: N}], "metadata"?, "outputs"?, "cost"?}.
 
+A --step-http step sends that request as the user message to an
+OpenAI-compatible chat completions API and reads the model's reply as the
+response (a "cost" in it is refused). Each iteration event records the
+call's usage {input (without cached), cache_read, output, total}, model and
+provider. The key is read from --key-env's variable and only sent.
+
 Examples:
 
     $ tine loop run --strategy numeric --target 42 --width 2 --max-branches 4 --max-steps 20 --name t1
     $ tine loop run --strategy text --goal "clear and concise status update" --start "start draft"
-    $ tine loop run --step-cmd ./step.sh --state '{"x":0}' --max-cost 1.5 --name agent`
+    $ tine loop run --step-cmd ./step.sh --state '{"x":0}' --max-cost 1.5 --name agent
+    $ tine loop run --step-http https://api.openai.com/v1 --model gpt-4o-mini --state '{"text":"draft"}' --max-steps 10`
 }
 
 // Run runs and records the loop.
 func (c *loopRunCmd) Run(e *env) error {
-	if (c.Strategy == "") == (c.StepCmd == "") {
-		return usagef("give exactly one of --strategy numeric|text and --step-cmd CMD")
+	if n := countSet(c.Strategy, c.StepCmd, c.StepHTTP); n != 1 {
+		return usagef("give exactly one of --strategy numeric|text, --step-cmd CMD and --step-http URL")
 	}
-	if c.StepCmd != "" && (c.Target != nil || c.StepSize != nil || c.Tol != nil || c.GoodWord != nil || c.MaxLen != 0 || c.Start != "") {
-		return usagef("--target, --step-size, --tol, --good-word, --max-len and --start configure a --strategy; a --step-cmd takes --state")
+	if (c.StepHTTP == "") != (c.Model == "") || (c.KeyEnv != "" && c.StepHTTP == "") {
+		return usagef("--step-http URL needs --model M; --model and --key-env configure --step-http")
+	}
+	if c.Strategy == "" && (c.Target != nil || c.StepSize != nil || c.Tol != nil || c.GoodWord != nil || c.MaxLen != 0 || c.Start != "") {
+		return usagef("--target, --step-size, --tol, --good-word, --max-len and --start configure a --strategy; --step-cmd and --step-http take --state")
 	}
 	if c.Strategy == porcelain.LoopStrategyText && (c.Target != nil || c.StepSize != nil || c.Tol != nil) {
 		return usagef("--target, --step-size and --tol configure --strategy numeric")
@@ -90,6 +103,7 @@ func (c *loopRunCmd) Run(e *env) error {
 	}
 	res, runErr := porcelain.LoopRun(e.ctx, r, porcelain.LoopRunOptions{
 		Name: name, Goal: c.Goal, Context: c.Context, Strategy: c.Strategy, StepCmd: c.StepCmd,
+		StepHTTP: c.StepHTTP, Model: c.Model, KeyEnv: c.KeyEnv,
 		StepTimeout: c.StepTimeout, Dir: dir, Start: c.Start, State: []byte(c.State),
 		Target: c.Target, StepSize: c.StepSize, Tol: c.Tol, GoodWord: c.GoodWord, MaxLen: c.MaxLen,
 		Width: c.Width, MaxBranches: c.MaxBranches, MaxSteps: c.MaxSteps, MaxCost: c.MaxCost,
@@ -107,6 +121,17 @@ func (c *loopRunCmd) Run(e *env) error {
 		return err
 	}
 	return runErr
+}
+
+// countSet counts the non-empty strings.
+func countSet(ss ...string) int {
+	n := 0
+	for _, s := range ss {
+		if s != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // printLoopRun renders a loop run: one line per branch with the gate that
