@@ -1,10 +1,7 @@
 package plumbing
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
@@ -51,9 +48,9 @@ func (g *gcRun) runLoose() error {
 }
 
 // writeBack writes every object of every storage pack out as a loose file
-// and removes the packs. Crash safety as in GC: a pack is removed (index
-// first, then the pack, then its directory fsynced) only after each of its
-// objects has been written loose durably (LooseStore.PutBatch: temp file,
+// and removes the packs. Crash safety as in GC: a pack is removed (the
+// pack file, then its index, then the directory fsynced: removePack) only
+// after each of its objects has been written loose durably (LooseStore.PutBatch: temp file,
 // fsync, rename, directory fsync) and read back from that file and
 // re-hashed. A crash leaves every object loose or still packed, and the
 // next gc finishes the work. An object whose only copy is damaged stops
@@ -72,10 +69,8 @@ func (g *gcRun) writeBack() error {
 		if err := g.writeBackPack(name); err != nil {
 			return err
 		}
-		for _, ext := range []string{".idx", ".pack"} {
-			if err := os.Remove(filepath.Join(dir, name+ext)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("remove storage pack %s: %w", name, err)
-			}
+		if err := removePack(dir, name); err != nil {
+			return fmt.Errorf("remove storage pack %s: %w", name, err)
 		}
 		g.res.PacksRemoved = append(g.res.PacksRemoved, name)
 	}
