@@ -5,8 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -95,51 +93,6 @@ func buildFixture(t testing.TB, runID string, version int, steps []fxStep) Value
 	return withMember(doc, "metadata", md)
 }
 
-// pyIndent writes v as Python json.dumps(v, indent=2, sort_keys=True)
-// does: ASCII only, keys sorted by code point, "{}" and "[]" when empty.
-func pyIndent(t testing.TB, buf *bytes.Buffer, v Value, indent int) {
-	t.Helper()
-	pad := strings.Repeat("  ", indent+1)
-	switch {
-	case v.Kind == KindObject && len(v.Object) > 0:
-		ms := slices.Clone(v.Object)
-		slices.SortFunc(ms, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
-		buf.WriteString("{\n")
-		for i, m := range ms {
-			k, err := CanonV2(String(m.Key))
-			if err != nil {
-				t.Fatal(err)
-			}
-			buf.WriteString(pad)
-			buf.Write(k)
-			buf.WriteString(": ")
-			pyIndent(t, buf, m.Value, indent+1)
-			if i < len(ms)-1 {
-				buf.WriteByte(',')
-			}
-			buf.WriteByte('\n')
-		}
-		buf.WriteString(strings.Repeat("  ", indent) + "}")
-	case v.Kind == KindArray && len(v.Array) > 0:
-		buf.WriteString("[\n")
-		for i := range v.Array {
-			buf.WriteString(pad)
-			pyIndent(t, buf, v.Array[i], indent+1)
-			if i < len(v.Array)-1 {
-				buf.WriteByte(',')
-			}
-			buf.WriteByte('\n')
-		}
-		buf.WriteString(strings.Repeat("  ", indent) + "]")
-	default:
-		b, err := CanonV2(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf.Write(b)
-	}
-}
-
 // fixtureSteps is the base run: plan with a model, run the tests with a
 // tool whose info holds a credential (redacted on import), finish.
 func fixtureSteps(lastOutput string) []fxStep {
@@ -154,12 +107,14 @@ func fixtureSteps(lastOutput string) []fxStep {
 // fixtureFiles returns every fixture by file name.
 func fixtureFiles(t testing.TB) map[string][]byte {
 	render := func(doc Value, crlf bool) []byte {
-		var buf bytes.Buffer
-		pyIndent(t, &buf, doc, 0)
-		if crlf {
-			return bytes.ReplaceAll(buf.Bytes(), []byte("\n"), []byte("\r\n"))
+		b, err := EncodeArtifact(doc)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return buf.Bytes()
+		if crlf {
+			return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))
+		}
+		return b
 	}
 	fix := buildFixture(t, "fix-tests", 2, fixtureSteps("gave up"))
 	retry := buildFixture(t, "fix-tests-retry", 2, fixtureSteps("all green"))

@@ -1,13 +1,15 @@
 package objects
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
 
 // FuzzParseArtifact feeds arbitrary bytes to the .tine reader: it must
 // never panic, every refusal must carry an artifact.* reason, and every
-// accepted object must yield a verdict and, when it decodes, a digest.
+// accepted object must yield a verdict and, when it decodes, a digest; and
+// the writer's encoding of anything accepted reads back as the same value.
 func FuzzParseArtifact(f *testing.F) {
 	f.Add([]byte(minimalV2))
 	f.Add([]byte(`{"a":"\ud800"}`))
@@ -22,6 +24,19 @@ func FuzzParseArtifact(f *testing.F) {
 				t.Fatalf("refusal without an artifact reason: %v", err)
 			}
 			return
+		}
+		if canon, err := CanonV2(v); err == nil {
+			b, err := EncodeArtifact(v)
+			if err != nil {
+				t.Fatalf("accepted and canonical, but not encodable: %v", err)
+			}
+			back, err := ParseArtifact(b)
+			if err != nil {
+				t.Fatalf("encoding does not read back: %v\n%s", err, b)
+			}
+			if again, _ := CanonV2(back); !bytes.Equal(again, canon) {
+				t.Fatalf("encoding changed the value:\n%s\n%s", canon, again)
+			}
 		}
 		res := VerifyIntegrity(v)
 		if res.Reason == "" {

@@ -28,6 +28,8 @@ type SignOptions struct {
 
 // SignResult is what `tine sign` reports.
 type SignResult struct {
+	// Kind is "attestation" (SignArtifactResult's is "artifact").
+	Kind string `json:"kind"`
 	// OID is the new, signed attestation; Source the one it was made from.
 	OID         string  `json:"oid"`
 	Source      string  `json:"source"`
@@ -63,18 +65,9 @@ func Sign(ctx context.Context, r *Repo, opt SignOptions) (*SignResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sign %s: %w", id, err)
 	}
-	raw, err := readKeyFile(opt.KeyFile)
+	key, err := loadSigningKey(opt.KeyFile, opt.HMAC)
 	if err != nil {
-		return nil, fmt.Errorf("sign: key file: %w", err)
-	}
-	var key *objects.SigningKey
-	if opt.HMAC {
-		key, err = objects.NewHMACSigningKey(raw)
-	} else {
-		key, err = objects.NewEd25519SigningKey(raw)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("sign: key file %s: %w", opt.KeyFile, err)
+		return nil, err
 	}
 	req := objects.AttestSignRequest{Key: key}
 	if opt.KeyID != "" {
@@ -92,9 +85,28 @@ func Sign(ctx context.Context, r *Repo, opt SignOptions) (*SignResult, error) {
 		return nil, fmt.Errorf("sign %s: %w", id, err)
 	}
 	return &SignResult{
-		OID: signed.ID.String(), Source: id.String(), Algorithm: block.Alg, Scheme: block.Scheme,
+		Kind: string(objects.FamilyAttestation), OID: signed.ID.String(), Source: id.String(), Algorithm: block.Alg, Scheme: block.Scheme,
 		KeyID: block.KeyID, Signer: *block.Signer, SignedAt: block.SignedAt, Fingerprint: key.Fingerprint(),
 	}, nil
+}
+
+// loadSigningKey reads a key file (SPEC §4.1) as an Ed25519 seed, or with
+// hmac as an HMAC-SHA256 secret.
+func loadSigningKey(path string, hmac bool) (*objects.SigningKey, error) {
+	raw, err := readKeyFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sign: key file: %w", err)
+	}
+	var key *objects.SigningKey
+	if hmac {
+		key, err = objects.NewHMACSigningKey(raw)
+	} else {
+		key, err = objects.NewEd25519SigningKey(raw)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sign: key file %s: %w", path, err)
+	}
+	return key, nil
 }
 
 // withSigner applies SignOptions.Signer to the payload.

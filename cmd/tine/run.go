@@ -41,7 +41,7 @@ type cli struct {
 	Pack         packCmd         `cmd:"" help:"Write a TINEPACK3 transfer frame of objects and their link closure."`
 	Unpack       unpackCmd       `cmd:"" help:"Verify a TINEPACK3 frame and install its objects (and shallow boundary)."`
 	Keygen       keygenCmd       `cmd:"" help:"Generate a signing key: Ed25519 (default) or an HMAC secret (--hmac)."`
-	Sign         signCmd         `cmd:"" help:"Sign an attestation (tine-attest/1), storing the signed copy and printing its oid."`
+	Sign         signCmd         `cmd:"" help:"Sign an attestation (tine-attest/1, storing a signed copy) or a .tine file (tine-sig/2, into -o OUT or --in-place)."`
 	Verify       verifyCmd       `cmd:"" help:"Check the signature of an attestation or a .tine file; any key flag makes it fail closed."`
 	Index        indexCmd        `cmd:"" help:"Rebuild, update or check the derived catalog (runs by ref, attestations, evaluations, evidence)."`
 	Evaluate     evaluateCmd     `cmd:"" help:"Attach an evaluation (scores) to a run, signed with --key-file."`
