@@ -75,7 +75,7 @@
 //     one of those refs (or RemoveStaleGuards, `tine fsck --remove-stale`)
 //     finds their flocks free: it discards the journal and removes the
 //     staging files and guards, then proceeds.
-//   - after it, Recover (run by every write, List, Check, and by Read of a
+//   - after it, Recover (run by every write, by List, and by Read of a
 //     ref whose guard exists) finds the journal unlocked, renames the
 //     staging files still present, performs the deletions, appends the
 //     rows of the refs it moved, removes the journal and then the guards

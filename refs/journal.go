@@ -117,7 +117,7 @@ func (j *journalHandle) unlock() { j.lock.Unlock() }
 // refs, its deletions done, the reflog rows of the refs it moved appended,
 // its guards removed); an uncommitted one is rolled back (its staging files
 // and guards removed). Journals of live writers are left alone. Write
-// operations, List and Check call it; tools may call it at open. It costs
+// operations and List call it; tools may call it at open. It costs
 // one directory read when no journal exists.
 func (s *Store) Recover(ctx context.Context) error {
 	_, err := s.recover(ctx, nil)

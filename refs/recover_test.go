@@ -90,7 +90,7 @@ func TestNextShallowWriterRecoversKilledWriter(t *testing.T) {
 	ctx := context.Background()
 	s, g := newTestStore(t, objects.BLAKE3)
 	cmd := startChild(t, "TestShallowHolderChild", "shallow", holderRootEnv+"="+s.root)
-	if err := s.WriteShallow(ctx, nil); !errors.Is(err, ErrLocked) {
+	if err := writeShallow(ctx, s, nil); !errors.Is(err, ErrLocked) {
 		t.Fatalf("shallow update beside a live writer: %v", err)
 	}
 	kill(t, cmd)
@@ -100,7 +100,7 @@ func TestNextShallowWriterRecoversKilledWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := g.run(objects.BLAKE3, "boundary")
-	if err := s.WriteShallow(ctx, []objects.OID{id}); err != nil {
+	if err := writeShallow(ctx, s, []objects.OID{id}); err != nil {
 		t.Fatalf("shallow update after the writer was killed: %v", err)
 	}
 	if ids, err := s.ReadShallow(); err != nil || len(ids) != 1 || ids[0] != id {

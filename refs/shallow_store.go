@@ -100,11 +100,6 @@ func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([
 	return fsutil.WriteFileAtomic(filepath.Join(s.root, shallowName), data, 0o644)
 }
 
-// WriteShallow replaces the shallow set with ids (see UpdateShallow).
-func (s *Store) WriteShallow(ctx context.Context, ids []objects.OID) error {
-	return s.UpdateShallow(ctx, func([]objects.OID) ([]objects.OID, error) { return ids, nil })
-}
-
 // recoverShallowGuard removes shallow.lock, and the temporary files of the
 // rewrite it guarded, if the writer holding it is dead. It returns nil
 // when the guard is gone, and a *LockedError when a live or a foreign

@@ -121,7 +121,7 @@ func TestStaleGuardsLiveAndDead(t *testing.T) {
 	if err := s.Create(ctx, "heads/live", r1, "t"); !errors.Is(err, ErrLocked) {
 		t.Fatalf("update under a live guard: %v", err)
 	}
-	if err := s.WriteShallow(ctx, nil); err != nil {
+	if err := writeShallow(ctx, s, nil); err != nil {
 		t.Fatal(err)
 	}
 	live.release()
@@ -252,7 +252,7 @@ func TestRemoverNeverTouchesLiveWriters(t *testing.T) {
 			}
 			prev = e.New
 		}
-		if cur, err := s.Read(name); err == nil && cur != prev {
+		if cur, err := s.Read(t.Context(), name); err == nil && cur != prev {
 			t.Fatalf("%s is %s, its reflog ends at %s", name, cur, prev)
 		}
 	}

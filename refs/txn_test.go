@@ -32,7 +32,7 @@ func TestTransactionAllOrNothing(t *testing.T) {
 	if mustRead(t, s, "heads/a") != a1 || mustRead(t, s, "heads/b") != b1 {
 		t.Fatal("a failed transaction moved a ref")
 	}
-	if _, err := s.Read("heads/c"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/c"); !errors.Is(err, ErrNotFound) {
 		t.Fatal("a failed transaction created a ref")
 	}
 	if len(mustLog(t, s, "heads/a")) != 1 || len(mustLog(t, s, "heads/c")) != 0 {
@@ -83,7 +83,7 @@ func TestTransactionApplies(t *testing.T) {
 	if mustRead(t, s, "heads/a") != x || mustRead(t, s, "tags/c") != x || mustRead(t, s, "heads/d") != d1 {
 		t.Fatal("transaction not applied")
 	}
-	if _, err := s.Read("heads/b"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/b"); !errors.Is(err, ErrNotFound) {
 		t.Fatal("delete not applied")
 	}
 	if log := mustLog(t, s, "heads/a"); len(log) != 2 || log[1].Old != a1 || log[1].Actor != "txn" {
@@ -170,7 +170,7 @@ func TestJournalRollForward(t *testing.T) {
 	if mustRead(t, s, "heads/a") != x {
 		t.Fatal("heads/a lost")
 	}
-	if _, err := s.Read("heads/del"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/del"); !errors.Is(err, ErrNotFound) {
 		t.Fatal("deletion not rolled forward")
 	}
 	// heads/a was renamed before the crash, so its row was lost (SPEC §2.6
