@@ -50,8 +50,8 @@ func EncodeRefFile(id objects.OID) []byte {
 // maxLinks links, never following a symlink, and refusing more than limit
 // bytes before reading them. A missing file returns an error satisfying
 // errors.Is(err, os.ErrNotExist).
-func readRegular(path string, maxLinks uint64, limit int64, tooBig func(n int64) error) ([]byte, error) {
-	f, err := openNoFollow(path)
+func (s *Store) readRegular(path string, maxLinks uint64, limit int64, tooBig func(n int64) error) ([]byte, error) {
+	f, err := s.fs.openRead(path)
 	if err != nil {
 		return nil, err
 	}

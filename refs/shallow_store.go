@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
-	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -25,7 +23,7 @@ const (
 // exactly one link and every oid must use the store's hash profile.
 func (s *Store) ReadShallow() ([]objects.OID, error) {
 	path := filepath.Join(s.root, shallowName)
-	b, err := readRegular(path, 1, MaxShallowBytes, func(n int64) error {
+	b, err := s.readRegular(path, 1, MaxShallowBytes, func(n int64) error {
 		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", n, MaxShallowBytes)
 	})
 	if errors.Is(err, fs.ErrNotExist) {
@@ -97,7 +95,7 @@ func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([
 	if len(data) > MaxShallowBytes {
 		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", len(data), MaxShallowBytes)
 	}
-	return fsutil.WriteFileAtomic(filepath.Join(s.root, shallowName), data, 0o644)
+	return s.writeFileAtomic(filepath.Join(s.root, shallowName), data, 0o644)
 }
 
 // recoverShallowGuard removes shallow.lock, and the temporary files of the
@@ -134,7 +132,7 @@ func (s *Store) removeShallowTemps() ([]string, error) {
 	}
 	var removed []string
 	for _, t := range temps {
-		if err := os.Remove(t); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.fs.remove(t); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return removed, fmt.Errorf("refs: remove shallow temporary file: %w", err)
 		}
 		removed = append(removed, s.relPath(t))

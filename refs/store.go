@@ -24,6 +24,9 @@ type Store struct {
 	objs objects.Getter
 	now  func() time.Time
 	rand io.Reader
+	// fs performs every file operation of the write and recovery paths:
+	// osFS, or a faulty one in the fault-injection tests.
+	fs fileSystem
 	// beforeUpdate runs before a transaction that moves a ref fetches its
 	// targets (WithBeforeUpdate).
 	beforeUpdate func(context.Context) error
@@ -50,7 +53,7 @@ func WithBeforeUpdate(fn func(context.Context) error) Option {
 // forward by the next write, List or Recover, and by a Read of a ref
 // it involves.
 func Open(repoRoot string, algo objects.Algo, objs objects.Getter, opts ...Option) *Store {
-	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader}
+	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader, fs: osFS{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -100,7 +103,7 @@ func (s *Store) Read(ctx context.Context, name string) (objects.OID, error) {
 // readRef reads a normalized ref without recovery.
 func (s *Store) readRef(norm string) (objects.OID, error) {
 	path := s.refPath(norm)
-	b, err := readRegular(path, 1, MaxRefFileBytes, func(n int64) error {
+	b, err := s.readRegular(path, 1, MaxRefFileBytes, func(n int64) error {
 		return objects.Errorf(objects.ReasonRefFileOversized, "ref %s: file of %d bytes, limit %d", norm, n, MaxRefFileBytes)
 	})
 	if err != nil {
