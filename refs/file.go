@@ -68,9 +68,10 @@ func (s *Store) readRegular(path string, maxLinks uint64, limit int64, tooBig fu
 	}
 	// Read one byte past the limit so a file that grew after the stat is
 	// still caught.
+	// A read error names path already (*fs.PathError).
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	if int64(len(b)) > limit {
 		return nil, tooBig(int64(len(b)))

@@ -79,14 +79,16 @@ func (s *Store) writeFileAtomic(path string, data []byte, perm os.FileMode) erro
 	}
 	dir := filepath.Dir(path)
 	tmp := filepath.Join(dir, ".tmp-"+filepath.Base(path)+"-"+id)
+	// The errors of the file operations name the file; each wrap says
+	// which step failed.
 	f, err := s.fs.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollowFlag, perm)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", s.relPath(tmp), err)
+		return fmt.Errorf("create the temporary file: %w", err)
 	}
 	abort := func(step string, err error) error {
 		f.Close()
 		s.fs.remove(tmp)
-		return fmt.Errorf("%s %s: %w", step, s.relPath(tmp), err)
+		return fmt.Errorf("%s the temporary file: %w", step, err)
 	}
 	if _, err := f.Write(data); err != nil {
 		return abort("write", err)
@@ -100,11 +102,11 @@ func (s *Store) writeFileAtomic(path string, data []byte, perm os.FileMode) erro
 	}
 	if err := f.Close(); err != nil {
 		s.fs.remove(tmp)
-		return fmt.Errorf("close %s: %w", s.relPath(tmp), err)
+		return fmt.Errorf("close the temporary file: %w", err)
 	}
 	if err := s.fs.rename(tmp, path); err != nil {
 		s.fs.remove(tmp)
-		return fmt.Errorf("rename %s over %s: %w", s.relPath(tmp), s.relPath(path), err)
+		return fmt.Errorf("rename the temporary file over %s: %w", s.relPath(path), err)
 	}
 	if err := s.fs.syncDir(dir); err != nil {
 		return &fsutil.UnknownStateError{Path: s.relPath(path), Err: err}

@@ -82,7 +82,7 @@ func (s *Store) writeJournal(ctx context.Context, owner string, ops []*txOp) (*j
 	abort := func(step string, err error) (*journalHandle, error) {
 		s.fs.remove(tmp)
 		fl.Unlock()
-		return nil, fmt.Errorf("refs: %s journal %s: %w", step, s.relPath(tmp), err)
+		return nil, fmt.Errorf("refs: %s journal: %w", step, err)
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()

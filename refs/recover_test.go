@@ -245,3 +245,25 @@ func TestGuardsAreReadOnly(t *testing.T) {
 		t.Fatalf("guard %v, %v: not marked as tine's", fi, err)
 	}
 }
+
+// TestReadRecoveryHonoursContext: a Read that must first roll a dead
+// writer's transaction forward does so under the caller's context, so a
+// cancelled caller is not held up by recovery and changes nothing.
+func TestReadRecoveryHonoursContext(t *testing.T) {
+	s, g := newTestStore(t, objects.BLAKE3)
+	a1, b1, x, y := g.run(objects.BLAKE3, "a1"), g.run(objects.BLAKE3, "b1"), g.run(objects.BLAKE3, "x"), g.run(objects.BLAKE3, "y")
+	mustCreate(t, s, "heads/a", a1)
+	mustCreate(t, s, "heads/b", b1)
+	crash(t, s, []*txOp{{kind: opUpdate, norm: "heads/a", newID: x}, {kind: opUpdate, norm: "heads/b", newID: y}}, 1, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Read(ctx, "heads/b"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Read with a cancelled context = %v, want context.Canceled", err)
+	}
+	if ents, _ := s.journalNames(); len(ents) != 1 {
+		t.Fatalf("a cancelled Read touched the journal: %v", ents)
+	}
+	if got := mustRead(t, s, "heads/b"); got != y {
+		t.Fatalf("heads/b = %s, want %s after recovery", got, y)
+	}
+}

@@ -95,7 +95,10 @@ func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([
 	if len(data) > MaxShallowBytes {
 		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", len(data), MaxShallowBytes)
 	}
-	return s.writeFileAtomic(filepath.Join(s.root, shallowName), data, 0o644)
+	if err := s.writeFileAtomic(filepath.Join(s.root, shallowName), data, 0o644); err != nil {
+		return fmt.Errorf("shallow file: %w", err)
+	}
+	return nil
 }
 
 // recoverShallowGuard removes shallow.lock, and the temporary files of the

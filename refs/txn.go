@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
@@ -224,7 +225,7 @@ func (t *Transaction) Commit(ctx context.Context) error {
 	// decided; on failure the journal (if any) and guards stay for Recover.
 	if err := s.apply(mut, true); err != nil {
 		decided = j != nil
-		return &fsutil.UnknownStateError{Path: s.relPath(s.refPath(mut[0].norm)), Err: err}
+		return &fsutil.UnknownStateError{Path: s.describeRefs(mut), Err: err}
 	}
 	if j != nil {
 		if err := j.remove(); err != nil {
@@ -302,4 +303,14 @@ func (s *Store) newTxnID() (string, error) {
 func sortedUnique(dirs []string) []string {
 	slices.Sort(dirs)
 	return slices.Compact(dirs)
+}
+
+// describeRefs names the refs a failed transaction changes, for an
+// unknown-state error: "refs/heads/a" or "refs/heads/a, refs/tags/c".
+func (s *Store) describeRefs(ops []*txOp) string {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = "refs/" + op.norm
+	}
+	return strings.Join(names, ", ")
 }
