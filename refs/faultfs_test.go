@@ -49,6 +49,8 @@ type faultFS struct {
 	steps  []step
 	n      int
 	failed *step
+	// failedIndex is the failed step's index in steps.
+	failedIndex int
 }
 
 // hit records an operation and reports whether it must fail.
@@ -69,6 +71,7 @@ func (f *faultFS) hit(kind, path string) bool {
 		return false
 	}
 	f.failed = &st
+	f.failedIndex = len(f.steps) - 1
 	return true
 }
 

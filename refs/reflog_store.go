@@ -113,15 +113,16 @@ func (s *Store) Reflog(name string) ([]ReflogEntry, error) {
 // appendReflog appends one encoded row to ref norm's reflog and fsyncs it
 // (SPEC §2.5 step 5). The caller holds the ref's guard, which also
 // serializes appends. A torn final row left by a crash is cut off first, so
-// the new row starts on a line of its own.
+// the new row starts on a line of its own. While the log holds no complete
+// row its directory is fsynced before the row is written: a log created by
+// this append, or by an earlier one that failed before the directory was
+// synced, must not vanish in a crash with the rows appended to it later.
 func (s *Store) appendReflog(norm string, row []byte) error {
 	path := s.logPath(norm)
 	dir := filepath.Dir(path)
 	if err := s.fs.mkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("reflog directory: %w", err)
 	}
-	_, statErr := os.Lstat(path)
-	created := errors.Is(statErr, fs.ErrNotExist)
 	f, err := s.fs.openFile(path, os.O_RDWR|os.O_CREATE|noFollowFlag, 0o644)
 	if err != nil {
 		return fmt.Errorf("open reflog: %w", err)
@@ -143,16 +144,16 @@ func (s *Store) appendReflog(norm string, row []byte) error {
 			return fmt.Errorf("cut the torn row off the reflog: %w", err)
 		}
 	}
+	if end == 0 {
+		if err := s.fs.syncDir(dir); err != nil {
+			return fmt.Errorf("make the new reflog durable: %w", err)
+		}
+	}
 	if _, err := f.WriteAt(row, end); err != nil {
 		return fmt.Errorf("append to reflog: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("fsync reflog: %w", err)
-	}
-	if created {
-		if err := s.fs.syncDir(dir); err != nil {
-			return fmt.Errorf("created reflog: %w", err)
-		}
 	}
 	return nil
 }

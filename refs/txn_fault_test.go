@@ -317,3 +317,55 @@ func nextWriter(t *testing.T, r *Store, g *memObjects, op faultOp) {
 	}
 	noLocks(t, r)
 }
+
+// TestRefFaultReflogDirectoryDurable: whichever step of a ref's first
+// reflog append fails, by the end of the next append the log's directory
+// has been fsynced after the log was created. Before, the directory was
+// synced only by the append that created the file, after its row: a
+// failed fsync of that row left a log whose directory entry no later
+// append made durable, so a crash could lose the whole reflog.
+func TestRefFaultReflogDirectoryDurable(t *testing.T) {
+	ctx := context.Background()
+	s, g := newTestStore(t, objects.BLAKE3)
+	x := g.run(objects.BLAKE3, "x")
+	count := &faultFS{root: s.root}
+	s.fs = count
+	if err := s.Create(ctx, "heads/new/deep", x, "t"); err != nil {
+		t.Fatal(err)
+	}
+	const log, dir = "logs/heads/new/deep", "logs/heads/new"
+	first := slices.Index(count.steps, step{stepCreate, log})
+	if first < 0 {
+		t.Fatalf("no reflog created: %v", count.steps)
+	}
+	for i := first; i < len(count.steps); i++ {
+		t.Run(fmt.Sprintf("%02d-%s", i+1, count.steps[i].kind), func(t *testing.T) {
+			s, g := newTestStore(t, objects.BLAKE3)
+			x, y := g.run(objects.BLAKE3, "x"), g.run(objects.BLAKE3, "y")
+			ffs := &faultFS{root: s.root, failAt: i + 1}
+			s.fs = ffs
+			s.Create(ctx, "heads/new/deep", x, "t")
+			cur, err := s.Read(ctx, "heads/new/deep")
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				t.Fatal(err)
+			}
+			if err := s.UpdateExpect(ctx, "heads/new/deep", y, ExpectValue(cur), "t"); err != nil {
+				t.Fatalf("next writer: %v", err)
+			}
+			created := -1
+			for j, st := range ffs.steps {
+				if st == (step{stepCreate, log}) && j != ffs.failedIndex {
+					created = j
+					break
+				}
+			}
+			synced := false
+			for j := created + 1; j < len(ffs.steps); j++ {
+				synced = synced || ffs.steps[j] == step{stepSyncDir, dir} && j != ffs.failedIndex
+			}
+			if created < 0 || !synced {
+				t.Fatalf("failing %s: the reflog's directory was not synced after its creation: %v", count.steps[i], ffs.steps)
+			}
+		})
+	}
+}
