@@ -91,9 +91,9 @@
 // point (the rename of the one ref, or of the journal) the writer removes
 // what it wrote and returns an error naming the step and file; nothing
 // changed. From the commit point on it returns a *fsutil.UnknownStateError
-// ("state unknown": the change may or may not have taken effect) and
-// leaves a committed journal and its guards for the next reader or writer
-// to roll forward. The fault-injection tests (txn_fault_test.go) fail
+// ("state unknown": the change may or may not have taken effect); a
+// multi-ref transaction leaves its committed journal and guards for the
+// next reader or writer to roll forward. The fault-injection tests (txn_fault_test.go) fail
 // every file operation of every kind of write in turn through the
 // unexported fileSystem seam.
 //
