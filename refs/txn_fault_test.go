@@ -165,16 +165,21 @@ func runFaultCase(t *testing.T, setup func(t *testing.T, s *Store, g *memObjects
 		t.Fatalf("only %d steps counted: %v", len(steps), steps)
 	}
 	t.Logf("%d steps: %v", len(steps), steps)
+	nth := map[string]int{}
 	for i := range steps {
-		t.Run(fmt.Sprintf("%02d-%s-%s", i+1, steps[i].kind, strings.ReplaceAll(steps[i].path, "/", "_")), func(t *testing.T) {
+		// Step i is the nth operation of its kind: fail exactly that one.
+		kind := steps[i].kind
+		nth[kind]++
+		n := nth[kind]
+		t.Run(fmt.Sprintf("%02d-%s%d-%s", i+1, kind, n, strings.ReplaceAll(steps[i].path, "/", "_")), func(t *testing.T) {
 			s, g := newTestStore(t, objects.BLAKE3)
 			op := setup(t, s, g)
 			logs := readLogs(t, s, op.refs)
-			ffs := &faultFS{root: s.root, failAt: i + 1}
+			ffs := &faultFS{root: s.root, kind: kind, failAt: n}
 			s.fs = ffs
 			err := op.run(ctx, s)
-			if ffs.failed == nil || ffs.failed.kind != steps[i].kind {
-				t.Fatalf("step %d (%s) was not reached again: the operation is not deterministic; failed %v", i+1, steps[i], ffs.failed)
+			if ffs.failed == nil || ffs.failedIndex != i {
+				t.Fatalf("step %d (%s) was not reached again: the operation is not deterministic; failed %v at %d", i+1, steps[i], ffs.failed, ffs.failedIndex)
 			}
 			// A second store on the real file system observes, as the next
 			// process would.
