@@ -108,9 +108,9 @@ func (s *Store) createGuard(ctx context.Context, path, owner string) (*heldGuard
 
 // release removes the guard, then drops its flock. The order matters: a
 // prober that took the flock of a still-present guard would remove it, and
-// by then the path could name a new writer's guard.
-// A guard that cannot be removed stays behind with its flock free: the
-// next writer recovers it as a dead writer's.
+// by then the path could name a new writer's guard. A guard that cannot be
+// removed stays behind with its flock free: the next writer recovers it as
+// a dead writer's.
 func (g *heldGuard) release() {
 	g.fs.remove(g.path)
 	g.fl.Unlock()

@@ -138,7 +138,7 @@ func (j *journalHandle) remove() error {
 		return fmt.Errorf("remove applied journal: %w", err)
 	}
 	if err := j.fs.syncDir(filepath.Dir(j.path)); err != nil {
-		return fmt.Errorf("removed applied journal: %w", err)
+		return fmt.Errorf("make the removal of the applied journal durable: %w", err)
 	}
 	return nil
 }
