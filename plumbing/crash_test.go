@@ -49,7 +49,7 @@ func crashWriter(dir string, seed int64) error {
 	}
 	for step := 0; ; step++ {
 		var events []objects.OID
-		cur, err := r.Refs().Read("heads/main")
+		cur, err := r.Refs().Read(ctx, "heads/main")
 		switch {
 		case errors.Is(err, refs.ErrNotFound):
 		case err != nil:

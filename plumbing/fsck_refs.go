@@ -68,7 +68,7 @@ func (f *fsck) checkRefs() error {
 			return nil
 		}
 		f.res.Refs++
-		id, err := f.r.refs.Read(name)
+		id, err := f.r.refs.Read(f.ctx, name)
 		if errors.Is(err, refs.ErrNotFound) {
 			f.res.Refs-- // deleted since the walk
 			return nil

@@ -18,7 +18,7 @@ func TestGCPacksLooseObjectsThenFsckClean(t *testing.T) {
 		ctx := context.Background()
 		ids := storeChain(t, r, "heads/a", false, 40)
 		ids = append(ids, storeChain(t, r, "heads/b", true, 30)...)
-		run, _ := r.Refs().Read("heads/a")
+		run, _ := r.Refs().Read(t.Context(), "heads/a")
 		att := put(t, r, jsonObject(t, r.Algo(), objects.TypeAttestation, fmt.Sprintf(
 			`{"claim":{"kind":"evaluation","scores":{"acc":0.5}},"evidence_ids":[],"signature":null,"signer":"ci","target_id":%q}`, run)))
 		ids = append(ids, att)

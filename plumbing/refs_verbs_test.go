@@ -78,7 +78,7 @@ func TestUpdateRefStdin(t *testing.T) {
 		if _, err := UpdateRefStdin(ctx, r, UpdateRefStdinOptions{Input: strings.NewReader(in)}); !errors.Is(err, refs.ErrStale) {
 			t.Fatalf("failing verify: %v", err)
 		}
-		if id, _ := r.Refs().Read("heads/main"); id != run1 {
+		if id, _ := r.Refs().Read(t.Context(), "heads/main"); id != run1 {
 			t.Fatalf("heads/main moved to %s", id)
 		}
 		in = "update heads/main " + run2.String() + " " + run1.String() + "\nverify experiments/x " + run1.String() + "\ndelete experiments/x\nverify tags/none\n"
@@ -89,10 +89,10 @@ func TestUpdateRefStdin(t *testing.T) {
 		if _, err := UpdateRefStdin(ctx, r, UpdateRefStdinOptions{Input: strings.NewReader(in)}); err != nil {
 			t.Fatal(err)
 		}
-		if id, _ := r.Refs().Read("heads/main"); id != run2 {
+		if id, _ := r.Refs().Read(t.Context(), "heads/main"); id != run2 {
 			t.Fatalf("heads/main = %s", id)
 		}
-		if _, err := r.Refs().Read("experiments/x"); !errors.Is(err, refs.ErrNotFound) {
+		if _, err := r.Refs().Read(t.Context(), "experiments/x"); !errors.Is(err, refs.ErrNotFound) {
 			t.Fatalf("experiments/x: %v", err)
 		}
 		for _, bad := range []string{

@@ -102,7 +102,7 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, st
 			return objects.OID{}, "", err
 		}
 	}
-	names, legal, err := r.refMatches(rev)
+	names, legal, err := r.refMatches(ctx, rev)
 	if err != nil {
 		return objects.OID{}, "", err
 	}
@@ -124,7 +124,7 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, st
 	case len(objs) == 1:
 		return objs[0], "", nil
 	}
-	id, err := r.refs.Read(names[0])
+	id, err := r.refs.Read(ctx, names[0])
 	if err != nil {
 		return objects.OID{}, "", fmt.Errorf("revision %q: %w", rev, err)
 	}
@@ -161,11 +161,11 @@ func isHexPrefix(s string) bool {
 // refMatches returns the existing refs rev can name: itself (with or
 // without refs/) and the short-name expansions. legal reports whether any
 // spelling was a legal ref name at all.
-func (r *Repo) refMatches(rev string) (names []string, legal bool, err error) {
+func (r *Repo) refMatches(ctx context.Context, rev string) (names []string, legal bool, err error) {
 	// A full ref name that exists is taken as is, as git does: heads/x never
 	// becomes ambiguous with heads/heads/x.
 	if name, nerr := refs.NormalizeName(rev); nerr == nil {
-		if _, rerr := r.refs.Read(name); rerr == nil {
+		if _, rerr := r.refs.Read(ctx, name); rerr == nil {
 			return []string{name}, true, nil
 		}
 	}
@@ -182,7 +182,7 @@ func (r *Repo) refMatches(rev string) (names []string, legal bool, err error) {
 		}
 		legal = true
 		seen[name] = true
-		_, rerr := r.refs.Read(name)
+		_, rerr := r.refs.Read(ctx, name)
 		switch {
 		case rerr == nil:
 			names = append(names, name)

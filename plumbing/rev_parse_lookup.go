@@ -72,7 +72,7 @@ func (r *Repo) prefixMatches(ctx context.Context, prefix string) ([]objects.OID,
 // resolveReflog resolves base@{n}: n = 0 is the ref's current value, and
 // n > 0 the value recorded n updates ago (row n of the newest-first reflog).
 func (r *Repo) resolveReflog(ctx context.Context, rev, base string, n int) (objects.OID, string, error) {
-	names, legal, err := r.refMatches(base)
+	names, legal, err := r.refMatches(ctx, base)
 	if err != nil {
 		return objects.OID{}, "", err
 	}
@@ -86,7 +86,7 @@ func (r *Repo) resolveReflog(ctx context.Context, rev, base string, n int) (obje
 	}
 	name := names[0]
 	if n == 0 {
-		id, err := r.refs.Read(name)
+		id, err := r.refs.Read(ctx, name)
 		if err != nil {
 			return objects.OID{}, "", fmt.Errorf("revision %q: %w", rev, err)
 		}

@@ -68,7 +68,7 @@ func Annotate(ctx context.Context, r *plumbing.Repo, opt AnnotateOptions) (*Anno
 	meta, tags := objects.ObjectValue(), objects.Array()
 	expect := refs.ExpectAbsent
 	prev := objects.Null()
-	cur, err := r.Refs().Read(ref)
+	cur, err := r.Refs().Read(ctx, ref)
 	switch {
 	case errors.Is(err, refs.ErrNotFound):
 	case err != nil:

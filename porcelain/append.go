@@ -96,7 +96,7 @@ type head struct {
 // readHead reads ref and, when it exists, its run payload (events are not
 // loaded: an append needs only the lists).
 func readHead(ctx context.Context, r *plumbing.Repo, ref string) (*head, error) {
-	id, err := r.Refs().Read(ref)
+	id, err := r.Refs().Read(ctx, ref)
 	if errors.Is(err, refs.ErrNotFound) {
 		return &head{ref: ref, expect: refs.ExpectAbsent}, nil
 	}

@@ -112,7 +112,7 @@ func ImportArtifact(ctx context.Context, r *plumbing.Repo, opt ArtifactImportOpt
 	}
 	run := v.objs[len(v.objs)-1]
 	res := v.result(ref, run.ID, &sig)
-	cur, err := r.Refs().Read(ref)
+	cur, err := r.Refs().Read(ctx, ref)
 	switch {
 	case err == nil && cur == run.ID:
 		return res, nil // the same bytes were imported here before

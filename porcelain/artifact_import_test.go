@@ -149,7 +149,7 @@ func TestImportArtifactRefusesTampered(t *testing.T) {
 	if !errors.Is(err, porcelain.ErrUnverifiedArtifact) || !strings.Contains(err.Error(), "digest mismatch") {
 		t.Fatalf("tampered import: %v", err)
 	}
-	if _, err := r.Refs().Read("heads/fix-tests"); err == nil {
+	if _, err := r.Refs().Read(t.Context(), "heads/fix-tests"); err == nil {
 		t.Fatal("a refused import moved a ref")
 	}
 	res := importArtifact(t, r, src, porcelain.ArtifactImportOptions{AllowUnverified: true, Ref: "heads/suspect"})

@@ -123,7 +123,7 @@ func (g *gateEval) record(out *GateRunResult, attach *Run) error {
 	objs = append(objs, run)
 	ref := GateRef(g.phase)
 	expect := refs.ExpectAbsent
-	if cur, err := r.Refs().Read(ref); err == nil {
+	if cur, err := r.Refs().Read(ctx, ref); err == nil {
 		expect = refs.ExpectValue(cur)
 	} else if !errors.Is(err, refs.ErrNotFound) {
 		return fmt.Errorf("ref %s: %w", ref, err)

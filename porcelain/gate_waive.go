@@ -97,7 +97,7 @@ func gateNote(ctx context.Context, r *plumbing.Repo, opt GateNoteOptions, kind s
 		m("reason", objects.String(opt.Reason)), m("created_at", unixSeconds(clock(opt.Now)())))
 	ref := "annotations/" + run.Hex()
 	expect, prev := refs.ExpectAbsent, objects.Null()
-	if cur, err := r.Refs().Read(ref); err == nil {
+	if cur, err := r.Refs().Read(ctx, ref); err == nil {
 		expect, prev = refs.ExpectValue(cur), objects.String(cur.String())
 	} else if !errors.Is(err, refs.ErrNotFound) {
 		return nil, fmt.Errorf("ref %s: %w", ref, err)

@@ -76,7 +76,7 @@ func TestImportErrorsNameTheLine(t *testing.T) {
 		if !errors.Is(err, porcelain.ErrBadImport) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want ErrBadImport naming %q", c.stream, err, c.want)
 		}
-		if _, rerr := r.Refs().Read("heads/main"); rerr == nil {
+		if _, rerr := r.Refs().Read(t.Context(), "heads/main"); rerr == nil {
 			t.Errorf("%q: the ref moved", c.stream)
 		}
 	}
@@ -119,7 +119,7 @@ func TestImportRefusesLinkedPaths(t *testing.T) {
 		if !errors.Is(err, porcelain.ErrBadImport) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("%s: %v, want ErrBadImport on line 1 naming %q", c.path, err, c.want)
 		}
-		if _, rerr := r.Refs().Read(porcelain.DefaultRef); rerr == nil {
+		if _, rerr := r.Refs().Read(t.Context(), porcelain.DefaultRef); rerr == nil {
 			t.Errorf("%s: the ref moved", c.path)
 		}
 	}

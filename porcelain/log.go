@@ -80,7 +80,7 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 		}
 		// REF~N and REF@{n} name a run the ref no longer points at: its
 		// tips are not the ref's, so they are not decorated with it.
-		if cur, err := r.Refs().Read(ref); ref != "" && (err != nil || cur != run.ID) {
+		if cur, err := r.Refs().Read(ctx, ref); ref != "" && (err != nil || cur != run.ID) {
 			ref = ""
 		}
 		runs, names = []*Run{run}, []string{ref}

@@ -150,7 +150,7 @@ func loopPrefix(name string) (string, error) {
 
 // refuseExistingLoop refuses a name already used by a ref or a loop.
 func refuseExistingLoop(ctx context.Context, r *plumbing.Repo, name, prefix string) error {
-	if _, err := r.Refs().Read("experiments/" + name); err == nil {
+	if _, err := r.Refs().Read(ctx, "experiments/"+name); err == nil {
 		return fmt.Errorf("%w: experiments/%s is a ref", ErrRefExists, name)
 	}
 	found := ""

@@ -127,7 +127,7 @@ func Promote(ctx context.Context, r *plumbing.Repo, opt PromoteOptions) (*Promot
 	if n := utf8.RuneCountInString(res.ReflogActor); n > refs.MaxActorChars {
 		return res, fmt.Errorf("promote: actor and reason are %d characters, at most %d fit a reflog row: %w", n, refs.MaxActorChars, plumbing.ErrBadInput)
 	}
-	if old, err := r.Refs().Read(ref); err == nil {
+	if old, err := r.Refs().Read(ctx, ref); err == nil {
 		res.Old = old.String()
 	}
 	if err := r.Refs().UpdateExpect(ctx, ref, run, expect, res.ReflogActor); err != nil {

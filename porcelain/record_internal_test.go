@@ -140,7 +140,7 @@ func TestAppendRecordedRefusesChangedRun(t *testing.T) {
 	if _, err := appendRecorded(ctx, r, before, ev, nil, "", time.Now(), ""); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("append to a run completed meanwhile: %v", err)
 	}
-	id, _ := r.Refs().Read("heads/main")
+	id, _ := r.Refs().Read(t.Context(), "heads/main")
 	if err := r.Refs().Delete(ctx, "heads/main", refs.ExpectValue(id)); err != nil {
 		t.Fatal(err)
 	}

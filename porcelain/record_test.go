@@ -88,7 +88,7 @@ func TestRecordCommandNotFound(t *testing.T) {
 	if !errors.Is(err, porcelain.ErrCommandNotStarted) {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := r.Refs().Read("heads/main"); err == nil {
+	if _, err := r.Refs().Read(t.Context(), "heads/main"); err == nil {
 		t.Fatal("a command that never ran was recorded")
 	}
 }

@@ -59,7 +59,7 @@ func Tag(ctx context.Context, r *plumbing.Repo, opt TagOptions) (*TagResult, err
 		return nil, err
 	}
 	res := &TagResult{Ref: ref, OID: id.String(), Type: id.Type}
-	old, err := r.Refs().Read(ref)
+	old, err := r.Refs().Read(ctx, ref)
 	switch {
 	case errors.Is(err, refs.ErrNotFound):
 		old = objects.OID{}

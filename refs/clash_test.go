@@ -14,7 +14,7 @@ import (
 // TestNameClashSaysNothingWasWritten: a ref below an existing ref, a ref
 // whose name is a directory of refs, and a transaction naming both are
 // refused before anything is written, with an error that says so (not
-// "durability is unknown"), and leave every ref and guard as they were.
+// "state unknown"), and leave every ref and guard as they were.
 func TestNameClashSaysNothingWasWritten(t *testing.T) {
 	ctx := context.Background()
 	s, g := newTestStore(t, objects.BLAKE3)

@@ -30,7 +30,8 @@
 //	                     renamed over refs/<name>. The doubled dot makes it
 //	                     neither a legal ref nor a legal guard.
 //	logs/<name>          reflog: one row per update, appended after the ref
-//	                     moves and fsynced. A row is the v3 canonical JSON of
+//	                     moves and fsynced (the directory first, while the
+//	                     log has no complete row). A row is the v3 canonical JSON of
 //	                     {"actor","new","old","ref","time_ns"} and an LF;
 //	                     time_ns is a decimal string, old is null when the
 //	                     ref was created. Deleting a ref appends no row (new
@@ -75,7 +76,7 @@
 //     one of those refs (or RemoveStaleGuards, `tine fsck --remove-stale`)
 //     finds their flocks free: it discards the journal and removes the
 //     staging files and guards, then proceeds.
-//   - after it, Recover (run by every write, List, Check, and by Read of a
+//   - after it, Recover (run by every write, by List, and by Read of a
 //     ref whose guard exists) finds the journal unlocked, renames the
 //     staging files still present, performs the deletions, appends the
 //     rows of the refs it moved, removes the journal and then the guards
@@ -85,6 +86,16 @@
 // So a crash never leaves half a transaction applied once recovery has
 // run; a reflog row may be lost, which SPEC §2.6 allows (the reflog is
 // history, not authority).
+//
+// A file operation that fails is handled the same way. Before the commit
+// point (the rename of the one ref, or of the journal) the writer removes
+// what it wrote and returns an error naming the step and file; nothing
+// changed. From the commit point on it returns a *fsutil.UnknownStateError
+// ("state unknown": the change may or may not have taken effect); a
+// multi-ref transaction leaves its committed journal and guards for the
+// next reader or writer to roll forward. The fault-injection tests (txn_fault_test.go) fail
+// every file operation of every kind of write in turn through the
+// unexported fileSystem seam.
 //
 // # Guards and liveness
 //

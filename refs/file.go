@@ -50,8 +50,8 @@ func EncodeRefFile(id objects.OID) []byte {
 // maxLinks links, never following a symlink, and refusing more than limit
 // bytes before reading them. A missing file returns an error satisfying
 // errors.Is(err, os.ErrNotExist).
-func readRegular(path string, maxLinks uint64, limit int64, tooBig func(n int64) error) ([]byte, error) {
-	f, err := openNoFollow(path)
+func (s *Store) readRegular(path string, maxLinks uint64, limit int64, tooBig func(n int64) error) ([]byte, error) {
+	f, err := s.fs.openRead(path)
 	if err != nil {
 		return nil, err
 	}
@@ -68,9 +68,10 @@ func readRegular(path string, maxLinks uint64, limit int64, tooBig func(n int64)
 	}
 	// Read one byte past the limit so a file that grew after the stat is
 	// still caught.
+	// A read error names path already (*fs.PathError).
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	if int64(len(b)) > limit {
 		return nil, tooBig(int64(len(b)))

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-
-	"github.com/tinehq/tine/internal/fsutil"
 )
 
 // gateName is the file in refs-txn/ whose flock orders the creation of
@@ -37,7 +35,7 @@ type gate struct{ fl *flock.Flock }
 // dead. It waits (cancellably) rather than failing: holders are brief.
 func (s *Store) lockGate(ctx context.Context, exclusive bool) (*gate, error) {
 	dir := filepath.Join(s.root, journalDirName)
-	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
+	if err := s.fs.mkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("refs: guard gate: %w", err)
 	}
 	fl := flock.New(filepath.Join(dir, gateName), flock.SetFlag(os.O_CREATE|os.O_RDWR|noFollowFlag), flock.SetPermissions(0o644))
@@ -63,6 +61,7 @@ func (g *gate) unlock() { g.fl.Unlock() }
 type heldGuard struct {
 	path string
 	fl   *flock.Flock
+	fs   fileSystem
 }
 
 // createGuard creates the guard path with O_CREAT|O_EXCL (SPEC §2.5 step
@@ -79,11 +78,11 @@ func (s *Store) createGuard(ctx context.Context, path, owner string) (*heldGuard
 	// The mode is set by the create itself, so the guard is marked as
 	// tine's from its first instant (ownGuard); the descriptor stays
 	// writable whatever the mode.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollowFlag, guardPerm)
+	f, err := s.fs.openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollowFlag, guardPerm)
 	if err != nil {
 		return nil, err
 	}
-	_, werr := f.WriteString(owner)
+	_, werr := f.Write([]byte(owner))
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -96,22 +95,24 @@ func (s *Store) createGuard(ctx context.Context, path, owner string) (*heldGuard
 		fl := flock.New(path, flock.SetFlag(os.O_RDONLY|noFollowFlag))
 		ok, lerr := fl.TryLock()
 		if lerr == nil && ok {
-			return &heldGuard{path: path, fl: fl}, nil
+			return &heldGuard{path: path, fl: fl, fs: s.fs}, nil
 		}
 		werr = lerr
 		if werr == nil {
 			werr = errors.New("its flock is held by someone else")
 		}
 	}
-	os.Remove(path)
+	s.fs.remove(path)
 	return nil, fmt.Errorf("write guard %s: %w", path, werr)
 }
 
 // release removes the guard, then drops its flock. The order matters: a
 // prober that took the flock of a still-present guard would remove it, and
-// by then the path could name a new writer's guard.
+// by then the path could name a new writer's guard. A guard that cannot be
+// removed stays behind with its flock free: the next writer recovers it as
+// a dead writer's.
 func (g *heldGuard) release() {
-	os.Remove(g.path)
+	g.fs.remove(g.path)
 	g.fl.Unlock()
 }
 

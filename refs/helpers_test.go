@@ -73,7 +73,7 @@ func newTestStore(t *testing.T, a objects.Algo) (*Store, *memObjects) {
 // mustRead reads a ref that must exist.
 func mustRead(t *testing.T, s *Store, name string) objects.OID {
 	t.Helper()
-	id, err := s.Read(name)
+	id, err := s.Read(t.Context(), name)
 	if err != nil {
 		t.Fatalf("Read(%s): %v", name, err)
 	}
@@ -99,4 +99,9 @@ func noLocks(t *testing.T, s *Store) {
 		}
 		return nil
 	})
+}
+
+// writeShallow replaces the shallow set with ids through UpdateShallow.
+func writeShallow(ctx context.Context, s *Store, ids []objects.OID) error {
+	return s.UpdateShallow(ctx, func([]objects.OID) ([]objects.OID, error) { return ids, nil })
 }

@@ -44,6 +44,7 @@ type journalEntry struct {
 type journalHandle struct {
 	path string
 	lock *flock.Flock
+	fs   fileSystem
 }
 
 // writeJournal durably writes the journal of owner's ops under its final
@@ -54,8 +55,8 @@ type journalHandle struct {
 // transaction may still apply.
 func (s *Store) writeJournal(ctx context.Context, owner string, ops []*txOp) (*journalHandle, error) {
 	dir := filepath.Join(s.root, journalDirName)
-	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
-		return nil, err
+	if err := s.fs.mkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("refs: journal directory: %w", err)
 	}
 	jf := journalFile{Version: 1, Owner: owner}
 	for _, op := range ops {
@@ -71,42 +72,75 @@ func (s *Store) writeJournal(ctx context.Context, owner string, ops []*txOp) (*j
 	}
 	tmp := filepath.Join(dir, owner+".tmp")
 	final := filepath.Join(dir, owner+".journal")
-	g, err := s.lockGate(ctx, false)
+	f, fl, err := s.createJournal(ctx, tmp)
 	if err != nil {
 		return nil, err
 	}
-	fl := flock.New(tmp, flock.SetFlag(os.O_CREATE|os.O_EXCL|os.O_RDWR|noFollowFlag), flock.SetPermissions(0o644))
-	ok, err := fl.TryLock()
-	g.unlock()
-	if err != nil || !ok {
-		if ok {
-			fl.Unlock()
-		}
-		return nil, fmt.Errorf("refs: lock journal %s: %v", tmp, err)
-	}
-	if err := writeExisting(tmp, data); err != nil {
-		os.Remove(tmp)
+	// Before the rename nothing is committed: a failure removes the
+	// temporary journal (under its flock) and the transaction is rolled
+	// back by the caller.
+	abort := func(step string, err error) (*journalHandle, error) {
+		s.fs.remove(tmp)
 		fl.Unlock()
-		return nil, fmt.Errorf("refs: write journal: %w", err)
+		return nil, fmt.Errorf("refs: %s journal: %w", step, err)
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
-		fl.Unlock()
-		return nil, fmt.Errorf("refs: commit journal: %w", err)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return abort("write", err)
 	}
-	j := &journalHandle{path: final, lock: fl}
-	if err := fsutil.SyncDir(dir); err != nil {
-		return j, &fsutil.UnknownStateError{Path: final, Err: err}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return abort("fsync", err)
+	}
+	if err := f.Close(); err != nil {
+		return abort("close", err)
+	}
+	if err := s.fs.rename(tmp, final); err != nil {
+		return abort("commit (rename)", err)
+	}
+	j := &journalHandle{path: final, lock: fl, fs: s.fs}
+	if err := s.fs.syncDir(dir); err != nil {
+		return j, &fsutil.UnknownStateError{Path: s.relPath(final), Err: fmt.Errorf("journal committed but not made durable: %w", err)}
 	}
 	return j, nil
 }
 
+// createJournal creates the empty temporary journal tmp and flocks it,
+// both under the shared gate (see createGuard), so Recover never mistakes
+// it for a dead writer's. It returns the file open for writing and the
+// held flock.
+func (s *Store) createJournal(ctx context.Context, tmp string) (file, *flock.Flock, error) {
+	g, err := s.lockGate(ctx, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer g.unlock()
+	f, err := s.fs.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollowFlag, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("refs: create journal: %w", err)
+	}
+	fl := flock.New(tmp, flock.SetFlag(os.O_RDONLY|noFollowFlag))
+	ok, err := fl.TryLock()
+	if err == nil && !ok {
+		err = errors.New("its flock is held by someone else")
+	}
+	if err != nil {
+		f.Close()
+		s.fs.remove(tmp)
+		return nil, nil, fmt.Errorf("refs: lock journal %s: %w", s.relPath(tmp), err)
+	}
+	return f, fl, nil
+}
+
 // remove deletes a fully applied journal and makes the deletion durable.
 func (j *journalHandle) remove() error {
-	if err := os.Remove(j.path); err != nil {
-		return err
+	if err := j.fs.remove(j.path); err != nil {
+		return fmt.Errorf("remove applied journal: %w", err)
 	}
-	return fsutil.SyncDir(filepath.Dir(j.path))
+	if err := j.fs.syncDir(filepath.Dir(j.path)); err != nil {
+		return fmt.Errorf("make the removal of the applied journal durable: %w", err)
+	}
+	return nil
 }
 
 // unlock releases the journal's flock.
@@ -117,7 +151,7 @@ func (j *journalHandle) unlock() { j.lock.Unlock() }
 // refs, its deletions done, the reflog rows of the refs it moved appended,
 // its guards removed); an uncommitted one is rolled back (its staging files
 // and guards removed). Journals of live writers are left alone. Write
-// operations, List and Check call it; tools may call it at open. It costs
+// operations and List call it; tools may call it at open. It costs
 // one directory read when no journal exists.
 func (s *Store) Recover(ctx context.Context) error {
 	_, err := s.recover(ctx, nil)
@@ -184,7 +218,7 @@ func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error)
 		return nil, nil // its writer is alive, or it finished meanwhile
 	}
 	defer fl.Unlock()
-	b, err := readRegular(path, 1, maxJournalBytes, func(n int64) error {
+	b, err := s.readRegular(path, 1, maxJournalBytes, func(n int64) error {
 		return fmt.Errorf("refs: journal %s is %d bytes", path, n)
 	})
 	if err != nil {
@@ -198,15 +232,15 @@ func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error)
 		}
 		// A torn uncommitted journal: nothing was applied. Its guards
 		// are those of a dead writer; RemoveStaleGuards removes them.
-		return []string{rel}, removeSync(path)
+		return []string{rel}, s.removeSync(path)
 	}
 	if committed {
 		if err := s.apply(ops, false); err != nil {
 			return nil, fmt.Errorf("refs: roll forward %s: %w", path, err)
 		}
 	}
-	if err := removeSync(path); err != nil {
-		return nil, err
+	if err := s.removeSync(path); err != nil {
+		return nil, fmt.Errorf("refs: remove recovered journal: %w", err)
 	}
 	removed := []string{rel}
 	for _, e := range jf.Ops {
@@ -225,7 +259,7 @@ func (s *Store) recoverOne(path, owner string, committed bool) ([]string, error)
 // paths, relative to the repository.
 func (s *Store) releaseOwned(ref, owner string) ([]string, error) {
 	g := s.refPath(ref) + guardSuffix
-	b, err := os.ReadFile(g)
+	b, err := s.readRegular(g, 1, 64, func(int64) error { return errors.New("too big") })
 	if err != nil || string(b) != owner {
 		return nil, nil
 	}
@@ -279,27 +313,10 @@ func (s *Store) parseJournal(b []byte, owner string) (*journalFile, []*txOp, err
 	return &jf, ops, nil
 }
 
-// writeExisting writes data into the existing empty file path and fsyncs it.
-func writeExisting(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 // removeSync removes a file and fsyncs its directory.
-func removeSync(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+func (s *Store) removeSync(path string) error {
+	if err := s.fs.remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return fsutil.SyncDir(filepath.Dir(path))
+	return s.fs.syncDir(filepath.Dir(path))
 }

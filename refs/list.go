@@ -60,7 +60,7 @@ func walkFiles(dir string, skip func(base string) bool) ([]string, error) {
 // List calls fn with every ref whose normalized name starts with prefix
 // (e.g. "heads/", "refs/tags/", or "" for all), in byte order of the name
 // like git for-each-ref. Guards, staging files and files whose names are
-// not legal refs are skipped (Check reports the latter); a ref file that
+// not legal refs are skipped (tine fsck reports the latter); a ref file that
 // cannot be read or parsed is an error naming it.
 func (s *Store) List(ctx context.Context, prefix string, fn func(name string, id objects.OID) error) error {
 	return s.ListTolerant(ctx, prefix, fn, func(_ string, err error) error { return err })
@@ -104,85 +104,4 @@ func (s *Store) ListTolerant(ctx context.Context, prefix string, fn func(name st
 		}
 	}
 	return nil
-}
-
-// Problem is one finding of Check.
-type Problem struct {
-	// Path is the file, relative to the repository root, in slash form
-	// ("refs/heads/main", "logs/heads/main").
-	Path string
-	// Ref is the normalized ref name, or "" when the path is not a legal ref.
-	Ref string
-	// Err says what is wrong; objects.ReasonOf gives the rule when there is one.
-	Err error
-}
-
-// Check inspects every file under refs/ and logs/ for fsck (SPEC §2.9):
-// illegal ref names, files that are not regular and singly linked,
-// unparsable ref files, oids of another hash profile, targets that are
-// missing, corrupt or of the wrong type, and reflogs with malformed rows.
-// A torn final reflog row is a crash artifact, not a problem. The error
-// result is for failures to look, not for findings.
-func (s *Store) Check(ctx context.Context) ([]Problem, error) {
-	if err := s.Recover(ctx); err != nil {
-		return nil, err
-	}
-	names, err := s.refFiles()
-	if err != nil {
-		return nil, err
-	}
-	var probs []Problem
-	for _, name := range names {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p := Problem{Path: "refs/" + name}
-		norm, err := NormalizeName(name)
-		if err == nil && norm != name {
-			err = objects.Errorf(objects.ReasonRefNameNamespace, "ref file refs/%s is not at its normalized name", name)
-		}
-		if err != nil {
-			p.Err = err
-			probs = append(probs, p)
-			continue
-		}
-		p.Ref = name
-		id, err := s.readRef(name)
-		if err == nil {
-			_, err = s.fetchTarget(ctx, name, id)
-		}
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			p.Err = err
-			probs = append(probs, p)
-		}
-	}
-	logs, err := s.logFiles()
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range logs {
-		p := Problem{Path: "logs/" + name}
-		norm, err := NormalizeName(name)
-		if err == nil && norm != name {
-			err = objects.Errorf(objects.ReasonRefNameNamespace, "reflog logs/%s is not at a normalized name", name)
-		}
-		if err == nil {
-			p.Ref = norm
-			_, err = s.ReadReflog(norm)
-		}
-		if err != nil {
-			p.Err = err
-			probs = append(probs, p)
-		}
-	}
-	return probs, nil
-}
-
-// logFiles returns the slash paths, relative to logs/, of every reflog.
-func (s *Store) logFiles() ([]string, error) {
-	out, err := walkFiles(filepath.Join(s.root, "logs"), nil)
-	if err != nil {
-		return nil, fmt.Errorf("refs: list reflogs: %w", err)
-	}
-	return out, nil
 }

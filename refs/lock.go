@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-
-	"github.com/tinehq/tine/internal/fsutil"
 )
 
 // lockRef creates and flocks the guard <ref>.lock holding the owner's
@@ -22,7 +20,7 @@ func (s *Store) lockRef(ctx context.Context, norm, owner string) (*heldGuard, er
 	dir := filepath.Dir(path)
 	recovered := false
 	for attempt := 0; ; attempt++ {
-		if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
+		if err := s.fs.mkdirAll(dir, 0o755); err != nil {
 			return nil, s.clashError(norm, err)
 		}
 		g, err := s.createGuard(ctx, path, owner)
@@ -57,7 +55,7 @@ func (s *Store) lockRef(ctx context.Context, norm, owner string) (*heldGuard, er
 func (s *Store) releaseGuards(guards []*heldGuard) {
 	for _, g := range guards {
 		base := g.path[:len(g.path)-len(guardSuffix)]
-		os.Remove(base + stagingSuffix)
+		s.fs.remove(base + stagingSuffix)
 		g.release()
 		s.pruneDirs(filepath.Dir(g.path))
 	}
@@ -73,7 +71,7 @@ func (s *Store) pruneDirs(dir string) {
 		if parent == refsDir || parent == dir || !within(refsDir, parent) {
 			return
 		}
-		if os.Remove(dir) != nil {
+		if s.fs.remove(dir) != nil {
 			return
 		}
 		dir = parent
@@ -88,24 +86,26 @@ func within(dir, path string) bool {
 
 // writeStaging writes the staging file <ref>..lock and fsyncs it (SPEC
 // §2.5 step 3). A leftover from a crashed writer is replaced: the caller
-// holds the guard, so no live writer owns it.
-func writeStaging(path string, data []byte) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+// holds the guard, so no live writer owns it. On failure the caller's
+// release of the guard removes what was written.
+func (s *Store) writeStaging(path string, data []byte) error {
+	if err := s.fs.remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove a dead writer's staging file: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := s.fs.openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollowFlag, 0o644)
 	if err != nil {
-		return err
+		return fmt.Errorf("create staging file: %w", err)
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		os.Remove(path)
-		return err
+		return fmt.Errorf("write staging file: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		os.Remove(path)
-		return err
+		return fmt.Errorf("fsync staging file: %w", err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close staging file: %w", err)
+	}
+	return nil
 }

@@ -73,7 +73,7 @@ func TestCASRaceChild(t *testing.T) {
 	s := Open(root, objects.BLAKE3, g)
 	ctx := context.Background()
 	for r := 0; r < raceRounds; r++ {
-		cur, err := s.Read(raceRef)
+		cur, err := s.Read(t.Context(), raceRef)
 		if err != nil {
 			t.Fatal(err)
 		}

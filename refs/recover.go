@@ -72,13 +72,13 @@ func (s *Store) removeDeadGuard(guard string, foreign bool) ([]string, error) {
 	}
 	var removed []string
 	staging := guard[:len(guard)-len(guardSuffix)] + stagingSuffix
-	if err := os.Remove(staging); err == nil {
+	if err := s.fs.remove(staging); err == nil {
 		removed = append(removed, s.relPath(staging))
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return removed, fmt.Errorf("refs: remove staging file of a dead writer: %w", err)
 	}
 	// Removed while its flock is held: see heldGuard.release.
-	if err := os.Remove(guard); err != nil {
+	if err := s.fs.remove(guard); err != nil {
 		return removed, fmt.Errorf("refs: remove guard of a dead writer: %w", err)
 	}
 	removed = append(removed, s.relPath(guard))
@@ -89,7 +89,7 @@ func (s *Store) removeDeadGuard(guard string, foreign bool) ([]string, error) {
 // journalOf reports whether the transaction that wrote guard still has a
 // journal in refs-txn/.
 func (s *Store) journalOf(guard string) bool {
-	b, err := readRegular(guard, 1, 64, func(int64) error { return errors.New("too big") })
+	b, err := s.readRegular(guard, 1, 64, func(int64) error { return errors.New("too big") })
 	if err != nil || !isTxnID(string(b)) {
 		return false
 	}

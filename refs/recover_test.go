@@ -90,7 +90,7 @@ func TestNextShallowWriterRecoversKilledWriter(t *testing.T) {
 	ctx := context.Background()
 	s, g := newTestStore(t, objects.BLAKE3)
 	cmd := startChild(t, "TestShallowHolderChild", "shallow", holderRootEnv+"="+s.root)
-	if err := s.WriteShallow(ctx, nil); !errors.Is(err, ErrLocked) {
+	if err := writeShallow(ctx, s, nil); !errors.Is(err, ErrLocked) {
 		t.Fatalf("shallow update beside a live writer: %v", err)
 	}
 	kill(t, cmd)
@@ -100,7 +100,7 @@ func TestNextShallowWriterRecoversKilledWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := g.run(objects.BLAKE3, "boundary")
-	if err := s.WriteShallow(ctx, []objects.OID{id}); err != nil {
+	if err := writeShallow(ctx, s, []objects.OID{id}); err != nil {
 		t.Fatalf("shallow update after the writer was killed: %v", err)
 	}
 	if ids, err := s.ReadShallow(); err != nil || len(ids) != 1 || ids[0] != id {
@@ -243,5 +243,27 @@ func TestGuardsAreReadOnly(t *testing.T) {
 	fi, err := os.Lstat(g.path)
 	if err != nil || !ownGuard(fi) {
 		t.Fatalf("guard %v, %v: not marked as tine's", fi, err)
+	}
+}
+
+// TestReadRecoveryHonoursContext: a Read that must first roll a dead
+// writer's transaction forward does so under the caller's context, so a
+// cancelled caller is not held up by recovery and changes nothing.
+func TestReadRecoveryHonoursContext(t *testing.T) {
+	s, g := newTestStore(t, objects.BLAKE3)
+	a1, b1, x, y := g.run(objects.BLAKE3, "a1"), g.run(objects.BLAKE3, "b1"), g.run(objects.BLAKE3, "x"), g.run(objects.BLAKE3, "y")
+	mustCreate(t, s, "heads/a", a1)
+	mustCreate(t, s, "heads/b", b1)
+	crash(t, s, []*txOp{{kind: opUpdate, norm: "heads/a", newID: x}, {kind: opUpdate, norm: "heads/b", newID: y}}, 1, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Read(ctx, "heads/b"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Read with a cancelled context = %v, want context.Canceled", err)
+	}
+	if ents, _ := s.journalNames(); len(ents) != 1 {
+		t.Fatalf("a cancelled Read touched the journal: %v", ents)
+	}
+	if got := mustRead(t, s, "heads/b"); got != y {
+		t.Fatalf("heads/b = %s, want %s after recovery", got, y)
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/tinehq/tine/internal/fsutil"
 )
 
 // MaxReflogBytes bounds a reflog on read. OpenTine does not rotate reflogs
@@ -38,7 +36,7 @@ func (s *Store) ReadReflog(name string) (ReflogRead, error) {
 		return ReflogRead{}, err
 	}
 	path := s.logPath(norm)
-	f, err := openNoFollow(path)
+	f, err := s.fs.openRead(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ReflogRead{}, nil
 	}
@@ -115,18 +113,19 @@ func (s *Store) Reflog(name string) ([]ReflogEntry, error) {
 // appendReflog appends one encoded row to ref norm's reflog and fsyncs it
 // (SPEC §2.5 step 5). The caller holds the ref's guard, which also
 // serializes appends. A torn final row left by a crash is cut off first, so
-// the new row starts on a line of its own.
+// the new row starts on a line of its own. While the log holds no complete
+// row its directory is fsynced before the row is written: a log created by
+// this append, or by an earlier one that failed before the directory was
+// synced, must not vanish in a crash with the rows appended to it later.
 func (s *Store) appendReflog(norm string, row []byte) error {
 	path := s.logPath(norm)
 	dir := filepath.Dir(path)
-	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
-		return err
+	if err := s.fs.mkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("reflog directory: %w", err)
 	}
-	_, statErr := os.Lstat(path)
-	created := errors.Is(statErr, fs.ErrNotExist)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollowFlag, 0o644)
+	f, err := s.fs.openFile(path, os.O_RDWR|os.O_CREATE|noFollowFlag, 0o644)
 	if err != nil {
-		return err
+		return fmt.Errorf("open reflog: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -138,28 +137,30 @@ func (s *Store) appendReflog(norm string, row []byte) error {
 	}
 	end, err := completeRowsEnd(f, fi.Size())
 	if err != nil {
-		return err
+		return fmt.Errorf("read reflog: %w", err)
 	}
 	if end != fi.Size() {
 		if err := f.Truncate(end); err != nil {
-			return err
+			return fmt.Errorf("cut the torn row off the reflog: %w", err)
+		}
+	}
+	if end == 0 {
+		if err := s.fs.syncDir(dir); err != nil {
+			return fmt.Errorf("make the new reflog durable: %w", err)
 		}
 	}
 	if _, err := f.WriteAt(row, end); err != nil {
-		return err
+		return fmt.Errorf("append to reflog: %w", err)
 	}
 	if err := f.Sync(); err != nil {
-		return err
-	}
-	if created {
-		return fsutil.SyncDir(dir)
+		return fmt.Errorf("fsync reflog: %w", err)
 	}
 	return nil
 }
 
 // completeRowsEnd returns the offset just past the last LF of a file of the
 // given size (0 when it has none), scanning backwards in blocks.
-func completeRowsEnd(f *os.File, size int64) (int64, error) {
+func completeRowsEnd(f io.ReaderAt, size int64) (int64, error) {
 	var last [1]byte
 	if size == 0 {
 		return 0, nil

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
-	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -25,7 +23,7 @@ const (
 // exactly one link and every oid must use the store's hash profile.
 func (s *Store) ReadShallow() ([]objects.OID, error) {
 	path := filepath.Join(s.root, shallowName)
-	b, err := readRegular(path, 1, MaxShallowBytes, func(n int64) error {
+	b, err := s.readRegular(path, 1, MaxShallowBytes, func(n int64) error {
 		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", n, MaxShallowBytes)
 	})
 	if errors.Is(err, fs.ErrNotExist) {
@@ -97,12 +95,10 @@ func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([
 	if len(data) > MaxShallowBytes {
 		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", len(data), MaxShallowBytes)
 	}
-	return fsutil.WriteFileAtomic(filepath.Join(s.root, shallowName), data, 0o644)
-}
-
-// WriteShallow replaces the shallow set with ids (see UpdateShallow).
-func (s *Store) WriteShallow(ctx context.Context, ids []objects.OID) error {
-	return s.UpdateShallow(ctx, func([]objects.OID) ([]objects.OID, error) { return ids, nil })
+	if err := s.writeFileAtomic(filepath.Join(s.root, shallowName), data, 0o644); err != nil {
+		return fmt.Errorf("shallow file: %w", err)
+	}
+	return nil
 }
 
 // recoverShallowGuard removes shallow.lock, and the temporary files of the
@@ -139,7 +135,7 @@ func (s *Store) removeShallowTemps() ([]string, error) {
 	}
 	var removed []string
 	for _, t := range temps {
-		if err := os.Remove(t); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.fs.remove(t); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return removed, fmt.Errorf("refs: remove shallow temporary file: %w", err)
 		}
 		removed = append(removed, s.relPath(t))

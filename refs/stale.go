@@ -218,7 +218,7 @@ func (s *Store) RemoveStaleGuards(ctx context.Context, opt RemoveOptions) ([]str
 			// Its guard, if any, is still there because it is alive or
 			// young and foreign.
 			if _, lerr := os.Lstat(s.refPath(l.Ref) + guardSuffix); errors.Is(lerr, fs.ErrNotExist) {
-				if err = os.Remove(abs); err == nil {
+				if err = s.fs.remove(abs); err == nil {
 					rm = []string{l.Path}
 				}
 			}
@@ -254,7 +254,7 @@ func (s *Store) removeDeadShallow(path string, foreign bool) ([]string, error) {
 	if !foreign && !ownGuard(fi) {
 		return nil, nil
 	}
-	if err := os.Remove(path); err != nil {
+	if err := s.fs.remove(path); err != nil {
 		return nil, fmt.Errorf("refs: remove shallow.lock of a dead writer: %w", err)
 	}
 	return []string{s.relPath(path)}, nil

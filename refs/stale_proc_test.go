@@ -157,7 +157,7 @@ func TestGuardOfLiveProcessKeptDeadRemoved(t *testing.T) {
 	// Killed before its commit point: nothing changed, and the refs are
 	// writable again.
 	for _, name := range []string{"heads/a", "heads/b"} {
-		if _, err := s.Read(name); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Read(t.Context(), name); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("%s after an uncommitted crash: %v", name, err)
 		}
 	}

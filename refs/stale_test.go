@@ -44,7 +44,7 @@ func TestStaleGuardsLiveAndDead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.release()
-	if err := writeStaging(s.refPath("heads/live")+stagingSuffix, EncodeRefFile(r2)); err != nil {
+	if err := s.writeStaging(s.refPath("heads/live")+stagingSuffix, EncodeRefFile(r2)); err != nil {
 		t.Fatal(err)
 	}
 	// Leftovers of dead writers: files nobody flocks.
@@ -121,7 +121,7 @@ func TestStaleGuardsLiveAndDead(t *testing.T) {
 	if err := s.Create(ctx, "heads/live", r1, "t"); !errors.Is(err, ErrLocked) {
 		t.Fatalf("update under a live guard: %v", err)
 	}
-	if err := s.WriteShallow(ctx, nil); err != nil {
+	if err := writeShallow(ctx, s, nil); err != nil {
 		t.Fatal(err)
 	}
 	live.release()
@@ -252,7 +252,7 @@ func TestRemoverNeverTouchesLiveWriters(t *testing.T) {
 			}
 			prev = e.New
 		}
-		if cur, err := s.Read(name); err == nil && cur != prev {
+		if cur, err := s.Read(t.Context(), name); err == nil && cur != prev {
 			t.Fatalf("%s is %s, its reflog ends at %s", name, cur, prev)
 		}
 	}

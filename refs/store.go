@@ -24,6 +24,9 @@ type Store struct {
 	objs objects.Getter
 	now  func() time.Time
 	rand io.Reader
+	// fs performs every file operation of the write and recovery paths:
+	// osFS, or a faulty one in the fault-injection tests.
+	fs fileSystem
 	// beforeUpdate runs before a transaction that moves a ref fetches its
 	// targets (WithBeforeUpdate).
 	beforeUpdate func(context.Context) error
@@ -43,17 +46,14 @@ func WithBeforeUpdate(fn func(context.Context) error) Option {
 	return func(s *Store) { s.beforeUpdate = fn }
 }
 
-// WithRandom sets the source of transaction ids (default crypto/rand).
-func WithRandom(r io.Reader) Option { return func(s *Store) { s.rand = r } }
-
 // Open returns the store of the repository rooted at repoRoot (the
 // directory holding refs/ and logs/). Ref values use the hash profile algo;
 // objs fetches and verifies ref targets before any ref moves. Open touches
 // nothing on disk: a transaction left half-applied by a crash is rolled
-// forward by the next write, List, Check or Recover, and by a Read of a ref
+// forward by the next write, List or Recover, and by a Read of a ref
 // it involves.
 func Open(repoRoot string, algo objects.Algo, objs objects.Getter, opts ...Option) *Store {
-	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader}
+	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader, fs: osFS{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -62,9 +62,6 @@ func Open(repoRoot string, algo objects.Algo, objs objects.Getter, opts ...Optio
 
 // Algo returns the hash profile the store's refs use.
 func (s *Store) Algo() objects.Algo { return s.algo }
-
-// Root returns the repository directory the store was opened on.
-func (s *Store) Root() string { return s.root }
 
 // refPath returns the file of a normalized ref name.
 func (s *Store) refPath(name string) string {
@@ -87,7 +84,7 @@ const (
 // file must be a regular, singly linked file holding one oid of the
 // store's hash profile (SPEC §2.4). Read does not fetch the target; Resolve
 // does.
-func (s *Store) Read(name string) (objects.OID, error) {
+func (s *Store) Read(ctx context.Context, name string) (objects.OID, error) {
 	norm, err := NormalizeName(name)
 	if err != nil {
 		return objects.OID{}, err
@@ -96,7 +93,7 @@ func (s *Store) Read(name string) (objects.OID, error) {
 	// A guard on disk may belong to a transaction that crashed after its
 	// commit point; finish it first so the value read is never half of one.
 	if _, err := os.Lstat(path + guardSuffix); err == nil {
-		if err := s.Recover(context.Background()); err != nil {
+		if err := s.Recover(ctx); err != nil {
 			return objects.OID{}, err
 		}
 	}
@@ -106,7 +103,7 @@ func (s *Store) Read(name string) (objects.OID, error) {
 // readRef reads a normalized ref without recovery.
 func (s *Store) readRef(norm string) (objects.OID, error) {
 	path := s.refPath(norm)
-	b, err := readRegular(path, 1, MaxRefFileBytes, func(n int64) error {
+	b, err := s.readRegular(path, 1, MaxRefFileBytes, func(n int64) error {
 		return objects.Errorf(objects.ReasonRefFileOversized, "ref %s: file of %d bytes, limit %d", norm, n, MaxRefFileBytes)
 	})
 	if err != nil {
@@ -141,7 +138,7 @@ func isDirErr(path string, err error) bool {
 // which re-verifies the oid, and applies CheckTarget (SPEC §2.5: the type
 // rule is checked on read too).
 func (s *Store) Resolve(ctx context.Context, name string) (*objects.Object, error) {
-	id, err := s.Read(name)
+	id, err := s.Read(ctx, name)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ func TestUpdateCreateReadReflog(t *testing.T) {
 	ctx := context.Background()
 	s, g := newTestStore(t, objects.BLAKE3)
 	r1, r2 := g.run(objects.BLAKE3, "1"), g.run(objects.BLAKE3, "2")
-	if _, err := s.Read("heads/main"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/main"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Read absent = %v", err)
 	}
 	if err := s.Create(ctx, "refs/heads/main", r1, "alice"); err != nil {
@@ -105,7 +105,7 @@ func TestLockedFailsFast(t *testing.T) {
 	if _, err := os.Stat(guard); err != nil {
 		t.Fatal("the other writer's guard was removed")
 	}
-	if _, err := s.Read("heads/main"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/main"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("ref written despite the guard: %v", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestTargetVerifiedBeforeMove(t *testing.T) {
 	if err := s.Create(ctx, "heads/x", g.run(objects.BLAKE3, "x"), strings.Repeat("a", 4097)); !objects.HasReason(err, objects.ReasonReflogActorTooLong) {
 		t.Fatalf("long actor = %v", err)
 	}
-	if _, err := s.Read("heads/x"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/x"); !errors.Is(err, ErrNotFound) {
 		t.Fatal("ref moved although its row was refused")
 	}
 	noLocks(t, s)
@@ -162,7 +162,7 @@ func TestDelete(t *testing.T) {
 	if err := s.Delete(ctx, "heads/a/b", ExpectValue(r1)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Read("heads/a/b"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/a/b"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Read deleted = %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(s.root, "refs/heads/a")); !os.IsNotExist(err) {
@@ -199,27 +199,27 @@ func TestReadRejectsBadFiles(t *testing.T) {
 		t.Fatalf("crlf = %s", got)
 	}
 	write("space", r1.String()+" \n")
-	if _, err := s.Read("heads/space"); !objects.HasReason(err, objects.ReasonRefFileNotCanonical) {
+	if _, err := s.Read(t.Context(), "heads/space"); !objects.HasReason(err, objects.ReasonRefFileNotCanonical) {
 		t.Fatalf("space = %v", err)
 	}
 	write("sha", g.run(objects.SHA256, "1").String()+"\n")
-	if _, err := s.Read("heads/sha"); !objects.HasReason(err, objects.ReasonOidMalformed) {
+	if _, err := s.Read(t.Context(), "heads/sha"); !objects.HasReason(err, objects.ReasonOidMalformed) {
 		t.Fatalf("other algo = %v", err)
 	}
 	write("big", strings.Repeat("a", 300))
-	if _, err := s.Read("heads/big"); !objects.HasReason(err, objects.ReasonRefFileOversized) {
+	if _, err := s.Read(t.Context(), "heads/big"); !objects.HasReason(err, objects.ReasonRefFileOversized) {
 		t.Fatalf("oversized = %v", err)
 	}
 	if err := os.Link(filepath.Join(dir, "crlf"), filepath.Join(dir, "hard")); err != nil {
 		t.Skip("no hard links here")
 	}
-	if _, err := s.Read("heads/hard"); !errors.Is(err, ErrNotRegular) {
+	if _, err := s.Read(t.Context(), "heads/hard"); !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("hard link = %v", err)
 	}
 	if err := os.Symlink(filepath.Join(dir, "crlf"), filepath.Join(dir, "sym")); err != nil {
 		t.Skip("no symlinks here")
 	}
-	if _, err := s.Read("heads/sym"); err == nil || errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/sym"); err == nil || errors.Is(err, ErrNotFound) {
 		t.Fatalf("symlink = %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
@@ -195,20 +196,20 @@ func (t *Transaction) Commit(ctx context.Context) error {
 		return nil
 	}
 	// Step 3: staging files.
-	dirs := map[string]bool{}
+	var dirs []string
 	for _, op := range mut {
 		if op.kind == opUpdate {
-			if err := writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(op.newID)); err != nil {
+			if err := s.writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(op.newID)); err != nil {
 				return fmt.Errorf("ref %s: %w", op.norm, err)
 			}
 		}
-		dirs[filepath.Dir(s.refPath(op.norm))] = true
+		dirs = append(dirs, filepath.Dir(s.refPath(op.norm)))
 	}
 	commitHook("staged")
 	if len(mut) > 1 {
-		for d := range dirs {
-			if err := fsutil.SyncDir(d); err != nil {
-				return err
+		for _, d := range sortedUnique(dirs) {
+			if err := s.fs.syncDir(d); err != nil {
+				return fmt.Errorf("refs: make the staging files durable: %w", err)
 			}
 		}
 		// The commit point of a multi-ref transaction. A journal whose
@@ -224,12 +225,12 @@ func (t *Transaction) Commit(ctx context.Context) error {
 	// decided; on failure the journal (if any) and guards stay for Recover.
 	if err := s.apply(mut, true); err != nil {
 		decided = j != nil
-		return &fsutil.UnknownStateError{Path: s.refPath(mut[0].norm), Err: err}
+		return &fsutil.UnknownStateError{Path: s.describeRefs(mut), Err: err}
 	}
 	if j != nil {
 		if err := j.remove(); err != nil {
 			decided = true
-			return &fsutil.UnknownStateError{Path: j.path, Err: err}
+			return &fsutil.UnknownStateError{Path: s.relPath(j.path), Err: err}
 		}
 	}
 	// Step 6 happens in the deferred release.
@@ -252,7 +253,7 @@ func commitHook(stage string) {
 // the directories and appends reflog rows. With all set it applies every
 // op; otherwise only updates whose staging file still exists (recovery).
 func (s *Store) apply(ops []*txOp, all bool) error {
-	dirs := map[string]bool{}
+	var dirs []string
 	var logged []*txOp
 	for _, op := range ops {
 		path := s.refPath(op.norm)
@@ -263,20 +264,20 @@ func (s *Store) apply(ops []*txOp, all bool) error {
 					continue
 				}
 			}
-			if err := os.Rename(path+stagingSuffix, path); err != nil {
-				return fmt.Errorf("ref %s: %w", op.norm, err)
+			if err := s.fs.rename(path+stagingSuffix, path); err != nil {
+				return fmt.Errorf("ref %s: move the staging file over the ref: %w", op.norm, err)
 			}
 			logged = append(logged, op)
 		case opDelete:
-			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := s.fs.remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("delete ref %s: %w", op.norm, err)
 			}
 		}
-		dirs[filepath.Dir(path)] = true
+		dirs = append(dirs, filepath.Dir(path))
 	}
-	for d := range dirs {
-		if err := fsutil.SyncDir(d); err != nil {
-			return err
+	for _, d := range sortedUnique(dirs) {
+		if err := s.fs.syncDir(d); err != nil {
+			return fmt.Errorf("refs: make the moved refs durable: %w", err)
 		}
 	}
 	for _, op := range logged {
@@ -295,4 +296,21 @@ func (s *Store) newTxnID() (string, error) {
 		return "", fmt.Errorf("refs: transaction id: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
+}
+
+// sortedUnique sorts dirs and drops repeats, so directories are synced in a
+// fixed order.
+func sortedUnique(dirs []string) []string {
+	slices.Sort(dirs)
+	return slices.Compact(dirs)
+}
+
+// describeRefs names the refs a failed transaction changes, for an
+// unknown-state error: "refs/heads/a" or "refs/heads/a, refs/tags/c".
+func (s *Store) describeRefs(ops []*txOp) string {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = "refs/" + op.norm
+	}
+	return strings.Join(names, ", ")
 }

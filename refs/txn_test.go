@@ -32,7 +32,7 @@ func TestTransactionAllOrNothing(t *testing.T) {
 	if mustRead(t, s, "heads/a") != a1 || mustRead(t, s, "heads/b") != b1 {
 		t.Fatal("a failed transaction moved a ref")
 	}
-	if _, err := s.Read("heads/c"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/c"); !errors.Is(err, ErrNotFound) {
 		t.Fatal("a failed transaction created a ref")
 	}
 	if len(mustLog(t, s, "heads/a")) != 1 || len(mustLog(t, s, "heads/c")) != 0 {
@@ -83,7 +83,7 @@ func TestTransactionApplies(t *testing.T) {
 	if mustRead(t, s, "heads/a") != x || mustRead(t, s, "tags/c") != x || mustRead(t, s, "heads/d") != d1 {
 		t.Fatal("transaction not applied")
 	}
-	if _, err := s.Read("heads/b"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/b"); !errors.Is(err, ErrNotFound) {
 		t.Fatal("delete not applied")
 	}
 	if log := mustLog(t, s, "heads/a"); len(log) != 2 || log[1].Old != a1 || log[1].Actor != "txn" {
@@ -119,7 +119,7 @@ func crash(t *testing.T, s *Store, ops []*txOp, applied int, commit bool) string
 			if op.row, err = EncodeReflogRow(ReflogEntry{Actor: "dead", New: op.newID, Old: op.cur, Ref: op.norm, TimeNS: 7}); err != nil {
 				t.Fatal(err)
 			}
-			if err := writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(op.newID)); err != nil {
+			if err := s.writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(op.newID)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -170,7 +170,7 @@ func TestJournalRollForward(t *testing.T) {
 	if mustRead(t, s, "heads/a") != x {
 		t.Fatal("heads/a lost")
 	}
-	if _, err := s.Read("heads/del"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Read(t.Context(), "heads/del"); !errors.Is(err, ErrNotFound) {
 		t.Fatal("deletion not rolled forward")
 	}
 	// heads/a was renamed before the crash, so its row was lost (SPEC §2.6
@@ -228,7 +228,7 @@ func TestLiveJournalLeftAlone(t *testing.T) {
 		}
 		defer g.release()
 		op.row, _ = EncodeReflogRow(ReflogEntry{Actor: "live", New: x, Ref: op.norm})
-		writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(x))
+		s.writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(x))
 	}
 	j, err := s.writeJournal(ctx, owner, ops)
 	if err != nil {

@@ -86,7 +86,7 @@ type UnknownStateError struct {
 
 // Error describes the failure.
 func (e *UnknownStateError) Error() string {
-	return fmt.Sprintf("%s written but its durability is unknown: %v", e.Path, e.Err)
+	return fmt.Sprintf("%s: state unknown (the change may or may not have taken effect): %v", e.Path, e.Err)
 }
 
 // Unwrap returns the underlying error.
