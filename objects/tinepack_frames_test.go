@@ -120,7 +120,7 @@ func TestInstallPackVectors(t *testing.T) {
 			reasons: []Reason{ReasonPackUnresolvedLink, ReasonPackShallowNotLinkClosure}},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
-			s := NewMemoryStore(SHA256)
+			s := newMapStore(SHA256)
 			pf, err := InstallPack(context.Background(), readPackFrame(t, tc.frame), s, nil)
 			if len(tc.reasons) > 0 {
 				got, _ := ReasonOf(err)
