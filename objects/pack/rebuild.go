@@ -24,7 +24,7 @@ import (
 // whose lengths their own headers give), each block's CRC-32C is computed
 // and the block decoded. Entries of the old (damaged) index that re-hash
 // correctly and tile a block are used as they are, so a flipped byte costs
-// nothing; other blocks are cut into envelopes as pack_split.go explains.
+// nothing; other blocks are cut into envelopes as split.go explains.
 // Every envelope is re-hashed, so every entry of the new index is verified.
 
 // zstdMagic starts every zstd frame (little-endian 0xFD2FB528).
@@ -37,7 +37,7 @@ var zstdMagic = [4]byte{0x28, 0xb5, 0x2f, 0xfd}
 // indexed. A pack whose content does not match its name is refused: only
 // an intact pack can be indexed. wanted, when not nil, reports oids known
 // to be referenced; it settles where a blob ends when the pack alone
-// cannot (pack_split.go).
+// cannot (split.go).
 func (s *Store) RebuildIndex(ctx context.Context, name string, wanted func(objects.OID) bool) (int, error) {
 	if err := checkPackName(name); err != nil {
 		return 0, err

@@ -8,7 +8,7 @@ import (
 )
 
 // Cutting a decoded block into envelopes without its index (RebuildIndex,
-// pack_rebuild.go). A JSON envelope ends where its body's JSON value ends.
+// rebuild.go). A JSON envelope ends where its body's JSON value ends.
 // A blob's body has no end marker: it ends where another canonical header
 // starts or at the block's end, and any blob could swallow the envelopes
 // after it (their bytes are valid blob content). So every whole cut of the

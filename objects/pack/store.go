@@ -19,7 +19,7 @@ import (
 // Store reads the storage packs of one directory (objects/pack) as one
 // store: a lookup searches every pack, newest first, and every object read is
 // re-hashed. It writes whole packs (WritePack), never single objects; see
-// CombinedStore for a Store that adds loose writes. It is safe for
+// objects/combined for a Store that adds loose writes. It is safe for
 // concurrent use; packs written by other processes appear after Reload.
 type Store struct {
 	dir  string
@@ -31,10 +31,10 @@ type Store struct {
 	// retired packs vanished from the directory; their files stay open
 	// until Close because a reader may still hold them.
 	retired []*spPack
-	// cache holds recently decoded blocks of the open packs (pack_cache.go).
+	// cache holds recently decoded blocks of the open packs (cache.go).
 	cache *spBlockCache
 	// damaged holds the packs the last Reload could not open, by name
-	// (pack_damage.go); replaced, never modified.
+	// (damage.go); replaced, never modified.
 	damaged atomic.Pointer[map[string]error]
 }
 
@@ -42,7 +42,7 @@ type Store struct {
 // missing dir is an empty store (WritePack creates it). A pack that cannot
 // be opened (a damaged index or trailer, a pack file without its index) is
 // skipped and remembered (Damaged), so the other packs stay readable, and a
-// lookup that misses names it (pack_damage.go): damage stays local and is
+// lookup that misses names it (damage.go): damage stays local and is
 // never silently ignored. Only a directory that cannot be read fails.
 func Open(dir string, a objects.Algo) (*Store, error) {
 	if !a.Valid() {
