@@ -38,6 +38,8 @@ type Store struct {
 	// dirs caches directories already checked to be real directories (or
 	// created), so a put or get costs no extra stat per path level.
 	dirs sync.Map
+	// faults fails chosen file operations in tests; nil otherwise.
+	faults faultHook
 }
 
 var _ interface {
@@ -190,11 +192,17 @@ func (s *Store) openOnce(id objects.OID) (f *os.File, size int64, swapped bool, 
 	}
 	_, _, p := s.paths(id)
 	f, err = os.Open(p)
+	if err == nil {
+		if ferr := s.faults.fault(stepOpen, p); ferr != nil {
+			f.Close()
+			f, err = nil, ferr
+		}
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, false, objects.NotFound(id)
 	}
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("object %s: %w", id, err)
+		return nil, 0, false, fmt.Errorf("object %s: %s: %w", id, stepOpen, err)
 	}
 	fi2, err := f.Stat()
 	if err == nil && !os.SameFile(fi, fi2) {
@@ -222,11 +230,17 @@ func (s *Store) read(id objects.OID) ([]byte, error) {
 	// detects a file that grew after the stat.
 	buf := make([]byte, size+1)
 	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return nil, fmt.Errorf("object %s: read: %w", id, err)
+	if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = s.faults.fault(stepRead, f.Name())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %s: %w", id, stepRead, err)
 	}
 	if int64(n) != size {
 		return nil, fmt.Errorf("object %s: file changed size while being read", id)
+	}
+	if n > 0 && s.faults.fault(stepVerify, f.Name()) != nil {
+		buf[n-1] ^= 0xff
 	}
 	return buf[:n], nil
 }

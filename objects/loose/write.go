@@ -30,6 +30,7 @@ type pendingWrite struct {
 	stored []byte
 	tmp    string   // temporary file name, "" once renamed or removed
 	f      *os.File // open temporary file, nil once closed
+	faults faultHook
 }
 
 // PutBatch stores every object of objs, paying for the syncs once per
@@ -64,21 +65,29 @@ func (s *Store) PutBatch(ctx context.Context, objs []*objects.Object) (err error
 	}
 	// The commit point of each object is its rename; from here on a failure
 	// leaves some objects visible, which is harmless (they are complete).
-	dirs := make(map[string]struct{})
+	dirs := make(map[string]objects.OID)
 	var order []string
 	for _, w := range work {
-		if err := os.Rename(w.tmp, w.path); err != nil {
-			return fmt.Errorf("object %s: %w", w.id, err)
+		err := s.faults.fault(stepRename, w.path)
+		if err == nil {
+			err = os.Rename(w.tmp, w.path)
+		}
+		if err != nil {
+			return fmt.Errorf("object %s: %s: %w", w.id, stepRename, err)
 		}
 		w.tmp = ""
 		if _, ok := dirs[w.fanDir]; !ok {
-			dirs[w.fanDir] = struct{}{}
+			dirs[w.fanDir] = w.id
 			order = append(order, w.fanDir)
 		}
 	}
 	return parallel(len(order), func(i int) error {
-		if err := fsutil.SyncDir(order[i]); err != nil {
-			return &fsutil.UnknownStateError{Path: order[i], Err: err}
+		err := s.faults.fault(stepSyncDir, order[i])
+		if err == nil {
+			err = fsutil.SyncDir(order[i])
+		}
+		if err != nil {
+			return fmt.Errorf("object %s: %s: %w", dirs[order[i]], stepSyncDir, &fsutil.UnknownStateError{Path: order[i], Err: err})
 		}
 		return nil
 	})
@@ -118,7 +127,7 @@ func (s *Store) planWrites(ctx context.Context, objs []*objects.Object) ([]*pend
 		if s.holds(o.ID, stored) {
 			continue
 		}
-		work = append(work, &pendingWrite{id: o.ID, fanDir: fanDir, path: p, stored: stored})
+		work = append(work, &pendingWrite{id: o.ID, fanDir: fanDir, path: p, stored: stored, faults: s.faults})
 	}
 	return work, nil
 }
@@ -126,24 +135,39 @@ func (s *Store) planWrites(ctx context.Context, objs []*objects.Object) ([]*pend
 // writeTemp creates the temporary file beside the final name, writes the
 // stored bytes into it, makes it read-only, fsyncs and closes it.
 func (w *pendingWrite) writeTemp() error {
-	f, err := os.CreateTemp(w.fanDir, objects.TempPrefix+w.id.Hex()[2:]+"-*")
+	err := w.faults.fault(stepCreateTemp, w.fanDir)
+	var f *os.File
+	if err == nil {
+		f, err = os.CreateTemp(w.fanDir, objects.TempPrefix+w.id.Hex()[2:]+"-*")
+	}
 	if err != nil {
-		return fmt.Errorf("object %s: %w", w.id, err)
+		return fmt.Errorf("object %s: %s: %w", w.id, stepCreateTemp, err)
 	}
 	w.f, w.tmp = f, f.Name()
-	if _, err := f.Write(w.stored); err != nil {
-		return fmt.Errorf("object %s: write: %w", w.id, err)
+	data := w.stored
+	err = w.faults.fault(stepWrite, w.tmp)
+	if err != nil {
+		data = data[:len(data)/2] // a torn write
+	}
+	if _, werr := f.Write(data); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("object %s: %s: %w", w.id, stepWrite, err)
 	}
 	if err := f.Chmod(objects.StoredFilePerm); err != nil {
 		return fmt.Errorf("object %s: %w", w.id, err)
 	}
-	err = f.Sync()
+	err = w.faults.fault(stepSync, w.tmp)
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	w.f = nil
 	if err != nil {
-		return fmt.Errorf("object %s: sync: %w", w.id, err)
+		return fmt.Errorf("object %s: %s: %w", w.id, stepSync, err)
 	}
 	return nil
 }
