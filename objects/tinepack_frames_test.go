@@ -235,7 +235,7 @@ func TestPackManifestVectors(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			body, id, err := PackManifest(envs)
+			body, id, err := PackManifestFor(SHA256, envs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,6 @@ type Store struct {
 	loose        *loose.Store
 	packs        *pack.Store
 	minPackBatch int
-	packOpts     pack.Options
 }
 
 var _ interface {
@@ -45,10 +44,6 @@ func New(loose *loose.Store, packs *pack.Store) (*Store, error) {
 // SetMinPackBatch sets the batch size from which PutBatch writes a pack
 // (values below 1 mean 1). It must be called before the store is shared.
 func (c *Store) SetMinPackBatch(n int) { c.minPackBatch = max(n, 1) }
-
-// SetPackOptions sets the options of the packs PutBatch writes. It must be
-// called before the store is shared.
-func (c *Store) SetPackOptions(opt pack.Options) { c.packOpts = opt }
 
 // Loose returns the loose store.
 func (c *Store) Loose() *loose.Store { return c.loose }
@@ -137,7 +132,7 @@ func (c *Store) PutBatch(ctx context.Context, objs []*objects.Object) error {
 	if err := c.loose.PutBatch(ctx, loose); err != nil {
 		return err
 	}
-	_, err := c.packs.WritePack(ctx, packed, c.packOpts)
+	_, err := c.packs.WritePack(ctx, packed, pack.Options{})
 	return err
 }
 
