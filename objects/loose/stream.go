@@ -28,9 +28,14 @@ func (s *Store) PutBlobFrom(ctx context.Context, r io.Reader) (objects.OID, erro
 	if err := s.checkDir(typeDir, true); err != nil {
 		return objects.OID{}, fmt.Errorf("put blob: %w", err)
 	}
-	f, err := os.CreateTemp(typeDir, objects.TempPrefix+"stream-*")
+	err := s.faults.fault(stepCreateTemp, typeDir)
+	var f *os.File
+	if err == nil {
+		f, err = os.CreateTemp(typeDir, objects.TempPrefix+"stream-*")
+	}
 	if err != nil {
-		return objects.OID{}, fmt.Errorf("put blob: %w", err)
+		// The oid is known only once every byte is hashed.
+		return objects.OID{}, fmt.Errorf("put blob: %s: %w", stepCreateTemp, err)
 	}
 	tmp := f.Name()
 	defer func() {
@@ -58,8 +63,16 @@ func (s *Store) PutBlobFrom(ctx context.Context, r io.Reader) (objects.OID, erro
 				return objects.OID{}, fmt.Errorf("put blob: over %d bytes: %w", s.maxSize, objects.ErrObjectTooLarge)
 			}
 			h.Write(buf[:n])
-			if _, err := f.Write(buf[:n]); err != nil {
-				return objects.OID{}, fmt.Errorf("put blob: write: %w", err)
+			chunk := buf[:n]
+			err := s.faults.fault(stepWrite, tmp)
+			if err != nil {
+				chunk = chunk[:n/2] // a torn write
+			}
+			if _, werr := f.Write(chunk); err == nil {
+				err = werr
+			}
+			if err != nil {
+				return objects.OID{}, fmt.Errorf("put blob: %s: %w", stepWrite, err)
 			}
 		}
 		if rerr == io.EOF {
@@ -80,20 +93,31 @@ func (s *Store) PutBlobFrom(ctx context.Context, r io.Reader) (objects.OID, erro
 	if err := f.Chmod(objects.StoredFilePerm); err != nil {
 		return objects.OID{}, fmt.Errorf("object %s: %w", id, err)
 	}
-	err = f.Sync()
+	err = s.faults.fault(stepSync, tmp)
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	f = nil
 	if err != nil {
-		return objects.OID{}, fmt.Errorf("object %s: sync: %w", id, err)
+		return objects.OID{}, fmt.Errorf("object %s: %s: %w", id, stepSync, err)
 	}
-	if err := os.Rename(tmp, p); err != nil {
-		return objects.OID{}, fmt.Errorf("object %s: %w", id, err)
+	err = s.faults.fault(stepRename, p)
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		return objects.OID{}, fmt.Errorf("object %s: %s: %w", id, stepRename, err)
 	}
 	tmp = ""
-	if err := fsutil.SyncDir(fanDir); err != nil {
-		return id, &fsutil.UnknownStateError{Path: p, Err: err}
+	err = s.faults.fault(stepSyncDir, fanDir)
+	if err == nil {
+		err = fsutil.SyncDir(fanDir)
+	}
+	if err != nil {
+		return id, fmt.Errorf("object %s: %s: %w", id, stepSyncDir, &fsutil.UnknownStateError{Path: p, Err: err})
 	}
 	return id, nil
 }

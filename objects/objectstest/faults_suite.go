@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -21,7 +22,8 @@ import (
 //     never half-written, corrupt or listed without being readable;
 //   - the same write retried without the fault succeeds.
 //
-// For every read step a Get fails with an error naming the object (and the
+// A store that streams blobs in (BlobStreamer) gets the same write cases
+// for PutBlobFrom. For every read step a Get fails with an error naming the object (and the
 // step, or for StepVerify a *objects.FormatError: the damaged bytes were
 // refused), and the next Get returns the object intact.
 func RunFaults(t *testing.T, newStore func(t *testing.T, a objects.Algo, f *Faults) objects.Store) {
@@ -35,6 +37,14 @@ func RunFaults(t *testing.T, newStore func(t *testing.T, a objects.Algo, f *Faul
 				t.Run("batch/"+step, func(t *testing.T) {
 					f := &Faults{}
 					testWriteFault(t, newStore(t, a, f), f, step, a, 4, 2)
+				})
+				t.Run("stream/"+step, func(t *testing.T) {
+					f := &Faults{}
+					s := newStore(t, a, f)
+					if _, ok := s.(BlobStreamer); !ok {
+						t.Skip("the store does not stream blobs")
+					}
+					testStreamFault(t, s, f, step, a)
 				})
 			}
 			for _, step := range ReadSteps {
@@ -171,4 +181,49 @@ func namesOneOf(err error, objs []*objects.Object) bool {
 func isFormat(err error) bool {
 	_, ok := objects.ReasonOf(err)
 	return ok
+}
+
+// BlobStreamer is implemented by stores that write a blob from a reader in
+// constant memory (the loose store).
+type BlobStreamer interface {
+	PutBlobFrom(ctx context.Context, r io.Reader) (objects.OID, error)
+}
+
+// testStreamFault streams one blob in with the first call of step failing.
+// Before the last byte is hashed the blob has no name yet, so the errors of
+// the first steps say "put blob"; later ones name the object.
+func testStreamFault(t *testing.T, s objects.Store, f *Faults, step string, a objects.Algo) {
+	ctx := context.Background()
+	content := bytes.Repeat([]byte("streamed under a "+step+" fault\n"), 64)
+	blob := objects.NewBlob(a, content)
+	f.Arm(step, 1)
+	_, err := s.(BlobStreamer).PutBlobFrom(ctx, bytes.NewReader(content))
+	if f.Fired() != 1 {
+		t.Fatalf("the %s fault never fired (err %v)", step, err)
+	}
+	if err == nil || !errors.Is(err, ErrInjected) || !strings.Contains(err.Error(), ": "+step+":") {
+		t.Fatalf("PutBlobFrom with a failed %s: %v; want an error wrapping the fault and naming the step", step, err)
+	}
+	named := "object " + blob.ID.String()
+	if step == StepCreateTemp || step == StepWrite {
+		named = "put blob"
+	}
+	if !strings.Contains(err.Error(), named) {
+		t.Fatalf("error %q does not say %q", err, named)
+	}
+	want := 0
+	if step == StepSyncDir {
+		want = 1
+	}
+	if got := checkAllOrNothing(t, s, []*objects.Object{blob}); got != want {
+		t.Fatalf("%d copies of the blob visible after a failed %s, want %d", got, step, want)
+	}
+	f.Disarm()
+	id, err := s.(BlobStreamer).PutBlobFrom(ctx, bytes.NewReader(content))
+	if err != nil || id != blob.ID {
+		t.Fatalf("retried PutBlobFrom = %s, %v; want %s", id, err, blob.ID)
+	}
+	if got := checkAllOrNothing(t, s, []*objects.Object{blob}); got != 1 {
+		t.Fatal("the retried blob is not readable")
+	}
 }
