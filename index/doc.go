@@ -6,7 +6,7 @@
 //
 // The storage-pack file indexes (fan-out table, sorted oids, offsets) are not
 // here: they live in package objects next to the pack reader
-// (objects/pack_index.go). This package holds only the catalog, which is
+// (objects/pack/index.go). This package holds only the catalog, which is
 // derived data: always rebuildable from objects and refs, never the source of
 // truth and never read by fsck.
 //

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/loose"
 	"github.com/tinehq/tine/refs"
 )
 
@@ -18,7 +19,7 @@ type testRepo struct {
 	ctx   context.Context
 	root  string
 	algo  objects.Algo
-	store *objects.LooseStore
+	store *loose.Store
 	refs  *refs.Store
 	ix    *Index
 }
@@ -31,7 +32,7 @@ func newTestRepo(t testing.TB, a objects.Algo) *testRepo {
 			t.Fatal(err)
 		}
 	}
-	st, err := objects.OpenLooseStore(filepath.Join(root, "objects"), a)
+	st, err := loose.Open(filepath.Join(root, "objects"), a)
 	if err != nil {
 		t.Fatal(err)
 	}

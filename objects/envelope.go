@@ -77,7 +77,7 @@ func DecodeEnvelope(a Algo, stored []byte) (*Object, error) {
 		return nil, Errorf(ReasonEnvelopeMalformed, "envelope has no LF after its header")
 	}
 	header, body := stored[:lf], stored[lf+1:]
-	t, schema, ok := fastHeader(header)
+	t, schema, ok := CanonicalHeader(header)
 	if !ok {
 		var err error
 		if t, schema, err = decodeHeader(header); err != nil {
@@ -142,10 +142,12 @@ func DecodeEnvelopeAs(expected OID, stored []byte) (*Object, error) {
 	return o, nil
 }
 
-// fastHeader recognises a header that is already canonical and valid, the
-// case of every well-formed object, without a JSON parse. It reports false
-// for anything else, which decodeHeader then classifies.
-func fastHeader(h []byte) (Type, int64, bool) {
+// CanonicalHeader recognises a header that is already canonical and valid,
+// the case of every well-formed object, without a JSON parse, and returns
+// its type and schema. It reports false for anything else, which
+// decodeHeader then classifies; storage packs use it to find envelope
+// boundaries in a block whose index is lost.
+func CanonicalHeader(h []byte) (Type, int64, bool) {
 	var raw bool
 	switch {
 	case bytes.HasPrefix(h, []byte(headerPrefixJSON)):
@@ -275,7 +277,7 @@ func hasRawSurrogate[T string | []byte](b T) bool {
 // decodeHeader classifies a header that is not a valid canonical header,
 // following the order of SPEC §1.2: framing and JSON, key count, canonical
 // bytes, then schema, type and encoding. It returns the type and schema of
-// the rare header that is valid but was not recognised by fastHeader.
+// the rare header that is valid but was not recognised by CanonicalHeader.
 func decodeHeader(h []byte) (Type, int64, error) {
 	if len(h) > MaxHeaderBytes {
 		return "", 0, Errorf(ReasonEnvelopeMalformed, "envelope header exceeds %d bytes", MaxHeaderBytes)

@@ -258,7 +258,7 @@ func TestFastHeaderMatchesSlowPath(t *testing.T) {
 		`{"encoding":"json","schema":1,"type":""}`,
 	}
 	for _, h := range headers {
-		ft, fs, fok := fastHeader([]byte(h))
+		ft, fs, fok := CanonicalHeader([]byte(h))
 		st, ss, err := decodeHeader([]byte(h))
 		if fok != (err == nil) {
 			t.Errorf("%s: fast ok=%v, slow err=%v", h, fok, err)

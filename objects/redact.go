@@ -105,11 +105,6 @@ func classifyName(raw string) secrecy {
 	return notSecret
 }
 
-// IsSecretKeyName reports whether a key of this name holds a credential
-// whose value a writer replaces (SPEC §1.7). Names that only end in "token"
-// count; their numeric values are still kept by RedactValue.
-func IsSecretKeyName(name string) bool { return classifyName(name) != notSecret }
-
 // NormalizeKeyName returns the form of a key name the SPEC §1.7 lists are
 // matched against: surrounding whitespace and quotes stripped, camelCase
 // split into "_" parts ("apiKey" -> "api_key", "APIKey" -> "api_key"),

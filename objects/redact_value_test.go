@@ -105,12 +105,12 @@ func TestRedactKeyClassification(t *testing.T) {
 	plain := []string{"model", "name", "value", "input_tokens", "tokens", "max_tokens", "keyboard",
 		"monkey", "password_hash", "secretary", "tokenizer", "author", "key", "id"}
 	for _, k := range secrets {
-		if !IsSecretKeyName(k) {
+		if classifyName(k) == notSecret {
 			t.Errorf("%q should be a secret name", k)
 		}
 	}
 	for _, k := range plain {
-		if IsSecretKeyName(k) {
+		if classifyName(k) != notSecret {
 			t.Errorf("%q should not be a secret name", k)
 		}
 	}

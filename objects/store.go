@@ -97,9 +97,9 @@ func LoosePathString(s string) (string, error) {
 	return LoosePath(id)
 }
 
-// checkPut validates an object before a store accepts it: the oid must be
+// CheckPut validates an object before a store accepts it: the oid must be
 // complete, of the store's profile, and agree with the object's type.
-func checkPut(a Algo, o *Object) error {
+func CheckPut(a Algo, o *Object) error {
 	if o == nil {
 		return errors.New("put: nil object")
 	}
@@ -112,5 +112,6 @@ func checkPut(a Algo, o *Object) error {
 	return nil
 }
 
-// notFound returns the error for an absent object.
-func notFound(id OID) error { return fmt.Errorf("object %s: %w", id, ErrNotFound) }
+// NotFound returns the error for an absent object: it names id and wraps
+// ErrNotFound.
+func NotFound(id OID) error { return fmt.Errorf("object %s: %w", id, ErrNotFound) }

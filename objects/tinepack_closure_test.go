@@ -12,7 +12,7 @@ func TestPackClosure(t *testing.T) {
 	for _, a := range []Algo{SHA256, BLAKE3} {
 		t.Run(string(a), func(t *testing.T) {
 			g := newTPGraph(t, a)
-			s := NewMemoryStore(a)
+			s := newMapStore(a)
 			if err := PutAll(ctx, s, g.all()); err != nil {
 				t.Fatal(err)
 			}
@@ -33,7 +33,7 @@ func TestPackClosure(t *testing.T) {
 			if err != nil {
 				t.Fatalf("closure is not writable: %v", err)
 			}
-			if _, err := InstallPack(ctx, frame, NewMemoryStore(a), nil); err != nil {
+			if _, err := InstallPack(ctx, frame, newMapStore(a), nil); err != nil {
 				t.Fatalf("closure does not install: %v", err)
 			}
 		})
@@ -43,7 +43,7 @@ func TestPackClosure(t *testing.T) {
 func TestPackClosureShallowRepository(t *testing.T) {
 	ctx := context.Background()
 	g := newTPGraph(t, SHA256)
-	s := NewMemoryStore(SHA256)
+	s := newMapStore(SHA256)
 	// A shallow clone: the run and its events, the blob only a boundary.
 	if err := PutAll(ctx, s, []*Object{g.run, g.e1, g.e2}); err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestPackClosureShallowRepository(t *testing.T) {
 
 func TestPackClosureBound(t *testing.T) {
 	ctx := context.Background()
-	s := NewMemoryStore(SHA256)
+	s := newMapStore(SHA256)
 	// A run naming MaxPackObjects events reaches one object too many.
 	events := make([]Value, MaxPackObjects)
 	objs := make([]*Object, 0, MaxPackObjects)

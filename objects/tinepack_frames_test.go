@@ -120,7 +120,7 @@ func TestInstallPackVectors(t *testing.T) {
 			reasons: []Reason{ReasonPackUnresolvedLink, ReasonPackShallowNotLinkClosure}},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
-			s := NewMemoryStore(SHA256)
+			s := newMapStore(SHA256)
 			pf, err := InstallPack(context.Background(), readPackFrame(t, tc.frame), s, nil)
 			if len(tc.reasons) > 0 {
 				got, _ := ReasonOf(err)
@@ -235,7 +235,7 @@ func TestPackManifestVectors(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			body, id, err := PackManifest(envs)
+			body, id, err := PackManifestFor(SHA256, envs)
 			if err != nil {
 				t.Fatal(err)
 			}

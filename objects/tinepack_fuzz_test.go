@@ -64,7 +64,7 @@ func FuzzInspectPack(f *testing.F) {
 		}
 		// Installing either succeeds or refuses with a reason; it never
 		// writes part of a refused pack.
-		s := NewMemoryStore(SHA256)
+		s := newMapStore(SHA256)
 		if _, err := InstallPack(t.Context(), frame, s, nil); err != nil && s.Len() != 0 {
 			t.Fatalf("refused install (%v) wrote %d objects", err, s.Len())
 		}

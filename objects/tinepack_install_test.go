@@ -10,13 +10,13 @@ import (
 // tpRecordingStore is a Store without PutBatch that records the order of
 // puts and can fail them.
 type tpRecordingStore struct {
-	mem  *MemoryStore
+	mem  *mapStore
 	puts []OID
 	fail error
 }
 
 func newTPRecordingStore(a Algo) *tpRecordingStore {
-	return &tpRecordingStore{mem: NewMemoryStore(a)}
+	return &tpRecordingStore{mem: newMapStore(a)}
 }
 
 func (r *tpRecordingStore) Algo() Algo { return r.mem.Algo() }
@@ -85,7 +85,7 @@ func TestInstallPackResolution(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("declared boundary present locally", func(t *testing.T) {
-		s := NewMemoryStore(SHA256)
+		s := newMapStore(SHA256)
 		if err := s.Put(ctx, g.blob); err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestInstallPackResolution(t *testing.T) {
 		}
 	})
 	t.Run("undeclared link present locally", func(t *testing.T) {
-		s := NewMemoryStore(SHA256)
+		s := newMapStore(SHA256)
 		if err := s.Put(ctx, g.blob); err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestInstallPackResolution(t *testing.T) {
 		}
 	})
 	t.Run("existing shallow oid resolves an undeclared link", func(t *testing.T) {
-		s := NewMemoryStore(SHA256)
+		s := newMapStore(SHA256)
 		frame := tpManifestFrame(t, []*Object{g.e1}, nil)
 		isShallow := func(id OID) bool { return id == g.blob.ID }
 		// Resolvable, yet still not the declared boundary.
@@ -122,7 +122,7 @@ func TestInstallPackResolution(t *testing.T) {
 		}
 	})
 	t.Run("chain predecessor in the store", func(t *testing.T) {
-		s := NewMemoryStore(SHA256)
+		s := newMapStore(SHA256)
 		if err := PutAll(ctx, s, []*Object{g.ann1, g.run, g.e1, g.e2, g.blob}); err != nil {
 			t.Fatal(err)
 		}
@@ -135,12 +135,12 @@ func TestInstallPackResolution(t *testing.T) {
 		}
 		// SPEC §1.5.5: the predecessor must be readable; a boundary oid
 		// satisfies the link rule but not the chain rule.
-		if _, err := InstallPack(ctx, frame, NewMemoryStore(SHA256), nil); !HasReason(err, ReasonChainPreviousUnavailable) {
+		if _, err := InstallPack(ctx, frame, newMapStore(SHA256), nil); !HasReason(err, ReasonChainPreviousUnavailable) {
 			t.Fatalf("error %v, want chain.previous-unavailable", err)
 		}
 	})
 	t.Run("wrong profile store", func(t *testing.T) {
-		s := NewMemoryStore(BLAKE3)
+		s := newMapStore(BLAKE3)
 		if _, err := InstallPack(ctx, partial, s, nil); !HasReason(err, ReasonPackEntryOidMismatch) {
 			t.Fatalf("error %v, want pack.entry-oid-mismatch", err)
 		}
@@ -178,7 +178,7 @@ func TestInstallPackValidates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := NewMemoryStore(SHA256)
+			s := newMapStore(SHA256)
 			if _, err := InstallPack(ctx, frame, s, nil); !HasReason(err, tc.reason) {
 				t.Fatalf("error %v, want %s", err, tc.reason)
 			}

@@ -33,7 +33,7 @@ func TestPackRoundTrip(t *testing.T) {
 					t.Fatalf("objects[%d] = %s, want %s in oid order", i, o.ID, want[i].ID)
 				}
 			}
-			s := NewMemoryStore(a)
+			s := newMapStore(a)
 			got, err := InstallPack(ctx, frame, s, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -66,7 +66,7 @@ func TestPackRoundTripPartial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := NewMemoryStore(a)
+			s := newMapStore(a)
 			pf, err := InstallPack(ctx, frame, s, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -41,12 +41,6 @@ func WritePack(objs []*Object, shallow []OID) ([]byte, string, error) {
 	return sealPack(body)
 }
 
-// PackManifest is the writer half of op pack.manifest for sha256 objects
-// (OpenTine's profile); see PackManifestFor.
-func PackManifest(envelopes [][]byte) ([]byte, string, error) {
-	return PackManifestFor(SHA256, envelopes)
-}
-
 // PackManifestFor decodes the stored envelopes with hash profile a and
 // returns the v3-canonical manifest body a pack of them carries and its pack
 // id ("sha256:" + hex of the body's SHA-256). The objects appear in the

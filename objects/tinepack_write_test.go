@@ -132,11 +132,11 @@ func TestWritePackBounds(t *testing.T) {
 }
 
 func TestPackManifestForRefusals(t *testing.T) {
-	if _, _, err := PackManifest([][]byte{[]byte("no header")}); !HasReason(err, ReasonEnvelopeMalformed) {
+	if _, _, err := PackManifestFor(SHA256, [][]byte{[]byte("no header")}); !HasReason(err, ReasonEnvelopeMalformed) {
 		t.Errorf("bad envelope: %v", err)
 	}
 	blob := NewBlob(SHA256, []byte("x")).Stored()
-	if _, _, err := PackManifest([][]byte{blob, blob}); !HasReason(err, ReasonPackDuplicateIds) {
+	if _, _, err := PackManifestFor(SHA256, [][]byte{blob, blob}); !HasReason(err, ReasonPackDuplicateIds) {
 		t.Errorf("duplicate: %v", err)
 	}
 	// The profile decides the ids: the same envelope is another object.

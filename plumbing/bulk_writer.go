@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/loose"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 // Defaults of BulkWriter batches: a batch is written when it holds this many
@@ -36,7 +38,7 @@ type BulkOptions struct {
 }
 
 // BlobStreamer is implemented by stores that can store a blob from a reader
-// in constant memory, hashing it as they write (objects.LooseStore).
+// in constant memory, hashing it as they write (loose.Store).
 type BlobStreamer interface {
 	PutBlobFrom(ctx context.Context, r io.Reader) (objects.OID, error)
 }
@@ -45,11 +47,11 @@ type BlobStreamer interface {
 // collects objects and hands each full batch to the store's PutBatch
 // (objects.BatchPutter). Which store does the writing decides the cost:
 //
-//   - the loose store (objects.LooseStore), and Repo.Objects of a sha256
+//   - the loose store (loose.Store), and Repo.Objects of a sha256
 //     repository that keeps every object loose (Repo.StoragePacks), write
 //     one file per object and fsync them concurrently, then each touched
 //     directory once;
-//   - a store that writes storage packs (objects.CombinedStore, what
+//   - a store that writes storage packs (combined.Store, what
 //     Repo.Objects returns where tine may use them) turns a batch into one
 //     new pack: a few fsyncs for the whole batch.
 //
@@ -82,7 +84,7 @@ type BulkStats struct {
 func NewBulkWriter(ctx context.Context, store objects.Store, opt BulkOptions) *BulkWriter {
 	if opt.MaxObjects <= 0 {
 		opt.MaxObjects = DefaultBulkObjects
-		if _, packs := store.(interface{ Packs() *objects.PackStore }); packs {
+		if _, packs := store.(interface{ Packs() *pack.Store }); packs {
 			opt.MaxObjects = DefaultPackBulkObjects
 		}
 	}
@@ -153,7 +155,7 @@ func blobStreamerOf(s objects.Store) (BlobStreamer, bool) {
 	if b, ok := s.(BlobStreamer); ok {
 		return b, true
 	}
-	if l, ok := s.(interface{ Loose() *objects.LooseStore }); ok && l.Loose() != nil {
+	if l, ok := s.(interface{ Loose() *loose.Store }); ok && l.Loose() != nil {
 		return l.Loose(), true
 	}
 	return nil, false

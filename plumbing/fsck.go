@@ -130,7 +130,7 @@ func (f *FsckResult) OK() bool { return len(f.Problems) == 0 }
 // graph and the annotation chain; the event DAG is acyclic; every ref has
 // a legal name, parses, exists and passes its type rule; reflog rows parse;
 // the shallow file parses; pack files are legally named; every storage
-// pack verifies completely (objects.PackStore.Verify), and its leftovers
+// pack verifies completely (pack.Store.Verify), and its leftovers
 // are warnings. Open the repository with OpenOptions.AllowDamagedPacks so
 // a pack that cannot be opened is reported rather than refused. It first lets the
 // ref store finish any multi-ref transaction a crash interrupted, as any ref

@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 // storagePackRel is objects/pack/ relative to the repository.
-const storagePackRel = "objects/" + objects.StoragePackDir
+const storagePackRel = "objects/" + pack.Dir
 
 // fsckPacked is one packed copy of an object as fsck read it.
 type fsckPacked struct {
@@ -27,7 +28,7 @@ type fsckPacked struct {
 }
 
 // verifyPacks verifies every storage pack completely, reading each once
-// (objects.PackStore.VerifyEach: trailer, index, tiling, every block's
+// (pack.Store.VerifyEach: trailer, index, tiling, every block's
 // CRC-32C and decompression, every entry re-hashed, on every CPU), and
 // returns every packed copy in enumeration order (then by pack name). The
 // packs' verdicts wait in f.packVerdicts for checkStoragePacks.
@@ -97,7 +98,7 @@ func (f *fsck) checkStoragePacks() error {
 				continue // packGarbageWarnings: the next gc completes it
 			}
 			ext := ".idx"
-			if errors.Is(d.Err, objects.ErrPackNoIndex) {
+			if errors.Is(d.Err, pack.ErrNoIndex) {
 				ext = ".pack"
 			}
 			f.problem(Problem{Code: ProblemStoragePack, Path: storagePackRel + "/" + d.Name + ext,
@@ -172,7 +173,7 @@ func (f *fsck) packGarbageWarnings(interrupted map[string]string) error {
 // (FsckOptions.RemoveStale): temp files, packs without an index and gc
 // scratch directories. It returns how many it removed.
 func (f *fsck) removePackGarbage(cutoff time.Time) (int, error) {
-	dir := filepath.Join(f.r.root, "objects", objects.StoragePackDir)
+	dir := filepath.Join(f.r.root, "objects", pack.Dir)
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -203,7 +204,7 @@ func (f *fsck) removePackGarbage(cutoff time.Time) (int, error) {
 // index (so "pack-H" with "pack-H.idx" present). A missing directory gives
 // nil entries and no error.
 func readStoragePackDir(root string) ([]fs.DirEntry, map[string]bool, error) {
-	ents, err := os.ReadDir(filepath.Join(root, "objects", objects.StoragePackDir))
+	ents, err := os.ReadDir(filepath.Join(root, "objects", pack.Dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}

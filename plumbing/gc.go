@@ -127,7 +127,7 @@ var ErrDamagedPacks = errors.New("storage packs cannot be read, so nothing was p
 // a redundant copy, an index without its pack or a temp file, which the
 // next gc or fsck --remove-stale clears. It never leaves a pack without
 // its index: such a pack may hold needed objects, so nothing deletes it
-// (objects.PackStore.RemoveGarbage).
+// (pack.Store.RemoveGarbage).
 //
 // Concurrency (repo_lock.go): readers are never blocked and never lose an
 // object they can see (gc commits a pack before it unlinks anything, and

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 	"github.com/tinehq/tine/refs"
 )
 
@@ -36,7 +37,7 @@ func storeChain(t testing.TB, r *Repo, ref string, packed bool, n int) []objects
 	run, all := chainObjects(t, r.Algo(), ref, n)
 	var err error
 	if packed {
-		_, err = r.Packs().WritePack(ctx, all, objects.PackOptions{})
+		_, err = r.Packs().WritePack(ctx, all, pack.Options{})
 	} else {
 		err = r.Loose().PutBatch(ctx, all)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 // gcViewPrefix names the scratch directories in objects/pack/ where gc
@@ -123,7 +124,7 @@ func (g *gcRun) youngMembers(names []string) (map[objects.OID]bool, error) {
 			}
 		}
 	}
-	view, err := objects.OpenPackStore(dir, g.r.algo)
+	view, err := pack.Open(dir, g.r.algo)
 	if err != nil {
 		return nil, err
 	}
@@ -163,13 +164,13 @@ func (g *gcRun) checkDamage() error {
 	if len(d) == 0 || !g.opt.Prune {
 		return nil
 	}
-	return fmt.Errorf("%w: %w", ErrDamagedPacks, objects.PackDamageError(d))
+	return fmt.Errorf("%w: %w", ErrDamagedPacks, pack.DamageError(d))
 }
 
 // cleanStaleViews removes scratch directories of crashed gcs and the pack
 // and loose temp files of crashed writers, all older than
 // DefaultStaleAfter, so a running writer is never disturbed; it completes
-// pack commits a crash interrupted (objects.PackStore.RemoveGarbage). While
+// pack commits a crash interrupted (pack.Store.RemoveGarbage). While
 // pruning, gc holds the writers' lock exclusive, so no pack writer can be
 // running (bulk writers hold it shared, other gcs wait for the gc lock):
 // every pack temp file is then a dead writer's, whatever its age.

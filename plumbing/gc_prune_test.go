@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 // ageAllLoose makes every loose object d old.
@@ -30,7 +31,7 @@ func ageAllLoose(t *testing.T, r *Repo, d time.Duration) {
 // packAged writes objs as a pack whose files are d old.
 func packAged(t *testing.T, r *Repo, objs []*objects.Object, d time.Duration) string {
 	t.Helper()
-	name, err := r.Packs().WritePack(context.Background(), objs, objects.PackOptions{})
+	name, err := r.Packs().WritePack(context.Background(), objs, pack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 func TestGCPacksLooseObjectsThenFsckClean(t *testing.T) {
@@ -197,7 +198,7 @@ func TestFsckPackGarbageWarningsAndRemoval(t *testing.T) {
 	ids := storeChain(t, r, "heads/a", false, 3)
 	// A bulk write killed between its renames: nothing refers to it yet.
 	_, extra := chainObjects(t, r.Algo(), "heads/never", 3)
-	name, err := r.Packs().WritePack(context.Background(), extra, objects.PackOptions{})
+	name, err := r.Packs().WritePack(context.Background(), extra, pack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestFsckPackGarbageWarningsAndRemoval(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, gone := chainObjects(t, r.Algo(), "heads/gone", 2)
-	goneName, err := r.Packs().WritePack(context.Background(), gone, objects.PackOptions{})
+	goneName, err := r.Packs().WritePack(context.Background(), gone, pack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 // gcProgressEvery is how many objects pass between progress reports.
@@ -100,7 +101,7 @@ func enumCompare(a, b objects.OID) int {
 // cruft pack, each object once.
 type gcWriter struct {
 	g           *gcRun
-	main, cruft *objects.PackWriter
+	main, cruft *pack.Writer
 	seen        map[objects.OID]struct{}
 	done, total int
 }
@@ -115,7 +116,7 @@ func (g *gcRun) writePacks() (err error) {
 	w.total = len(g.loose) + len(g.packList)
 	defer func() {
 		if err != nil {
-			for _, pw := range []*objects.PackWriter{w.main, w.cruft} {
+			for _, pw := range []*pack.Writer{w.main, w.cruft} {
 				if pw != nil {
 					pw.Abort()
 				}
@@ -163,7 +164,7 @@ func (w *gcWriter) consider(id objects.OID, o *objects.Object) error {
 	if g.looseSet[id] && d != gcKeepLoose {
 		g.removeLoose = append(g.removeLoose, id)
 	}
-	var pw **objects.PackWriter
+	var pw **pack.Writer
 	switch d {
 	case gcToMain:
 		pw = &w.main
@@ -180,7 +181,7 @@ func (w *gcWriter) consider(id objects.OID, o *objects.Object) error {
 	}
 	if *pw == nil {
 		var err error
-		if *pw, err = objects.NewPackWriter(g.r.packs.Dir(), g.r.algo, objects.PackOptions{}); err != nil {
+		if *pw, err = pack.NewWriter(g.r.packs.Dir(), g.r.algo, pack.Options{}); err != nil {
 			return err
 		}
 	}

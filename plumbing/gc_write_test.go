@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 // gcOrderBlobs returns n distinct blobs labelled label.
@@ -83,11 +84,11 @@ func TestRepackKeepsPackAgeThenPackOrder(t *testing.T) {
 	older, newer := gcOrderBlobs(r.Algo(), "older", 30), gcOrderBlobs(r.Algo(), "newer", 30)
 	loose := gcOrderBlobs(r.Algo(), "loose", 5)
 	// The newer pack is written first; its file time says it is newer.
-	nameNew, err := r.Packs().WritePack(ctx, newer, objects.PackOptions{})
+	nameNew, err := r.Packs().WritePack(ctx, newer, pack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	nameOld, err := r.Packs().WritePack(ctx, append(older, newer[3]), objects.PackOptions{})
+	nameOld, err := r.Packs().WritePack(ctx, append(older, newer[3]), pack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

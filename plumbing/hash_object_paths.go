@@ -45,7 +45,7 @@ type HashPathsOptions struct {
 	Workers int
 	// Store, when not nil, receives the writes instead of r.Objects(): a
 	// benchmark or an importer can hand in a pack-writing store
-	// (objects.CombinedStore) before Repo serves one.
+	// (combined.Store) before Repo serves one.
 	Store objects.Store
 }
 

@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/combined"
+	"github.com/tinehq/tine/objects/loose"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 // writeFiles creates n distinct small JSON files and returns their paths.
@@ -170,18 +173,18 @@ func TestHashObjectPathsIntoCombinedStore(t *testing.T) {
 }
 
 // combinedStore opens the loose store and storage packs of r together.
-func combinedStore(t testing.TB, r *Repo) *objects.CombinedStore {
+func combinedStore(t testing.TB, r *Repo) *combined.Store {
 	t.Helper()
-	loose, err := objects.OpenLooseStore(filepath.Join(r.Root(), "objects"), r.Algo())
+	loose, err := loose.Open(filepath.Join(r.Root(), "objects"), r.Algo())
 	if err != nil {
 		t.Fatal(err)
 	}
-	packs, err := objects.OpenPackStore(filepath.Join(r.Root(), "objects", "pack"), r.Algo())
+	packs, err := pack.Open(filepath.Join(r.Root(), "objects", "pack"), r.Algo())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { packs.Close() })
-	cs, err := objects.NewCombinedStore(loose, packs)
+	cs, err := combined.New(loose, packs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ type IndexPackResult struct {
 }
 
 // IndexPack rebuilds the index of one storage pack from the pack file
-// (objects.PackStore.RebuildIndex), for a pack whose index is damaged or
+// (pack.Store.RebuildIndex), for a pack whose index is damaged or
 // missing: its objects become readable again and gc may prune once more.
 // pack is "pack-<hex>", with or without ".pack"/".idx" and a directory.
 // Where the pack alone cannot say where a blob ends, the oids the

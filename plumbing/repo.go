@@ -12,6 +12,9 @@ import (
 	"sync"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/combined"
+	"github.com/tinehq/tine/objects/loose"
+	"github.com/tinehq/tine/objects/pack"
 	"github.com/tinehq/tine/refs"
 )
 
@@ -32,8 +35,8 @@ type Repo struct {
 	root  string
 	algo  objects.Algo
 	objs  objects.Store // chosen by routeWrites (storage_packs.go)
-	loose *objects.LooseStore
-	packs *objects.PackStore // nil when packsErr is set
+	loose *loose.Store
+	packs *pack.Store // nil when packsErr is set
 	// packsErr is why the storage packs could not be opened (only with
 	// OpenOptions.AllowDamagedPacks; otherwise opening fails).
 	packsErr error
@@ -59,7 +62,7 @@ type OpenOptions struct {
 	// why. fsck and verify-pack use it to report the damage; every other
 	// verb refuses such a repository, since packed objects would look
 	// missing. One damaged pack never needs it: that pack is skipped and
-	// named by any read that misses (objects.PackStore.Damaged), so verbs
+	// named by any read that misses (pack.Store.Damaged), so verbs
 	// that do not need its objects keep working.
 	AllowDamagedPacks bool
 	// Notice, when set, receives a one-line message when the repository
@@ -78,16 +81,16 @@ func (r *Repo) Algo() objects.Algo { return r.algo }
 // Objects returns the repository's object store: reads try the loose
 // objects, then the storage packs, and re-hash every object. Where tine
 // may keep objects in storage packs (StoragePacks) PutBatch writes large
-// batches as one pack (objects.CombinedStore); elsewhere every write is a
+// batches as one pack (combined.Store); elsewhere every write is a
 // loose file.
 func (r *Repo) Objects() objects.Store { return r.objs }
 
 // Loose returns the repository's loose object store (objects/<type>/).
-func (r *Repo) Loose() *objects.LooseStore { return r.loose }
+func (r *Repo) Loose() *loose.Store { return r.loose }
 
 // Packs returns the repository's storage packs (objects/pack/), or nil
 // when they could not be opened (see PacksErr).
-func (r *Repo) Packs() *objects.PackStore { return r.packs }
+func (r *Repo) Packs() *pack.Store { return r.packs }
 
 // PacksErr returns why the storage packs could not be opened, or nil.
 func (r *Repo) PacksErr() error { return r.packsErr }
@@ -192,7 +195,7 @@ func openRootWith(root string, opt OpenOptions) (*Repo, error) {
 	if err := ensureDirs(root); err != nil {
 		return nil, err
 	}
-	loose, err := objects.OpenLooseStore(filepath.Join(root, "objects"), algo)
+	loose, err := loose.Open(filepath.Join(root, "objects"), algo)
 	if err != nil {
 		return nil, fmt.Errorf("open objects of %s: %w", root, err)
 	}
@@ -201,14 +204,14 @@ func openRootWith(root string, opt OpenOptions) (*Repo, error) {
 		return nil, fmt.Errorf("open repository: %w", err)
 	}
 	r := &Repo{root: root, algo: algo, loose: loose, packOptIn: optIn, notice: opt.Notice}
-	packs, err := objects.OpenPackStore(filepath.Join(root, "objects", objects.StoragePackDir), algo)
+	packs, err := pack.Open(filepath.Join(root, "objects", pack.Dir), algo)
 	switch {
 	case err != nil && !opt.AllowDamagedPacks:
 		return nil, fmt.Errorf("open storage packs of %s (tine fsck or tine verify-pack reports the damage): %w", root, err)
 	case err != nil:
 		r.packsErr = err
 	default:
-		combined, err := objects.NewCombinedStore(loose, packs)
+		combined, err := combined.New(loose, packs)
 		if err != nil {
 			packs.Close()
 			return nil, err
@@ -294,7 +297,7 @@ func (r *Repo) packedPrefixMatches(ctx context.Context, prefix string) ([]object
 // loose file, so the re-scan finds it. Packs an old handle still has open
 // stay readable after gc deletes them (their files stay open).
 type reloadingStore struct {
-	*objects.CombinedStore
+	*combined.Store
 	r *Repo
 }
 
@@ -303,7 +306,7 @@ func (s reloadingStore) Put(ctx context.Context, o *objects.Object) error {
 	if err := s.r.LockWriters(ctx); err != nil {
 		return err
 	}
-	return s.CombinedStore.Put(ctx, o)
+	return s.Store.Put(ctx, o)
 }
 
 // PutBatch takes the writers' lock, then stores objs.
@@ -311,7 +314,7 @@ func (s reloadingStore) PutBatch(ctx context.Context, objs []*objects.Object) er
 	if err := s.r.LockWriters(ctx); err != nil {
 		return err
 	}
-	return s.CombinedStore.PutBatch(ctx, objs)
+	return s.Store.PutBatch(ctx, objs)
 }
 
 // PutBlobFrom takes the writers' lock, then streams a blob into the loose
@@ -325,18 +328,18 @@ func (s reloadingStore) PutBlobFrom(ctx context.Context, rd io.Reader) (objects.
 
 // Get reads id, re-scanning the packs once on a miss.
 func (s reloadingStore) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
-	o, err := s.CombinedStore.Get(ctx, id)
+	o, err := s.Store.Get(ctx, id)
 	if errors.Is(err, objects.ErrNotFound) && s.Packs().Reload() == nil {
-		return s.CombinedStore.Get(ctx, id)
+		return s.Store.Get(ctx, id)
 	}
 	return o, err
 }
 
 // Has reports whether id is stored, re-scanning the packs once on a miss.
 func (s reloadingStore) Has(ctx context.Context, id objects.OID) (bool, error) {
-	ok, err := s.CombinedStore.Has(ctx, id)
+	ok, err := s.Store.Has(ctx, id)
 	if !ok && err == nil && s.Packs().Reload() == nil {
-		return s.CombinedStore.Has(ctx, id)
+		return s.Store.Has(ctx, id)
 	}
 	return ok, err
 }
@@ -345,7 +348,7 @@ func (s reloadingStore) Has(ctx context.Context, id objects.OID) (bool, error) {
 // could not be opened: the loose store, taking the writers' lock before any
 // write.
 type lockingLoose struct {
-	*objects.LooseStore
+	*loose.Store
 	r *Repo
 }
 
@@ -354,7 +357,7 @@ func (s lockingLoose) Put(ctx context.Context, o *objects.Object) error {
 	if err := s.r.LockWriters(ctx); err != nil {
 		return err
 	}
-	return s.LooseStore.Put(ctx, o)
+	return s.Store.Put(ctx, o)
 }
 
 // PutBatch takes the writers' lock, then stores objs.
@@ -362,7 +365,7 @@ func (s lockingLoose) PutBatch(ctx context.Context, objs []*objects.Object) erro
 	if err := s.r.LockWriters(ctx); err != nil {
 		return err
 	}
-	return s.LooseStore.PutBatch(ctx, objs)
+	return s.Store.PutBatch(ctx, objs)
 }
 
 // PutBlobFrom takes the writers' lock, then streams a blob.
@@ -370,8 +373,8 @@ func (s lockingLoose) PutBlobFrom(ctx context.Context, rd io.Reader) (objects.OI
 	if err := s.r.LockWriters(ctx); err != nil {
 		return objects.OID{}, err
 	}
-	return s.LooseStore.PutBlobFrom(ctx, rd)
+	return s.Store.PutBlobFrom(ctx, rd)
 }
 
 // Loose returns the loose store, for callers that look for it.
-func (s lockingLoose) Loose() *objects.LooseStore { return s.LooseStore }
+func (s lockingLoose) Loose() *loose.Store { return s.Store }

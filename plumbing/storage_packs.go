@@ -11,6 +11,7 @@ import (
 
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/loose"
 )
 
 // StoragePacksFile is the file, at the top of a sha256 repository, whose
@@ -142,7 +143,7 @@ func (s looseWriteStore) Put(ctx context.Context, o *objects.Object) error {
 }
 
 // PutBatch takes the writers' lock, then stores objs as loose files with
-// one round of fsyncs (see objects.LooseStore.PutBatch).
+// one round of fsyncs (see loose.Store.PutBatch).
 func (s looseWriteStore) PutBatch(ctx context.Context, objs []*objects.Object) error {
 	if err := s.rs.r.LockWriters(ctx); err != nil {
 		return err
@@ -157,4 +158,4 @@ func (s looseWriteStore) PutBlobFrom(ctx context.Context, rd io.Reader) (objects
 }
 
 // Loose returns the loose store, which streams large blobs.
-func (s looseWriteStore) Loose() *objects.LooseStore { return s.rs.Loose() }
+func (s looseWriteStore) Loose() *loose.Store { return s.rs.Loose() }

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 // VerifyPackOptions configures VerifyPack.
@@ -43,7 +43,7 @@ func (v *VerifyPackResult) OK() bool {
 	return true
 }
 
-// VerifyPack checks storage packs completely (objects.PackStore.Verify):
+// VerifyPack checks storage packs completely (pack.Store.Verify):
 // the index's trailer and structure, the pack's trailer checksum, blocks
 // tiling the pack, and every entry's CRC-32C, decompression and re-derived
 // oid. A damaged pack is a verdict, not an error; the error is for failing
@@ -56,8 +56,8 @@ func VerifyPack(ctx context.Context, r *Repo, opt VerifyPackOptions) (*VerifyPac
 		if h, ok := strings.CutPrefix(n, "pack-"); !ok || !isLowerHexN(h, 64) {
 			return nil, fmt.Errorf("verify-pack: %q is not a storage pack name (pack-<64 hex>)", arg)
 		}
-		if !isFile(filepath.Join(r.root, "objects", objects.StoragePackDir, n+".pack")) &&
-			!isFile(filepath.Join(r.root, "objects", objects.StoragePackDir, n+".idx")) {
+		if !isFile(filepath.Join(r.root, "objects", pack.Dir, n+".pack")) &&
+			!isFile(filepath.Join(r.root, "objects", pack.Dir, n+".idx")) {
 			return nil, fmt.Errorf("verify-pack: %s: no such pack in this repository", n)
 		}
 		names = append(names, n)
@@ -84,7 +84,7 @@ func VerifyPack(ctx context.Context, r *Repo, opt VerifyPackOptions) (*VerifyPac
 // reports it as damaged); an index without its pack indexes nothing (a gc
 // stopped between its two deletions; fsck warns about it).
 func storagePackNames(r *Repo) ([]string, error) {
-	ents, err := os.ReadDir(filepath.Join(r.root, "objects", objects.StoragePackDir))
+	ents, err := os.ReadDir(filepath.Join(r.root, "objects", pack.Dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -95,7 +95,7 @@ func storagePackNames(r *Repo) ([]string, error) {
 	for _, e := range ents {
 		n, ok := strings.CutSuffix(e.Name(), ".idx")
 		h, isPack := strings.CutPrefix(n, "pack-")
-		if ok && isPack && isLowerHexN(h, 64) && isFile(filepath.Join(r.root, "objects", objects.StoragePackDir, n+".pack")) {
+		if ok && isPack && isLowerHexN(h, 64) && isFile(filepath.Join(r.root, "objects", pack.Dir, n+".pack")) {
 			names = append(names, n)
 		}
 	}
@@ -123,7 +123,7 @@ func verifyOnePack(ctx context.Context, r *Repo, name string) PackCheck {
 
 // verifyCopy verifies a pack copied into a scratch directory.
 func verifyCopy(ctx context.Context, r *Repo, name string) (int, error) {
-	dir := filepath.Join(r.root, "objects", objects.StoragePackDir)
+	dir := filepath.Join(r.root, "objects", pack.Dir)
 	view, err := os.MkdirTemp(dir, gcViewPrefix)
 	if err != nil {
 		return 0, err
@@ -141,7 +141,7 @@ func verifyCopy(ctx context.Context, r *Repo, name string) (int, error) {
 		}
 		return errors.New(strings.ReplaceAll(err.Error(), view, dir))
 	}
-	s, err := objects.OpenPackStore(view, r.algo)
+	s, err := pack.Open(view, r.algo)
 	if err != nil {
 		return 0, unview(err)
 	}

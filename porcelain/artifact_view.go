@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/memory"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -79,7 +80,7 @@ type ArtifactView struct {
 	Run *Run
 	// Store holds the converted objects; it is the Getter for the run's
 	// blobs.
-	Store *objects.MemoryStore
+	Store *memory.Store
 	// Artifact is the decoded source.
 	Artifact *objects.Artifact
 	// Integrity is the source's integrity verdict.
@@ -106,7 +107,7 @@ func OpenArtifactView(ctx context.Context, a objects.Algo, data []byte) (*Artifa
 	if err != nil {
 		return nil, err
 	}
-	v.Store = objects.NewMemoryStore(a)
+	v.Store = memory.New(a)
 	if err := v.Store.PutBatch(ctx, v.objs); err != nil {
 		return nil, err
 	}

@@ -244,7 +244,7 @@ func blobDiffs(ctx context.Context, g objects.Getter, a, b *Event, opt TextDiffO
 }
 
 // blobSizer is the optional store capability of learning a blob's size
-// without reading it (objects.LooseStore.OpenBlob), so a blob over the
+// without reading it (loose.Store.OpenBlob), so a blob over the
 // text-diff cap is never loaded.
 type blobSizer interface {
 	OpenBlob(ctx context.Context, id objects.OID) (io.ReadCloser, int64, error)

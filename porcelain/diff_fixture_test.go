@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/memory"
 )
 
 // runFixture builds events and runs in a memory store for the diff and
@@ -13,12 +14,12 @@ import (
 type runFixture struct {
 	t       *testing.T
 	ctx     context.Context
-	st      *objects.MemoryStore
+	st      *memory.Store
 	parents map[objects.OID][]objects.OID
 }
 
 func newRunFixture(t *testing.T) *runFixture {
-	return &runFixture{t: t, ctx: context.Background(), st: objects.NewMemoryStore(objects.BLAKE3), parents: map[objects.OID][]objects.OID{}}
+	return &runFixture{t: t, ctx: context.Background(), st: memory.New(objects.BLAKE3), parents: map[objects.OID][]objects.OID{}}
 }
 
 // blob stores text as a blob.

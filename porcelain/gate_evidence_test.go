@@ -9,6 +9,7 @@ import (
 
 	"github.com/tinehq/tine/gate"
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/memory"
 )
 
 // sampleEvidence is a failing command result with every optional field set.
@@ -40,7 +41,7 @@ func TestGateEvidenceRoundTrip(t *testing.T) {
 	if rec.Digest != want {
 		t.Fatalf("stored digest %s, want %s (storing changed the evidence)", rec.Digest, want)
 	}
-	st := objects.NewMemoryStore(objects.BLAKE3)
+	st := memory.New(objects.BLAKE3)
 	for _, o := range []*objects.Object{w.blob, w.event} {
 		if err := st.Put(ctx, o); err != nil {
 			t.Fatal(err)

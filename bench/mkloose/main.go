@@ -14,7 +14,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/loose"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -38,7 +38,7 @@ func run(repo string) (int, error) {
 		return 0, err
 	}
 	defer r.Close()
-	loose, err := objects.OpenLooseStore(filepath.Join(r.Root(), "objects"), r.Algo())
+	loose, err := loose.Open(filepath.Join(r.Root(), "objects"), r.Algo())
 	if err != nil {
 		return 0, err
 	}

@@ -92,6 +92,19 @@ func TestCheckImportsCatchesViolations(t *testing.T) {
 			pkg("refs"),
 		}, "depends on " + Module + "/refs"},
 		{"tine-conformance is not cmd/tine", []Package{pkg("cmd/tine-conformance", "objects"), pkg("objects")}, ""},
+		{"objects imports a store", []Package{pkg("objects", "objects/loose"), pkg("objects/loose", "objects")}, "objects imports " + Module + "/objects/loose"},
+		{"pack imports loose", []Package{pkg("objects/pack", "objects", "objects/loose"), pkg("objects/loose", "objects"), pkg("objects")}, "objects/pack imports " + Module + "/objects/loose"},
+		{"stores import the format, layers above the stores", []Package{
+			pkg("objects"), pkg("objects/loose", "objects"), pkg("objects/pack", "objects"),
+			pkg("objects/combined", "objects", "objects/loose", "objects/pack"),
+			pkg("refs", "objects", "objects/memory"), pkg("objects/memory", "objects"),
+			pkg("plumbing", "objects", "objects/combined"),
+		}, ""},
+		{"laundered store through internal", []Package{
+			pkg("refs", "internal/helper"),
+			{ImportPath: Module + "/internal/helper", Imports: []string{Module + "/objects/loose"}, Deps: []string{Module + "/objects/loose", Module + "/objects"}},
+			pkg("objects/loose", "objects"), pkg("objects"),
+		}, ""},
 		{"external imports are free", []Package{pkg("objects", "golang.org/x/sys/unix")}, ""},
 	}
 	for _, tc := range cases {

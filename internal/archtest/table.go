@@ -7,8 +7,9 @@ import "strings"
 const Module = "github.com/tinehq/tine"
 
 // Layer is one row of the import table: the packages under Prefix (the
-// directory itself and everything below it) may import the tine packages of
-// the layers named in MayImport, their own layer, and internal/... helpers.
+// directory itself and everything below it that has no row of its own) may
+// import the tine packages of the layers named in MayImport (and of the rows
+// below those), their own layer, and internal/... helpers.
 type Layer struct {
 	Prefix    string
 	MayImport []string
@@ -17,7 +18,14 @@ type Layer struct {
 // Table is ARCHITECTURE.md §3 as data. A package that matches no row (other
 // than internal/...) is a violation: adding a package means adding a row.
 var Table = []Layer{
+	// The format code (ids, canonical JSON, envelope, payload rules,
+	// TINEPACK3, signatures) and the Store contract import none of the
+	// stores; the stores import the format code.
 	{Prefix: "objects"},
+	{Prefix: "objects/loose", MayImport: []string{"objects"}},
+	{Prefix: "objects/pack", MayImport: []string{"objects"}},
+	{Prefix: "objects/memory", MayImport: []string{"objects"}},
+	{Prefix: "objects/combined", MayImport: []string{"objects", "objects/loose", "objects/pack"}},
 	{Prefix: "refs", MayImport: []string{"objects"}},
 	{Prefix: "index", MayImport: []string{"objects", "refs"}},
 	{Prefix: "plumbing", MayImport: []string{"objects", "refs", "index"}},
@@ -74,7 +82,9 @@ func layerOf(table []Layer, r string) (Layer, bool) {
 }
 
 // allowed reports whether layer l may import the package at module-relative
-// path target directly.
+// path target directly. A layer that may import "objects" may import the
+// rows below it (objects/loose ...) too, unless it is one of them: a row's
+// own layer is its exact prefix, so "objects" may not import its stores.
 func allowed(table []Layer, l Layer, target string) bool {
 	if isInternal(target) {
 		return true
@@ -87,15 +97,23 @@ func allowed(table []Layer, l Layer, target string) bool {
 		return true
 	}
 	for _, p := range l.MayImport {
-		if p == tl.Prefix {
+		if tl.Prefix == p || below(l, tl.Prefix, p) {
 			return true
 		}
 	}
 	return false
 }
 
-// reachable is every layer l may reach through its allowed imports, used to
-// judge what an internal helper drags in on l's behalf.
+// below reports whether a layer that may import prefix p may import the row
+// at prefix r under p as well: yes from outside p's tree, no from a row
+// inside it (objects/pack may import objects but not objects/loose).
+func below(l Layer, r, p string) bool {
+	return under(r, p) && !under(l.Prefix, p)
+}
+
+// reachable is every layer l may reach through its allowed imports (with
+// the rows below a reachable layer), used to judge what an internal helper
+// drags in on l's behalf.
 func reachable(table []Layer, l Layer) map[string]bool {
 	seen := map[string]bool{l.Prefix: true}
 	stack := append([]string(nil), l.MayImport...)
@@ -107,8 +125,11 @@ func reachable(table []Layer, l Layer) map[string]bool {
 		}
 		seen[p] = true
 		for _, row := range table {
-			if row.Prefix == p {
+			switch {
+			case row.Prefix == p:
 				stack = append(stack, row.MayImport...)
+			case below(l, row.Prefix, p):
+				stack = append(append(stack, row.Prefix), row.MayImport...)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/memory"
 )
 
 // The TINEPACK3 ops (SPEC §2.8): inspecting a frame, installing it into a
@@ -38,7 +39,7 @@ func opPackInstall(h *Handler, in Input, args opArgs) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	store := objects.NewMemoryStore(h.Algo)
+	store := memory.New(h.Algo)
 	ctx := context.Background()
 	for _, o := range repo.stored {
 		if err := store.Put(ctx, o); err != nil {

@@ -1,0 +1,11 @@
+package loose
+
+// SetMaxSize lowers the store's object size limit so tests can reach it
+// without gigabyte files. It exists only in test builds.
+func (s *Store) SetMaxSize(n int64) { s.maxSize = n }
+
+// SetFaultHook makes the store consult hook before each step of its write
+// and read paths (faults.go), so the shared fault suite
+// (objectstest.RunFaults) can fail any of them. It exists only in test
+// builds and must be called before the store is used.
+func SetFaultHook(s *Store, hook func(step, path string) error) { s.faults = hook }

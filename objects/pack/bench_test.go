@@ -1,0 +1,143 @@
+package pack
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// spBenchVariants are the block layouts the package doc compares.
+var spBenchVariants = []struct {
+	name string
+	opt  Options
+}{
+	{"frames", Options{BlockSize: -1}},
+	{"block4k", Options{BlockSize: 4 << 10}},
+	{"block8k", Options{BlockSize: 8 << 10}},
+	{"block16k", Options{BlockSize: 16 << 10}},
+	{"block32k", Options{BlockSize: 32 << 10}},
+}
+
+// BenchmarkStoragePackWrite writes b.N ~1 KiB events into one pack (commit
+// and fsyncs included) and reports the compression ratio.
+func BenchmarkStoragePackWrite(b *testing.B) {
+	for _, v := range spBenchVariants {
+		b.Run(v.name, func(b *testing.B) {
+			objs := make([]*objects.Object, b.N)
+			raw := 0
+			for i := range objs {
+				objs[i] = spTestEvent(b, objects.BLAKE3, i)
+				raw += len(objs[i].Body) + 45
+			}
+			dir := b.TempDir()
+			b.SetBytes(int64(raw / b.N))
+			b.ResetTimer()
+			var name string
+			spMeasureCPU(b, b.N, func() {
+				w, err := NewWriter(dir, objects.BLAKE3, v.opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, o := range objs {
+					if err := w.Add(o); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if name, err = w.Commit(); err != nil {
+					b.Fatal(err)
+				}
+			})
+			b.StopTimer()
+			fi, err := os.Stat(filepath.Join(dir, name+".pack"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(raw)/float64(fi.Size()), "ratio")
+		})
+	}
+}
+
+// spBenchStore writes n events in one pack with opt and opens it.
+func spBenchStore(b *testing.B, n int, opt Options) (*Store, []*objects.Object) {
+	objs := make([]*objects.Object, n)
+	for i := range objs {
+		objs[i] = spTestEvent(b, objects.BLAKE3, i)
+	}
+	dir := b.TempDir()
+	s, err := Open(dir, objects.BLAKE3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if _, err := s.WritePack(context.Background(), objs, opt); err != nil {
+		b.Fatal(err)
+	}
+	return s, objs
+}
+
+// BenchmarkStoragePackGet reads random objects of a 20k-object pack:
+// CRC, decompression, envelope decode and re-hash.
+func BenchmarkStoragePackGet(b *testing.B) {
+	for _, v := range spBenchVariants {
+		b.Run(v.name, func(b *testing.B) {
+			s, objs := spBenchStore(b, 20000, v.opt)
+			r := rand.New(rand.NewPCG(1, 1))
+			ctx := context.Background()
+			b.ResetTimer()
+			spMeasureCPU(b, b.N, func() {
+				for range b.N {
+					if _, err := s.Get(ctx, objs[r.IntN(len(objs))].ID); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkStoragePackGetParallel is BenchmarkStoragePackGet with the
+// default layout on every core.
+func BenchmarkStoragePackGetParallel(b *testing.B) {
+	s, objs := spBenchStore(b, 20000, Options{})
+	ctx := context.Background()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		r := rand.New(rand.NewPCG(rand.Uint64(), 1))
+		for pb.Next() {
+			if _, err := s.Get(ctx, objs[r.IntN(len(objs))].ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkStoragePackVerify verifies a 20k-object pack (fsck's path: pack
+// order, each block decoded once) and reports the time per object.
+func BenchmarkStoragePackVerify(b *testing.B) {
+	s, objs := spBenchStore(b, 20000, Options{})
+	name := s.Packs()[0]
+	b.ResetTimer()
+	spMeasureCPU(b, b.N*len(objs), func() {
+		for range b.N {
+			if n, err := s.Verify(context.Background(), name); err != nil || n != len(objs) {
+				b.Fatal(n, err)
+			}
+		}
+	})
+}
+
+// BenchmarkStoragePackHas measures an index lookup of a present object.
+func BenchmarkStoragePackHas(b *testing.B) {
+	s, objs := spBenchStore(b, 20000, Options{})
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := range b.N {
+		if ok, _ := s.Has(ctx, objs[i%len(objs)].ID); !ok {
+			b.Fatal("missing")
+		}
+	}
+}

@@ -1,0 +1,380 @@
+package pack
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// Store reads the storage packs of one directory (objects/pack) as one
+// store: a lookup searches every pack, newest first, and every object read is
+// re-hashed. It writes whole packs (WritePack), never single objects; see
+// objects/combined for a Store that adds loose writes. It is safe for
+// concurrent use; packs written by other processes appear after Reload.
+type Store struct {
+	dir  string
+	algo objects.Algo
+	mu   sync.Mutex // serialises Reload, installs and Close
+	// packs is the search order, newest first; the slice is replaced, never
+	// modified, so readers load it without a lock.
+	packs atomic.Pointer[[]*spPack]
+	// retired packs vanished from the directory; their files stay open
+	// until Close because a reader may still hold them.
+	retired []*spPack
+	// cache holds recently decoded blocks of the open packs (cache.go).
+	cache *spBlockCache
+	// damaged holds the packs the last Reload could not open, by name
+	// (damage.go); replaced, never modified.
+	damaged atomic.Pointer[map[string]error]
+}
+
+// Open opens the storage packs in dir for hash profile a. A
+// missing dir is an empty store (WritePack creates it). A pack that cannot
+// be opened (a damaged index or trailer, a pack file without its index) is
+// skipped and remembered (Damaged), so the other packs stay readable, and a
+// lookup that misses names it (damage.go): damage stays local and is
+// never silently ignored. Only a directory that cannot be read fails.
+func Open(dir string, a objects.Algo) (*Store, error) {
+	if !a.Valid() {
+		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, objects.ErrUnknownAlgo, a)
+	}
+	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache()}
+	s.packs.Store(&[]*spPack{})
+	s.damaged.Store(&map[string]error{})
+	if err := s.Reload(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Algo returns the store's hash profile.
+func (s *Store) Algo() objects.Algo { return s.algo }
+
+// Dir returns the directory the store reads.
+func (s *Store) Dir() string { return s.dir }
+
+// Packs returns the names ("pack-<hex>") of the open packs in search order.
+func (s *Store) Packs() []string {
+	ps := *s.packs.Load()
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.name
+	}
+	return names
+}
+
+// Reload opens packs that appeared in the directory since the last scan
+// (they are searched first, newest index first), forgets packs whose
+// index disappeared and re-assesses the damaged ones: a pack that cannot
+// be opened is skipped and remembered (Damaged), not an error.
+func (s *Store) Reload() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names, orphans, err := s.scan()
+	if err != nil {
+		return err
+	}
+	damaged := make(map[string]error, len(orphans))
+	for _, n := range orphans {
+		damaged[n] = fmt.Errorf("%s: %w", filepath.Join(s.dir, n+".pack"), ErrNoIndex)
+	}
+	old := *s.packs.Load()
+	byName := make(map[string]*spPack, len(old))
+	for _, p := range old {
+		byName[p.name] = p
+	}
+	var fresh []*spPack
+	present := make(map[string]bool, len(names))
+	for _, n := range names {
+		present[n] = true
+		if byName[n] != nil {
+			continue
+		}
+		p, err := openSPPack(s.dir, n, s.algo)
+		if errors.Is(err, fs.ErrNotExist) && (!exists(filepath.Join(s.dir, n+".idx")) || !exists(filepath.Join(s.dir, n+".pack"))) {
+			// Removed while we looked, or an index whose pack gc removed
+			// (it deletes the pack file first): nothing to read there.
+			continue
+		}
+		if err != nil {
+			damaged[n] = err
+			continue
+		}
+		p.cache = s.cache
+		fresh = append(fresh, p)
+	}
+	newestFirst(s.dir, fresh)
+	next := fresh
+	for _, p := range old {
+		if present[p.name] {
+			next = append(next, p)
+		} else {
+			s.retired = append(s.retired, p)
+			s.cache.forget(p)
+		}
+	}
+	s.packs.Store(&next)
+	s.damaged.Store(&damaged)
+	return nil
+}
+
+// scan lists the pack names whose index is in the directory, and those of
+// pack files without an index (orphans).
+func (s *Store) scan() (names, orphans []string, err error) {
+	fi, err := os.Lstat(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("storage packs: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("storage packs: %s is not a directory (symlinks are refused): %w", s.dir, objects.ErrUnsafeFile)
+	}
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("storage packs: %w", err)
+	}
+	indexed := map[string]bool{}
+	var packs []string
+	for _, e := range ents {
+		n, ext, ok := spFileName(e.Name())
+		switch {
+		case !ok:
+		case ext == ".idx":
+			names = append(names, n)
+			indexed[n] = true
+		default:
+			packs = append(packs, n)
+		}
+	}
+	for _, n := range packs {
+		if !indexed[n] {
+			orphans = append(orphans, n)
+		}
+	}
+	return names, orphans, nil
+}
+
+// spFileName splits a storage pack file name "pack-<64 hex>.idx|.pack"
+// into the pack's name and the extension.
+func spFileName(file string) (name, ext string, ok bool) {
+	for _, ext := range []string{".idx", ".pack"} {
+		if n, ok := strings.CutSuffix(file, ext); ok && strings.HasPrefix(n, "pack-") && spIsHex(n[len("pack-"):], 64) {
+			return n, ext, true
+		}
+	}
+	return "", "", false
+}
+
+// newestFirst orders packs by their index's modification time, newest
+// first, then by name, so the order is deterministic.
+func newestFirst(dir string, ps []*spPack) {
+	mtime := make(map[string]int64, len(ps))
+	for _, p := range ps {
+		if fi, err := os.Lstat(filepath.Join(dir, p.name+".idx")); err == nil {
+			mtime[p.name] = fi.ModTime().UnixNano()
+		}
+	}
+	slices.SortFunc(ps, func(a, b *spPack) int {
+		if c := mtime[b.name] - mtime[a.name]; c != 0 {
+			return min(max(int(c), -1), 1)
+		}
+		return strings.Compare(b.name, a.name)
+	})
+}
+
+// exists reports whether path exists.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// Get reads, verifies and decodes the object id. When several packs hold
+// id and the first copy is damaged, a sound copy from another pack is
+// returned; when none is sound, the first error is.
+func (s *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if id.Algo != s.algo || !id.Type.Valid() {
+		return nil, objects.NotFound(id)
+	}
+	k := spKeyOf(id)
+	var first error
+	for _, p := range *s.packs.Load() {
+		i, ok := p.idx.find(k)
+		if !ok {
+			continue
+		}
+		o, err := p.read(id, i)
+		if err == nil {
+			return o, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return nil, s.missing(id)
+}
+
+// Has reports whether some pack's index lists id. It does not read the
+// object.
+func (s *Store) Has(ctx context.Context, id objects.OID) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if id.Algo != s.algo || !id.Type.Valid() {
+		return false, nil
+	}
+	k := spKeyOf(id)
+	for _, p := range *s.packs.Load() {
+		if _, ok := p.idx.find(k); ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// List calls fn for every object of every pack once, in enumeration order
+// (SPEC §2.1: by type, then by digest).
+func (s *Store) List(ctx context.Context, fn func(objects.OID) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, id := range s.SortedIDs() {
+		if err := fn(id); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SortedIDs returns the distinct ids of all packs in enumeration order.
+func (s *Store) SortedIDs() []objects.OID {
+	ps := *s.packs.Load()
+	n := 0
+	for _, p := range ps {
+		n += p.idx.count
+	}
+	// Sort keys type code first: codes sort like type names.
+	keys := make([]spKey, 0, n)
+	for _, p := range ps {
+		for i := range p.idx.count {
+			var k spKey
+			src := p.idx.key(i)
+			k[0] = src[32]
+			copy(k[1:], src[:32])
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b spKey) int { return bytes.Compare(a[:], b[:]) })
+	keys = slices.Compact(keys)
+	ids := make([]objects.OID, len(keys))
+	for i, k := range keys {
+		t, _ := spTypeOf(k[0])
+		ids[i] = objects.OID{Type: t, Algo: s.algo}
+		copy(ids[i].Digest[:], k[1:])
+	}
+	return ids
+}
+
+// WritePack writes objs as one new pack, durably, and adds it to the
+// front of the search order. It returns the pack's name, or "" for an empty
+// objs.
+func (s *Store) WritePack(ctx context.Context, objs []*objects.Object, opt Options) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if len(objs) == 0 {
+		return "", nil
+	}
+	w, err := NewWriter(s.dir, s.algo, opt)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range objs {
+		if err := ctx.Err(); err != nil {
+			w.Abort()
+			return "", err
+		}
+		if err := w.Add(o); err != nil {
+			w.Abort()
+			return "", err
+		}
+	}
+	name, err := w.Commit()
+	if name == "" {
+		return "", err
+	}
+	// Past the commit point the pack is visible; install it even when only
+	// the final directory sync failed.
+	if ierr := s.install(name); ierr != nil && err == nil {
+		err = ierr
+	}
+	return name, err
+}
+
+// install opens a pack this process wrote and puts it first.
+func (s *Store) install(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := *s.packs.Load()
+	for _, p := range old {
+		if p.name == name {
+			return nil // rewritten byte for byte: already open
+		}
+	}
+	p, err := openSPPack(s.dir, name, s.algo)
+	if err != nil {
+		return err
+	}
+	p.cache = s.cache
+	next := append([]*spPack{p}, old...)
+	s.packs.Store(&next)
+	return nil
+}
+
+// Close closes every pack file. The store must not be used afterwards.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, p := range append(*s.packs.Load(), s.retired...) {
+		errs = append(errs, p.f.Close())
+		s.cache.forget(p)
+	}
+	s.packs.Store(&[]*spPack{})
+	s.retired = nil
+	return errors.Join(errs...)
+}
+
+// spIsHex reports whether s is n lowercase hex digits.
+func spIsHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

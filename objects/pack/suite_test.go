@@ -1,0 +1,39 @@
+package pack_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/objectstest"
+	"github.com/tinehq/tine/objects/pack"
+)
+
+// packOnly is a pack store whose every Put writes a one-object pack, so the
+// shared suite exercises the pack path of reads and writes and can damage
+// packed objects (pack.CorruptPacked). The combined store's routing over
+// packs runs the suite in objects/combined.
+type packOnly struct{ *pack.Store }
+
+func (s packOnly) Put(ctx context.Context, o *objects.Object) error {
+	return s.PutBatch(ctx, []*objects.Object{o})
+}
+
+func (s packOnly) PutBatch(ctx context.Context, objs []*objects.Object) error {
+	_, err := s.WritePack(ctx, objs, pack.Options{})
+	return err
+}
+
+// Corrupt damages id inside the packs holding it.
+func (s packOnly) Corrupt(id objects.OID) error { return pack.CorruptPacked(s.Store, id) }
+
+func TestPackStoreSuite(t *testing.T) {
+	objectstest.RunAlgos(t, func(t *testing.T, a objects.Algo) objects.Store {
+		s, err := pack.Open(t.TempDir(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return packOnly{s}
+	})
+}

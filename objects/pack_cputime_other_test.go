@@ -1,8 +1,0 @@
-//go:build !linux
-
-package objects
-
-import "testing"
-
-// spMeasureCPU runs fn; thread CPU time is only measured on Linux.
-func spMeasureCPU(b *testing.B, ops int, fn func()) { fn() }
