@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/runs"
 )
 
 // logCmd is `tine log [REV] [--all] [--graph] [--oneline] [-n N] [--json]`.
@@ -49,7 +49,7 @@ func (c *logCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Log(e.ctx, r, porcelain.LogOptions{Rev: c.Rev, All: c.All, Graph: c.Graph, Limit: c.Limit})
+	res, err := runs.Log(e.ctx, r, runs.LogOptions{Rev: c.Rev, All: c.All, Graph: c.Graph, Limit: c.Limit})
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (c *logCmd) Run(e *env) error {
 }
 
 // printLog renders the entries, with the graph drawing when present.
-func printLog(p *printer, res *porcelain.LogResult, oneline bool) {
+func printLog(p *printer, res *runs.LogResult, oneline bool) {
 	if len(res.Entries) == 0 {
 		p.printf("%s\n", p.dim("(no events)"))
 		return
@@ -82,7 +82,7 @@ func printLog(p *printer, res *porcelain.LogResult, oneline bool) {
 
 // printEntry renders one event: short oid, refs, kind and label, then the
 // metrics that are set.
-func printEntry(p *printer, prefix string, le *porcelain.LogEntry, oneline bool) {
+func printEntry(p *printer, prefix string, le *runs.LogEntry, oneline bool) {
 	var b strings.Builder
 	b.WriteString(p.style(styleYellow, le.Short))
 	if len(le.Refs) > 0 {
@@ -144,7 +144,7 @@ func fmtDuration(s float64) string {
 }
 
 // shortOID returns the 12-digit prefix of an oid string.
-func shortOID(s string) string { return porcelain.ShortString(s) }
+func shortOID(s string) string { return runs.ShortString(s) }
 
 // clip cuts s to n runes.
 func clip(s string, n int) string {

@@ -1,0 +1,12 @@
+// Package gates holds tine's gate workflows over a repository: the gate
+// project and its contract (tine-gate.yml), gate run and gate cycle, the
+// evidence a gate decides on, verdicts recorded as events, waivers, the gate
+// log and status, the doctor, and the agent-hook setup and runtime that run
+// gates at an agent's stop. Decisions themselves (contracts, runners,
+// verdicts) are package gate's; this room stores and reads them.
+//
+// gates sits above porcelain/runs (runs and events) and porcelain/trust (a
+// gate attestation is signed like a promotion's), and imports neither
+// porcelain/loops nor porcelain/demo; internal/archtest enforces the order.
+// Nothing here prints or exits.
+package gates
