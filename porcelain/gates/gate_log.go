@@ -115,18 +115,7 @@ func gateLogEntry(ctx context.Context, r *plumbing.Repo, ref string, id objects.
 // gateRuns returns the runs the refs under GateRefPrefix name now.
 func gateRuns(ctx context.Context, r *plumbing.Repo) ([]*runs.Run, error) {
 	var out []*runs.Run
-	err := r.Refs().List(ctx, GateRefPrefix, func(name string, id objects.OID) error {
-		if id.Type != objects.TypeRun {
-			return nil
-		}
-		o, err := r.Objects().Get(ctx, id)
-		if err != nil {
-			return fmt.Errorf("ref %s: %w", name, err)
-		}
-		run, err := runs.RunFromObject(o)
-		if err != nil {
-			return fmt.Errorf("ref %s: %w", name, err)
-		}
+	err := runs.ListRuns(ctx, r.Refs(), r.Objects(), GateRefPrefix, func(_ string, run *runs.Run) error {
 		out = append(out, run)
 		return nil
 	})

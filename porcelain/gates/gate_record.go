@@ -216,7 +216,7 @@ func putAttestation(g *gateEval, claim objects.Value, target objects.OID, eviden
 	if err != nil {
 		return objects.OID{}, fmt.Errorf("gate attestation: %w", err)
 	}
-	if err := trust.StoreObject(g.ctx, g.r, o); err != nil {
+	if _, err := g.r.WriteValidated(g.ctx, []*objects.Object{o}, nil); err != nil {
 		return objects.OID{}, fmt.Errorf("gate attestation: %w", err)
 	}
 	return o.ID, nil

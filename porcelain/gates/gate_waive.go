@@ -120,21 +120,11 @@ func gateNote(ctx context.Context, r *plumbing.Repo, opt GateNoteOptions, kind s
 		Run: run.String(), Annotation: o.ID.String(), Ref: ref, Reason: opt.Reason}, nil
 }
 
-// commitAnnotation validates (links and the chain rule), stores o and
-// moves ref to it by compare-and-swap.
+// commitAnnotation validates o (links and the chain rule), stores it
+// through plumbing's one write path and moves ref to it by compare-and-swap.
 func commitAnnotation(ctx context.Context, r *plumbing.Repo, ref string, expect refs.Expect, actor string, o *objects.Object) error {
-	res, err := runs.NewWriteResolver(ctx, r)
-	if err != nil {
+	if _, err := r.WriteValidated(ctx, []*objects.Object{o}, objects.CheckAnnotationChain); err != nil {
 		return err
-	}
-	if _, err := objects.Validate(o, res); err != nil {
-		return fmt.Errorf("annotation %s: %w", o.ID, err)
-	}
-	if err := objects.CheckAnnotationChain(o, res); err != nil {
-		return err
-	}
-	if err := r.Objects().Put(ctx, o); err != nil {
-		return fmt.Errorf("store %s: %w", o.ID, err)
 	}
 	if actor == "" {
 		actor = runs.DefaultActor
@@ -150,23 +140,12 @@ func commitAnnotation(ctx context.Context, r *plumbing.Repo, ref string, expect 
 func gateRunHolding(ctx context.Context, r *plumbing.Repo, event objects.OID) (objects.OID, error) {
 	var best objects.OID
 	bestAt := -1.0
-	err := r.Refs().List(ctx, GateRefPrefix, func(name string, id objects.OID) error {
-		if id.Type != objects.TypeRun {
-			return nil
-		}
-		o, err := r.Objects().Get(ctx, id)
-		if err != nil {
-			return fmt.Errorf("ref %s: %w", name, err)
-		}
-		run, err := runs.RunFromObject(o)
-		if err != nil {
-			return err
-		}
+	err := runs.ListRuns(ctx, r.Refs(), r.Objects(), GateRefPrefix, func(_ string, run *runs.Run) error {
 		if !runs.ContainsOID(run.EventIDs(), event) {
 			return nil
 		}
 		if run.CreatedAt > bestAt {
-			best, bestAt = id, run.CreatedAt
+			best, bestAt = run.ID, run.CreatedAt
 		}
 		return nil
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tinehq/tine/loop"
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/runs"
 	"github.com/tinehq/tine/refs"
 )
@@ -16,7 +17,7 @@ import (
 // oid only, so states are not held in memory after they are queued.
 type loopResolver struct {
 	ctx   context.Context
-	base  *runs.WriteResolver
+	base  *plumbing.WriteResolver
 	known map[objects.OID]*objects.Object
 	// queued is every object queued this session (blobs and runs by oid
 	// only).

@@ -68,7 +68,7 @@ type LoopRecorder struct {
 	opt    LoopRecorderOptions
 	prefix string
 	bw     *plumbing.BulkWriter
-	res    *runs.WriteResolver
+	res    *plumbing.WriteResolver
 	lres   *loopResolver
 	start  loop.StartRecord
 	root   objects.OID // the init event
@@ -129,7 +129,7 @@ func NewLoopRecorder(ctx context.Context, r *plumbing.Repo, opt LoopRecorderOpti
 		opt.CheckpointInterval = DefaultLoopCheckpointInterval
 	}
 	opt.Now = runs.Clock(opt.Now)
-	res, err := runs.NewWriteResolver(ctx, r)
+	res, err := r.NewWriteResolver(ctx)
 	if err != nil {
 		return nil, err
 	}

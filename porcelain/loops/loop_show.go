@@ -82,13 +82,12 @@ func loadLoop(ctx context.Context, r *plumbing.Repo, name string) (*loopData, er
 		return nil, err
 	}
 	d := &loopData{name: name, runs: map[string]*runs.Run{}, events: map[objects.OID]*runs.Event{}}
-	err = r.Refs().List(ctx, prefix, func(ref string, id objects.OID) error {
+	err = runs.ListRuns(ctx, r.Refs(), r.Objects(), prefix, func(ref string, run *runs.Run) error {
 		branch := strings.TrimPrefix(ref, prefix)
-		if strings.Contains(branch, "/") || id.Type != objects.TypeRun {
+		if strings.Contains(branch, "/") {
 			return nil
 		}
-		run, err := d.loadRun(ctx, r, id)
-		if err != nil {
+		if err := runs.LoadEvents(ctx, r.Objects(), run, d.events); err != nil {
 			return fmt.Errorf("ref %s: %w", ref, err)
 		}
 		if branch == LoopBestBranch {
@@ -133,35 +132,6 @@ func branchKey(id string) int {
 		return n
 	}
 	return math.MaxInt32
-}
-
-// loadRun loads one run through the shared event cache.
-func (d *loopData) loadRun(ctx context.Context, r *plumbing.Repo, id objects.OID) (*runs.Run, error) {
-	o, err := r.Objects().Get(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	run, err := runs.RunFromObject(o)
-	if err != nil {
-		return nil, err
-	}
-	for _, eid := range run.EventIDs() {
-		ev, ok := d.events[eid]
-		if !ok {
-			eo, err := r.Objects().Get(ctx, eid)
-			if errors.Is(err, objects.ErrNotFound) {
-				ev = &runs.Event{ID: eid, Missing: true}
-			} else if err != nil {
-				return nil, fmt.Errorf("run %s: event %s: %w", id, eid, err)
-			} else if ev, err = runs.DecodeEvent(eo); err != nil {
-				return nil, fmt.Errorf("run %s: %w", id, err)
-			}
-			d.events[eid] = ev
-		}
-		run.Events = append(run.Events, ev)
-	}
-	run.Reindex()
-	return run, nil
 }
 
 // branchInfo reads a branch run's loop member.

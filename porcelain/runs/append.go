@@ -18,61 +18,17 @@ const DefaultRef = "heads/main"
 // DefaultActor is the reflog actor of porcelain writes.
 const DefaultActor = plumbing.DefaultActor
 
-// WriteResolver validates objects about to be written: links resolve to
-// pending objects, stored objects or the shallow boundary.
-type WriteResolver struct {
-	ctx     context.Context
-	store   objects.Store
-	pending map[objects.OID]*objects.Object
-	shallow map[objects.OID]bool
-}
-
-// Resolve implements objects.Resolver.
-func (w *WriteResolver) Resolve(id objects.OID) (*objects.Object, error) {
-	if o, ok := w.pending[id]; ok {
-		return o, nil
-	}
-	o, err := w.store.Get(w.ctx, id)
-	if errors.Is(err, objects.ErrNotFound) {
-		return nil, nil
-	}
-	return o, err
-}
-
-// Shallow implements objects.Resolver.
-func (w *WriteResolver) Shallow(id objects.OID) bool { return w.shallow[id] }
-
-// Present implements objects.PresenceChecker without reading objects.
-func (w *WriteResolver) Present(id objects.OID) (bool, error) {
-	if _, ok := w.pending[id]; ok {
-		return true, nil
-	}
-	return w.store.Has(w.ctx, id)
-}
-
-// NewWriteResolver returns a resolver over r's store and shallow set.
-func NewWriteResolver(ctx context.Context, r *plumbing.Repo) (*WriteResolver, error) {
-	sh, err := r.Refs().ReadShallow()
-	if err != nil {
-		return nil, fmt.Errorf("shallow file: %w", err)
-	}
-	w := &WriteResolver{ctx: ctx, store: r.Objects(), pending: map[objects.OID]*objects.Object{}, shallow: map[objects.OID]bool{}}
-	for _, id := range sh {
-		w.shallow[id] = true
-	}
-	return w, nil
-}
-
-// Commit validates objs in order (each may link the ones before it), then
-// stores them one at a time in that order, so links are durable before the
-// objects naming them, and finally moves ref from expect to the last object
-// (the run) by compare-and-swap. A concurrent move of the ref is a
+// Commit writes objs through plumbing's one write path (Repo.WriteValidated:
+// validated in order, each may link the ones before it, then stored one at a
+// time in that order, so links are durable before the objects naming them),
+// and finally moves ref from expect to the last object (the run) by
+// compare-and-swap. A concurrent move of the ref is a
 // *refs.StaleError; commit retries nothing (tine record retries its append,
 // never its command: appendRecorded). Objects already written stay: they
 // are unreachable garbage, never a corrupt state (ARCHITECTURE §6). The
 // derived catalog is refreshed last (refreshIndex).
 func Commit(ctx context.Context, r *plumbing.Repo, ref string, expect refs.Expect, actor string, objs []*objects.Object) error {
-	if err := storeAll(ctx, r, objs); err != nil {
+	if _, err := r.WriteValidated(ctx, objs, nil); err != nil {
 		return err
 	}
 	if actor == "" {

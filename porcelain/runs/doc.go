@@ -11,7 +11,8 @@
 // runs, porcelain/gates imports runs and trust, porcelain/demo imports them
 // all. What they share from here is exported for them: the event encoders
 // (Str, Number, OIDField, StringsValue, TimeValue, UnixSeconds, OIDValues),
-// the write path (NewWriteResolver, Commit, WritableRef, RefreshIndex) and
+// the ref-moving write (Commit, WritableRef, RefreshIndex, over plumbing's
+// one write path Repo.WriteValidated) and
 // the run constructors (RunFromObject, ShowRun).
 //
 // # Runs as commits (ARCHITECTURE §4)

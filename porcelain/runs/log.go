@@ -121,12 +121,11 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 func allRuns(ctx context.Context, r *plumbing.Repo) ([]*Run, []string, error) {
 	var runs []*Run
 	var names []string
-	err := r.Refs().List(ctx, "", func(name string, id objects.OID) error {
-		if refs.NamespaceOf(name) == refs.NamespaceAnnotations || id.Type != objects.TypeRun {
+	err := ListRuns(ctx, r.Refs(), r.Objects(), "", func(name string, run *Run) error {
+		if refs.NamespaceOf(name) == refs.NamespaceAnnotations {
 			return nil
 		}
-		run, err := LoadRun(ctx, r.Objects(), id)
-		if err != nil {
+		if err := LoadEvents(ctx, r.Objects(), run, nil); err != nil {
 			return fmt.Errorf("ref %s: %w", name, err)
 		}
 		runs, names = append(runs, run), append(names, name)

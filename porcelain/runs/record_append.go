@@ -38,7 +38,7 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 	if err != nil {
 		return nil, err
 	}
-	if err := storeAll(ctx, r, append(slices.Clone(blobs), ev)); err != nil {
+	if _, err := r.WriteValidated(ctx, append(slices.Clone(blobs), ev), nil); err != nil {
 		return nil, err
 	}
 	backoff := time.Millisecond
@@ -96,27 +96,6 @@ func (h *head) acceptsRecorded(before *head, de *Event) error {
 	for _, p := range de.Parents {
 		if !slices.Contains(ids, p) {
 			return fmt.Errorf("run %s at %s no longer holds event %s, the tip the command was recorded after: %w", h.run.ID, h.ref, p, ErrEventNotInRun)
-		}
-	}
-	return nil
-}
-
-// storeAll validates objs in order (each may link the ones before it or
-// stored objects) and stores them.
-func storeAll(ctx context.Context, r *plumbing.Repo, objs []*objects.Object) error {
-	res, err := NewWriteResolver(ctx, r)
-	if err != nil {
-		return err
-	}
-	for _, o := range objs {
-		if _, err := objects.Validate(o, res); err != nil {
-			return fmt.Errorf("%s %s: %w", o.Type, o.ID, err)
-		}
-		res.pending[o.ID] = o
-	}
-	for _, o := range objs {
-		if err := r.Objects().Put(ctx, o); err != nil {
-			return fmt.Errorf("store %s: %w", o.ID, err)
 		}
 	}
 	return nil

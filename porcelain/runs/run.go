@@ -190,27 +190,9 @@ func LoadRun(ctx context.Context, g objects.Getter, id objects.OID) (*Run, error
 	if err != nil {
 		return nil, err
 	}
-	ids := r.EventIDs()
-	r.Events = make([]*Event, 0, len(ids))
-	for _, eid := range ids {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		eo, err := g.Get(ctx, eid)
-		if errors.Is(err, objects.ErrNotFound) {
-			r.Events = append(r.Events, &Event{ID: eid, Missing: true})
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("run %s: event %s: %w", id, eid, err)
-		}
-		ev, err := DecodeEvent(eo)
-		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", id, err)
-		}
-		r.Events = append(r.Events, ev)
+	if err := LoadEvents(ctx, g, r, nil); err != nil {
+		return nil, err
 	}
-	r.Reindex()
 	return r, nil
 }
 

@@ -113,7 +113,7 @@ func Annotate(ctx context.Context, r *plumbing.Repo, opt AnnotateOptions) (*Anno
 	if err != nil {
 		return nil, fmt.Errorf("annotate %s: %w", run, err)
 	}
-	if err := StoreObject(ctx, r, o); err != nil {
+	if _, err := r.WriteValidated(ctx, []*objects.Object{o}, nil); err != nil {
 		return nil, fmt.Errorf("annotate: %w", err)
 	}
 	if err := r.Refs().UpdateExpect(ctx, ref, o.ID, expect, runs.OrDefault(opt.Actor, runs.DefaultActor)); err != nil {

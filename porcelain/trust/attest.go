@@ -134,7 +134,7 @@ func writeAttestation(ctx context.Context, r *plumbing.Repo, run objects.OID, cl
 	if err != nil {
 		return nil, err
 	}
-	if err := StoreObject(ctx, r, o); err != nil {
+	if _, err := r.WriteValidated(ctx, []*objects.Object{o}, nil); err != nil {
 		return nil, err
 	}
 	if err := runs.RefreshIndex(ctx, r); err != nil {
@@ -198,22 +198,6 @@ func NewAttestation(algo objects.Algo, run objects.OID, claim objects.Value, evi
 	}
 	res.OID = o.ID.String()
 	return o, res, nil
-}
-
-// StoreObject validates o against the repository (links exist, chain
-// rules) and stores it.
-func StoreObject(ctx context.Context, r *plumbing.Repo, o *objects.Object) error {
-	res, err := runs.NewWriteResolver(ctx, r)
-	if err != nil {
-		return err
-	}
-	if _, err := objects.Validate(o, res); err != nil {
-		return fmt.Errorf("%s %s: %w", o.Type, o.ID, err)
-	}
-	if err := r.Objects().Put(ctx, o); err != nil {
-		return fmt.Errorf("store %s: %w", o.ID, err)
-	}
-	return nil
 }
 
 // loadSigningKey reads a key file (SPEC §4.1) as an Ed25519 seed or, with
