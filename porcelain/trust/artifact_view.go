@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
+	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/runs"
@@ -47,30 +47,16 @@ func IsArtifactPath(arg string) bool {
 // ReadArtifactFile reads a .tine file, refusing one larger than
 // objects.MaxArtifactBytes before reading it whole.
 func ReadArtifactFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
+	// Non-blocking and fstat-checked (fsutil.ReadFileWith): a FIFO named
+	// x.tine is refused at once instead of hanging the import.
+	data, err := fsutil.ReadFileWith(path, fsutil.ReadOptions{Limit: objects.MaxArtifactBytes})
+	switch {
+	case errors.Is(err, fsutil.ErrNotRegular):
 		return nil, fmt.Errorf("%s: a .tine artifact must be a regular file", path)
-	}
-	if fi.Size() > objects.MaxArtifactBytes {
+	case errors.Is(err, fsutil.ErrTooLarge):
 		return nil, fmt.Errorf("%s: %w", path, objects.Errorf(objects.ReasonArtifactStructureExcessive, "larger than %d bytes", objects.MaxArtifactBytes))
 	}
-	// The file may grow after Stat: read at most one byte past the limit.
-	data, err := io.ReadAll(io.LimitReader(f, objects.MaxArtifactBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > objects.MaxArtifactBytes {
-		return nil, fmt.Errorf("%s: %w", path, objects.Errorf(objects.ReasonArtifactStructureExcessive, "larger than %d bytes", objects.MaxArtifactBytes))
-	}
-	return data, nil
+	return data, err
 }
 
 // ArtifactView is a .tine file converted in memory: the run, the store
