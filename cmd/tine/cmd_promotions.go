@@ -26,7 +26,7 @@ func (c *promotionsCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := trust.Promotions(e.ctx, r)
+	res, err := trust.Promotions(e.ctx, r.Refs())
 	if err != nil {
 		return err
 	}

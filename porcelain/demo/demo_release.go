@@ -186,7 +186,7 @@ func DemoRelease(ctx context.Context, r *plumbing.Repo, opt DemoOptions, res *De
 	d.done(cmd, out.Promoted, nil)
 
 	d.say("promotions", "")
-	out.Promotions, err = trust.Promotions(ctx, r)
+	out.Promotions, err = trust.Promotions(ctx, r.Refs())
 	if err != nil {
 		return nil, err
 	}

@@ -9,4 +9,11 @@
 // gate attestation is signed like a promotion's), and imports neither
 // porcelain/loops nor porcelain/demo; internal/archtest enforces the order.
 // Nothing here prints or exits.
+//
+// The readers take small interfaces: LoadGateAnnotations and the gate-run
+// listings read through objects.Getter and runs.RefLister, and a waiver is
+// committed through an ObjectWriter (the validated write path) and a
+// RefUpdater (compare-and-swap). The verbs (RunGate, RunCycle, GateWaive,
+// GateStatus, the hooks) keep *plumbing.Repo: they resolve revisions, write
+// runs and use the repository root for the cycle journal and guards.
 package gates

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tinehq/tine/gate"
 	"github.com/tinehq/tine/objects"
-	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/runs"
 )
 
@@ -48,10 +47,10 @@ type GateAnnotations struct {
 // LoadGateAnnotations reads every annotation chain under annotations/ and
 // keeps the gate waivers and acknowledgements. A malformed one is ignored:
 // an unreadable waiver waives nothing (fail closed).
-func LoadGateAnnotations(ctx context.Context, r *plumbing.Repo) (*GateAnnotations, error) {
+func LoadGateAnnotations(ctx context.Context, g objects.Getter, rl runs.RefLister) (*GateAnnotations, error) {
 	ga := &GateAnnotations{waivers: map[objects.OID][]*gate.Waiver{}, acks: map[objects.OID][]*gate.Acknowledgement{}}
 	var heads []objects.OID
-	err := r.Refs().List(ctx, "annotations/", func(_ string, id objects.OID) error {
+	err := rl.List(ctx, "annotations/", func(_ string, id objects.OID) error {
 		heads = append(heads, id)
 		return nil
 	})
@@ -62,7 +61,7 @@ func LoadGateAnnotations(ctx context.Context, r *plumbing.Repo) (*GateAnnotation
 	for _, id := range heads {
 		for !id.IsZero() && read < maxGateAnnotations {
 			read++
-			o, err := r.Objects().Get(ctx, id)
+			o, err := g.Get(ctx, id)
 			if err != nil || o.Type != objects.TypeAnnotation {
 				break
 			}

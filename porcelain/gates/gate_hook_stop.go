@@ -87,7 +87,7 @@ func (h *hookCall) openAdvisories(ctx context.Context, run *GateRunResult) []str
 	if len(run.Advisories) == 0 {
 		return nil
 	}
-	notes, err := LoadGateAnnotations(ctx, h.opt.Repo)
+	notes, err := LoadGateAnnotations(ctx, h.opt.Repo.Objects(), h.opt.Repo.Refs())
 	if err != nil {
 		return run.Advisories
 	}

@@ -59,7 +59,7 @@ func GateLog(ctx context.Context, r *plumbing.Repo, opt GateLogOptions) (*GateLo
 			return nil, fmt.Errorf("reflog of %s: %w", name, err)
 		}
 		for _, row := range rows {
-			e, err := gateLogEntry(ctx, r, name, row.New)
+			e, err := gateLogEntry(ctx, r.Objects(), name, row.New)
 			if err != nil {
 				return nil, err
 			}
@@ -83,9 +83,9 @@ func GateLog(ctx context.Context, r *plumbing.Repo, opt GateLogOptions) (*GateLo
 }
 
 // gateLogEntry reads a gate run's "gate" member.
-func gateLogEntry(ctx context.Context, r *plumbing.Repo, ref string, id objects.OID) (*GateLogEntry, error) {
+func gateLogEntry(ctx context.Context, objs objects.Getter, ref string, id objects.OID) (*GateLogEntry, error) {
 	e := &GateLogEntry{Ref: ref, Run: id.String(), Verdicts: map[string]string{}, RootCauses: []string{}}
-	o, err := r.Objects().Get(ctx, id)
+	o, err := objs.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("gate run %s (%s): %w", id, ref, err)
 	}
@@ -113,9 +113,9 @@ func gateLogEntry(ctx context.Context, r *plumbing.Repo, ref string, id objects.
 }
 
 // gateRuns returns the runs the refs under GateRefPrefix name now.
-func gateRuns(ctx context.Context, r *plumbing.Repo) ([]*runs.Run, error) {
+func gateRuns(ctx context.Context, g objects.Getter, rl runs.RefLister) ([]*runs.Run, error) {
 	var out []*runs.Run
-	err := runs.ListRuns(ctx, r.Refs(), r.Objects(), GateRefPrefix, func(_ string, run *runs.Run) error {
+	err := runs.ListRuns(ctx, rl, g, GateRefPrefix, func(_ string, run *runs.Run) error {
 		out = append(out, run)
 		return nil
 	})

@@ -212,7 +212,7 @@ func RunGate(ctx context.Context, r *plumbing.Repo, opt GateRunOptions) (*GateRu
 		ev.cache = newGateCache(r)
 	}
 	if r != nil && phase.AllowsLocalWaivers() && !opt.CI && ev.cache != nil {
-		if ev.notes, err = LoadGateAnnotations(ctx, r); err != nil {
+		if ev.notes, err = LoadGateAnnotations(ctx, r.Objects(), r.Refs()); err != nil {
 			return nil, err
 		}
 	}

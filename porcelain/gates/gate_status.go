@@ -68,7 +68,7 @@ func GateStatus(ctx context.Context, r *plumbing.Repo, opt GateStatusOptions) (*
 	if _, err := gate.ParsePhase(string(phase)); err != nil {
 		return nil, err
 	}
-	notes, err := LoadGateAnnotations(ctx, r)
+	notes, err := LoadGateAnnotations(ctx, r.Objects(), r.Refs())
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func staleReason(old *GateEvidenceRecord, now gateDigestParts, digest string) st
 // do not decode are skipped.
 func latestGateEvidence(ctx context.Context, r *plumbing.Repo) (map[string]*GateEvidenceRecord, error) {
 	out := map[string]*GateEvidenceRecord{}
-	runs, err := gateRuns(ctx, r)
+	runs, err := gateRuns(ctx, r.Objects(), r.Refs())
 	if err != nil {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func gateNote(ctx context.Context, r *plumbing.Repo, opt GateNoteOptions, kind s
 		}
 		value = append(value, m("input_digest", objects.String(digest)), m("evidence_digest", objects.String(a.EvidenceDigest)))
 	}
-	run, err := gateRunHolding(ctx, r, rec.Event)
+	run, err := gateRunHolding(ctx, r.Objects(), r.Refs(), rec.Event)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func gateNote(ctx context.Context, r *plumbing.Repo, opt GateNoteOptions, kind s
 	if err != nil {
 		return nil, fmt.Errorf("%s of %s: %w", kind, c.ID, err)
 	}
-	if err := commitAnnotation(ctx, r, ref, expect, opt.Actor, o); err != nil {
+	if err := commitAnnotation(ctx, r, r.Refs(), ref, expect, opt.Actor, o); err != nil {
 		return nil, err
 	}
 	_ = runs.RefreshIndex(ctx, r) // derived data: see refreshIndex
@@ -120,16 +120,27 @@ func gateNote(ctx context.Context, r *plumbing.Repo, opt GateNoteOptions, kind s
 		Run: run.String(), Annotation: o.ID.String(), Ref: ref, Reason: opt.Reason}, nil
 }
 
+// ObjectWriter stores objects through plumbing's one validated write path
+// (*plumbing.Repo is one).
+type ObjectWriter interface {
+	WriteValidated(ctx context.Context, objs []*objects.Object, check plumbing.WriteCheck) ([]bool, error)
+}
+
+// RefUpdater moves a ref by compare-and-swap (*refs.Store is one).
+type RefUpdater interface {
+	UpdateExpect(ctx context.Context, name string, id objects.OID, expect refs.Expect, actor string) error
+}
+
 // commitAnnotation validates o (links and the chain rule), stores it
-// through plumbing's one write path and moves ref to it by compare-and-swap.
-func commitAnnotation(ctx context.Context, r *plumbing.Repo, ref string, expect refs.Expect, actor string, o *objects.Object) error {
-	if _, err := r.WriteValidated(ctx, []*objects.Object{o}, objects.CheckAnnotationChain); err != nil {
+// through w and moves ref to it by compare-and-swap through ru.
+func commitAnnotation(ctx context.Context, w ObjectWriter, ru RefUpdater, ref string, expect refs.Expect, actor string, o *objects.Object) error {
+	if _, err := w.WriteValidated(ctx, []*objects.Object{o}, objects.CheckAnnotationChain); err != nil {
 		return err
 	}
 	if actor == "" {
 		actor = runs.DefaultActor
 	}
-	if err := r.Refs().UpdateExpect(ctx, ref, o.ID, expect, actor); err != nil {
+	if err := ru.UpdateExpect(ctx, ref, o.ID, expect, actor); err != nil {
 		return fmt.Errorf("move %s to %s: %w", ref, o.ID, err)
 	}
 	return nil
@@ -137,10 +148,10 @@ func commitAnnotation(ctx context.Context, r *plumbing.Repo, ref string, expect 
 
 // gateRunHolding returns the newest gate run (a run a ref under
 // GateRefPrefix names) whose events include event.
-func gateRunHolding(ctx context.Context, r *plumbing.Repo, event objects.OID) (objects.OID, error) {
+func gateRunHolding(ctx context.Context, g objects.Getter, rl runs.RefLister, event objects.OID) (objects.OID, error) {
 	var best objects.OID
 	bestAt := -1.0
-	err := runs.ListRuns(ctx, r.Refs(), r.Objects(), GateRefPrefix, func(_ string, run *runs.Run) error {
+	err := runs.ListRuns(ctx, rl, g, GateRefPrefix, func(_ string, run *runs.Run) error {
 		if !runs.ContainsOID(run.EventIDs(), event) {
 			return nil
 		}

@@ -6,4 +6,8 @@
 //
 // loops sits above porcelain/runs only; internal/archtest keeps it from
 // importing the gates, trust or demo rooms. Nothing here prints or exits.
+//
+// Reading a loop back (LoopShow, LoopDiff) lists its branch runs through
+// objects.Getter and runs.RefLister; the recorder keeps *plumbing.Repo,
+// whose bulk writer, write resolver and ref transactions it needs.
 package loops

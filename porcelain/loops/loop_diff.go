@@ -114,7 +114,7 @@ func loopTrajectory(ctx context.Context, r *plumbing.Repo, spec string) (*LoopTr
 	if isBranch && branch == "" {
 		isBranch = false
 	}
-	d, err := loadLoop(ctx, r, name)
+	d, err := loadLoop(ctx, r.Objects(), r.Refs(), name)
 	if err != nil {
 		return nil, err
 	}

@@ -75,19 +75,19 @@ type loopData struct {
 
 // loadLoop reads every run under experiments/NAME/, sharing decoded events
 // between runs (forks share them by oid).
-func loadLoop(ctx context.Context, r *plumbing.Repo, name string) (*loopData, error) {
+func loadLoop(ctx context.Context, g objects.Getter, rl runs.RefLister, name string) (*loopData, error) {
 	name = strings.TrimSuffix(strings.TrimPrefix(name, "experiments/"), "/")
 	prefix, err := loopPrefix(name)
 	if err != nil {
 		return nil, err
 	}
 	d := &loopData{name: name, runs: map[string]*runs.Run{}, events: map[objects.OID]*runs.Event{}}
-	err = runs.ListRuns(ctx, r.Refs(), r.Objects(), prefix, func(ref string, run *runs.Run) error {
+	err = runs.ListRuns(ctx, rl, g, prefix, func(ref string, run *runs.Run) error {
 		branch := strings.TrimPrefix(ref, prefix)
 		if strings.Contains(branch, "/") {
 			return nil
 		}
-		if err := runs.LoadEvents(ctx, r.Objects(), run, d.events); err != nil {
+		if err := runs.LoadEvents(ctx, g, run, d.events); err != nil {
 			return fmt.Errorf("ref %s: %w", ref, err)
 		}
 		if branch == LoopBestBranch {
@@ -205,7 +205,7 @@ func stepsOf(events []*runs.Event) []LoopStep {
 // global order with the score curve, where the best score was first
 // reached, and how each branch ended.
 func LoopShow(ctx context.Context, r *plumbing.Repo, name string) (*LoopShowResult, error) {
-	d, err := loadLoop(ctx, r, name)
+	d, err := loadLoop(ctx, r.Objects(), r.Refs(), name)
 	if err != nil {
 		return nil, err
 	}

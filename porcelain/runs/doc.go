@@ -15,6 +15,19 @@
 // one write path Repo.WriteValidated) and
 // the run constructors (RunFromObject, ShowRun).
 //
+// # What a function needs of the repository
+//
+// A function that only reads takes the small interfaces it reads through:
+// objects.Getter for objects, RefLister (List) for a listing and Reflogger
+// (Reflog) for history; *refs.Store and the repository's object store
+// satisfy them. ListRuns, LoadRun and LoadEvents are such readers. The
+// verbs keep *plumbing.Repo because they need the whole handle: a write
+// goes through Repo.WriteValidated under the writers' lock, moves a ref by
+// compare-and-swap and refreshes the derived catalog (Commit, and every verb
+// that appends); revisions resolve through the repository's resolver
+// (ResolveRun, Show, Tag, Fork); record also needs the repository root for
+// its recovery file and ref guards.
+//
 // # Runs as commits (ARCHITECTURE §4)
 //
 // A run object is an immutable snapshot of an event graph. Appending an event

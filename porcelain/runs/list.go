@@ -6,11 +6,17 @@ import (
 	"fmt"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/refs"
 )
 
 // RefLister lists refs under a prefix in name order; *refs.Store is one.
 type RefLister interface {
 	List(ctx context.Context, prefix string, fn func(name string, id objects.OID) error) error
+}
+
+// Reflogger reads a ref's reflog, oldest first; *refs.Store is one.
+type Reflogger interface {
+	Reflog(name string) ([]refs.ReflogEntry, error)
 }
 
 // ListRuns calls fn, in ref order, with every ref under prefix ("" is all

@@ -70,7 +70,7 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 	var names []string
 	if opt.All {
 		var err error
-		if runs, names, err = allRuns(ctx, r); err != nil {
+		if runs, names, err = allRuns(ctx, r.Objects(), r.Refs()); err != nil {
 			return nil, err
 		}
 	} else {
@@ -118,14 +118,14 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 }
 
 // allRuns loads the run of every ref that points at one, in ref order.
-func allRuns(ctx context.Context, r *plumbing.Repo) ([]*Run, []string, error) {
+func allRuns(ctx context.Context, g objects.Getter, rl RefLister) ([]*Run, []string, error) {
 	var runs []*Run
 	var names []string
-	err := ListRuns(ctx, r.Refs(), r.Objects(), "", func(name string, run *Run) error {
+	err := ListRuns(ctx, rl, g, "", func(name string, run *Run) error {
 		if refs.NamespaceOf(name) == refs.NamespaceAnnotations {
 			return nil
 		}
-		if err := LoadEvents(ctx, r.Objects(), run, nil); err != nil {
+		if err := LoadEvents(ctx, g, run, nil); err != nil {
 			return fmt.Errorf("ref %s: %w", name, err)
 		}
 		runs, names = append(runs, run), append(names, name)

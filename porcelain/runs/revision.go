@@ -115,7 +115,7 @@ func runBack(ctx context.Context, r *plumbing.Repo, run *Run, ref, rev string, s
 		return nil, err
 	}
 	if ref != "" {
-		if snap, err := reflogSnapshot(ctx, r, ref, events); err != nil {
+		if snap, err := reflogSnapshot(ctx, r.Objects(), r.Refs(), ref, events); err != nil {
 			return nil, err
 		} else if snap != nil {
 			return snap, nil
@@ -126,8 +126,8 @@ func runBack(ctx context.Context, r *plumbing.Repo, run *Run, ref, rev string, s
 
 // reflogSnapshot returns the newest stored run from ref's reflog whose
 // events are exactly events, or nil when there is none.
-func reflogSnapshot(ctx context.Context, r *plumbing.Repo, ref string, events []*Event) (*Run, error) {
-	rows, err := r.Refs().Reflog(ref)
+func reflogSnapshot(ctx context.Context, g objects.Getter, rl Reflogger, ref string, events []*Event) (*Run, error) {
+	rows, err := rl.Reflog(ref)
 	if err != nil {
 		return nil, fmt.Errorf("reflog of %s: %w", ref, err)
 	}
@@ -139,7 +139,7 @@ func reflogSnapshot(ctx context.Context, r *plumbing.Repo, ref string, events []
 			continue
 		}
 		seen[id] = true
-		o, err := r.Objects().Get(ctx, id)
+		o, err := g.Get(ctx, id)
 		if errors.Is(err, objects.ErrNotFound) {
 			continue // the reflog is history, not authority (SPEC §2.6)
 		}

@@ -7,4 +7,9 @@
 // trust sits above porcelain/runs only; porcelain/gates and porcelain/demo
 // import it, and internal/archtest keeps it from importing them or
 // porcelain/loops. Nothing here prints or exits.
+//
+// Promotions reads only refs and reflogs, through RefHistory. The verbs that
+// resolve revisions, write objects through the validated write path or move
+// refs (Attest, Annotate, Evaluate, Promote, ImportArtifact) keep
+// *plumbing.Repo.
 package trust

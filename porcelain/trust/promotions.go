@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/objects"
-	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/runs"
 	"github.com/tinehq/tine/refs"
 )
 
@@ -38,13 +38,20 @@ type PromotionsResult struct {
 	Promotions []Promotion `json:"promotions"`
 }
 
+// RefHistory lists refs and reads their reflogs: all Promotions needs of a
+// repository (*refs.Store is one).
+type RefHistory interface {
+	runs.RefLister
+	runs.Reflogger
+}
+
 // Promotions lists every promotions/ ref, sorted by name, each with its
 // reflog (who moved it, when, from what, and why).
-func Promotions(ctx context.Context, r *plumbing.Repo) (*PromotionsResult, error) {
+func Promotions(ctx context.Context, rh RefHistory) (*PromotionsResult, error) {
 	res := &PromotionsResult{Promotions: []Promotion{}}
-	err := r.Refs().List(ctx, "promotions/", func(name string, id objects.OID) error {
+	err := rh.List(ctx, "promotions/", func(name string, id objects.OID) error {
 		p := Promotion{Name: strings.TrimPrefix(name, "promotions/"), Ref: name, Run: id.String(), History: []PromotionEvent{}}
-		rows, err := r.Refs().Reflog(name)
+		rows, err := rh.Reflog(name)
 		if err != nil {
 			return fmt.Errorf("reflog of %s: %w", name, err)
 		}
