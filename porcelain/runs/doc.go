@@ -2,9 +2,9 @@
 // tine's workflows: loading runs, naming them by revision, appending,
 // recording and importing events, listing, showing, diffing, forking,
 // resuming, replaying and tagging, with the blob specs, redaction helpers
-// and run graph they share. It builds on package plumbing and writes only
-// through objects.Store and refs.Store; nothing here prints or exits
-// (cmd/tine renders the result structs).
+// and run graph they share. It builds on package plumbing, writes objects
+// only through Repo.WriteValidated and refs only through refs.Store, and
+// never prints or exits (cmd/tine renders the result structs).
 //
 // The other workflow rooms sit on this one and never the other way round
 // (internal/archtest enforces it): porcelain/trust and porcelain/loops import
@@ -12,8 +12,8 @@
 // all. What they share from here is exported for them: the event encoders
 // (Str, Number, OIDField, StringsValue, TimeValue, UnixSeconds, OIDValues),
 // the ref-moving write (Commit, WritableRef, RefreshIndex, over plumbing's
-// one write path Repo.WriteValidated) and
-// the run constructors (RunFromObject, ShowRun).
+// one write path Repo.WriteValidated), the run listing (ListRuns,
+// LoadEvents) and the run constructors (RunFromObject, ShowRun).
 //
 // # What a function needs of the repository
 //
