@@ -2,11 +2,10 @@ package refs
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 
-	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -52,16 +51,28 @@ func EncodeRefFile(id objects.OID) []byte {
 // bytes before reading them. A missing file returns an error satisfying
 // errors.Is(err, os.ErrNotExist).
 func readRegular(path string, maxLinks uint64, limit int64, tooBig func(n int64) error) ([]byte, error) {
-	// The one bounded reader: non-blocking (a FIFO is refused, not waited
-	// on), no final symlink, checks on the opened file; it keeps one byte
-	// past limit so tooBig reports it.
-	b, err := fsutil.ReadFileWith(path, fsutil.ReadOptions{Limit: limit, KeepOver: true, MaxLinks: maxLinks, NoFollow: true})
-	switch {
-	case errors.Is(err, fsutil.ErrNotRegular), errors.Is(err, fsutil.ErrSymlink), errors.Is(err, fsutil.ErrHardLinked):
-		return nil, fmt.Errorf("%w: %w", err, ErrNotRegular)
-	case err != nil:
+	f, err := openNoFollow(path)
+	if err != nil {
 		return nil, err
-	case int64(len(b)) > limit:
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(path, fi, maxLinks); err != nil {
+		return nil, err
+	}
+	if fi.Size() > limit {
+		return nil, tooBig(fi.Size())
+	}
+	// Read one byte past the limit so a file that grew after the stat is
+	// still caught.
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(b)) > limit {
 		return nil, tooBig(int64(len(b)))
 	}
 	return b, nil

@@ -52,12 +52,19 @@ func ReadRegular(f *os.File, limit int64) ([]byte, error) {
 	return ReadRegularWith(f, ReadOptions{Limit: limit})
 }
 
+// StatReader is an opened file as a bounded read uses it: *os.File is one,
+// and so is a wrapper a test uses to inject faults.
+type StatReader interface {
+	io.Reader
+	Stat() (os.FileInfo, error)
+}
+
 // ReadRegularWith reads all of f, which must be a regular file, under opt.
 // It checks the file that was opened (fstat), never a name that may have
 // changed since, and reads at most Limit+1 bytes whatever the file grows
 // to while it is read. Errors do not repeat f's name: the caller names the
 // file as its user knows it.
-func ReadRegularWith(f *os.File, opt ReadOptions) ([]byte, error) {
+func ReadRegularWith(f StatReader, opt ReadOptions) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
