@@ -3,7 +3,6 @@ package index
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,16 +35,17 @@ func readFile(path string) ([]byte, error) {
 	if fi.Size() > MaxFileBytes {
 		return nil, fmt.Errorf("catalog %s: %d bytes: %w", path, fi.Size(), ErrCorrupt)
 	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// The one bounded reader re-checks what it opened, so a file swapped in
+	// since the Lstat is refused too.
+	b, err := fsutil.ReadFileWith(path, fsutil.ReadOptions{Limit: MaxFileBytes, NoFollow: true})
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil // replaced or deleted since the stat
-	}
-	if err != nil {
-		return nil, fmt.Errorf("catalog %s: %w", path, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
+	case errors.Is(err, fsutil.ErrNotRegular), errors.Is(err, fsutil.ErrSymlink):
+		return nil, fmt.Errorf("catalog: %w: %w", err, ErrUnsafePath)
+	case errors.Is(err, fsutil.ErrTooLarge):
+		return nil, fmt.Errorf("catalog: %w: %w", err, ErrCorrupt)
+	case err != nil:
 		return nil, fmt.Errorf("catalog %s: %w", path, err)
 	}
 	return b, nil

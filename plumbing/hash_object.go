@@ -144,7 +144,7 @@ func HashObject(ctx context.Context, r *Repo, opt HashObjectOptions) (*HashObjec
 	}
 	// Earlier inputs may be the link targets of later ones, so each object
 	// is validated against the store plus the inputs before it.
-	res2, err := writeValidated(ctx, r, objs)
+	res2, err := r.WriteValidated(ctx, objs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("hash-object: %w", err)
 	}

@@ -104,7 +104,7 @@ func HashObjectPaths(ctx context.Context, r *Repo, opt HashPathsOptions, emit fu
 			if err != nil {
 				return nil, fmt.Errorf("hash-object: %w", err)
 			}
-			c.resolver = &storeResolver{ctx: ctx, store: store, pending: map[objects.OID]*objects.Object{}, shallow: shallow}
+			c.resolver = &WriteResolver{ctx: ctx, store: store, pending: map[objects.OID]*objects.Object{}, shallow: shallow}
 		}
 	}
 	workers := opt.Workers
@@ -127,7 +127,7 @@ type pathCollector struct {
 	typ      objects.Type
 	emit     func(HashedObject) error
 	bulk     *BulkWriter
-	resolver *storeResolver
+	resolver *WriteResolver
 	queued   []HashedObject // stored or pending, not yet emitted
 	res      *HashPathsResult
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/objects/combined"
 	"github.com/tinehq/tine/objects/loose"
@@ -243,33 +244,21 @@ func ensureDirs(root string) error {
 	return nil
 }
 
-// readConfined reads the regular file rel under root, refusing symlinks,
-// hard-linked files and anything over limit bytes, which it never allocates.
+// readConfined reads the regular file rel under root through the one
+// bounded reader (fsutil.ReadFileWith), refusing symlinks, hard-linked
+// files and anything not regular (ErrNotConfined). It reads at most
+// limit+1 bytes, so its caller reports an oversized file with its own
+// reason (config.json's, shallow's).
 func readConfined(root, rel string, limit int64) ([]byte, error) {
 	p, err := confinedPath(root, rel)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Lstat(p)
-	if err != nil {
-		return nil, err
+	b, err := fsutil.ReadFileWith(p, fsutil.ReadOptions{Limit: limit, KeepOver: true, MaxLinks: 1, NoFollow: true})
+	if errors.Is(err, fsutil.ErrNotRegular) || errors.Is(err, fsutil.ErrHardLinked) || errors.Is(err, fsutil.ErrSymlink) {
+		return nil, fmt.Errorf("%w: %w", err, ErrNotConfined)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): %w", p, st.Mode().Type(), ErrNotConfined)
-	}
-	if linkCount(st) > 1 {
-		return nil, fmt.Errorf("%s is hard-linked: %w", p, ErrNotConfined)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	return b, nil
+	return b, err
 }
 
 // packedPrefixMatches returns the packed objects whose hex digest starts

@@ -81,7 +81,7 @@ func Sign(ctx context.Context, r *Repo, opt SignOptions) (*SignResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sign %s: %w", id, err)
 	}
-	if _, err := writeValidated(ctx, r, []*objects.Object{signed}); err != nil {
+	if _, err := r.WriteValidated(ctx, []*objects.Object{signed}, nil); err != nil {
 		return nil, fmt.Errorf("sign %s: %w", id, err)
 	}
 	return &SignResult{

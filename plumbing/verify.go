@@ -3,10 +3,10 @@ package plumbing
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
+	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -165,16 +165,13 @@ func VerifyKeys(opt VerifyOptions) (objects.VerifyOptions, error) {
 }
 
 // readArtifact reads and parses a .tine file under the SPEC §3.7 rules,
-// bounded before allocation.
+// bounded before allocation, through the one bounded regular-file reader.
 func readArtifact(path string) (objects.Value, error) {
-	f, err := os.Open(path)
+	// A FIFO or device is refused at once; a larger file keeps one byte
+	// past the bound so ParseArtifact reports it with its reason.
+	b, err := fsutil.ReadFileWith(path, fsutil.ReadOptions{Limit: objects.MaxArtifactBytes, KeepOver: true})
 	if err != nil {
 		return objects.Value{}, fmt.Errorf("verify: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, objects.MaxArtifactBytes+1))
-	if err != nil {
-		return objects.Value{}, fmt.Errorf("verify %s: %w", path, err)
 	}
 	doc, err := objects.ParseArtifact(b)
 	if err != nil {

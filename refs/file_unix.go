@@ -10,9 +10,11 @@ import (
 )
 
 // openNoFollow opens path for reading without following a final symlink;
-// a symlink fails with ELOOP (SPEC §2.3: symlinks are rejected).
+// a symlink fails with ELOOP (SPEC §2.3: symlinks are rejected). The open
+// is non-blocking, so a FIFO is opened at once and refused by checkRegular
+// instead of waiting for a writer forever.
 func openNoFollow(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, fmt.Errorf("%s: %w (a symlink)", path, ErrNotRegular)
 	}

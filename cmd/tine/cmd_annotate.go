@@ -3,7 +3,7 @@ package main
 import (
 	"sort"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // annotateCmd is `tine annotate REF --set KEY=VALUE... [--unset KEY...]`.
@@ -37,7 +37,7 @@ func (c *annotateCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Annotate(e.ctx, r, porcelain.AnnotateOptions{Target: c.Target, Set: c.Set, Unset: c.Unset})
+	res, err := trust.Annotate(e.ctx, r, trust.AnnotateOptions{Target: c.Target, Set: c.Set, Unset: c.Unset})
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"os"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // attestCmd is `tine attest REF --claim FILE.json [--evidence OID...]
@@ -45,7 +45,7 @@ func (c *attestCmd) Run(e *env) error {
 		defer f.Close()
 		in = f
 	}
-	claim, err := porcelain.ParseClaim(in, c.Claim)
+	claim, err := trust.ParseClaim(in, c.Claim)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (c *attestCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Attest(e.ctx, r, porcelain.AttestOptions{
+	res, err := trust.Attest(e.ctx, r, trust.AttestOptions{
 		Target: c.Target, Claim: claim, Evidence: c.Evidence, Signer: c.Signer,
 		SignWith: sw,
 	})

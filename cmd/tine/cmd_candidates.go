@@ -3,7 +3,7 @@ package main
 import (
 	"strconv"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // candidatesCmd is `tine candidates [--min-score NAME=V...] [--ref-prefix P]
@@ -35,9 +35,9 @@ func (c *candidatesCmd) Run(e *env) error {
 	if c.KeyFile != "" && c.PubKey != "" {
 		return usagef("--key-file and --pubkey cannot be combined; give one key")
 	}
-	opt := porcelain.CandidatesOptions{RefPrefix: c.RefPrefix, Signer: c.Signer, KeyFile: c.KeyFile, PubKey: c.PubKey}
+	opt := trust.CandidatesOptions{RefPrefix: c.RefPrefix, Signer: c.Signer, KeyFile: c.KeyFile, PubKey: c.PubKey}
 	for _, arg := range c.MinScore {
-		s, err := porcelain.ParseScore(arg)
+		s, err := trust.ParseScore(arg)
 		if err != nil {
 			return usagef("--min-score: %v", err)
 		}
@@ -48,7 +48,7 @@ func (c *candidatesCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Candidates(e.ctx, r, opt)
+	res, err := trust.Candidates(e.ctx, r, opt)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (c *candidatesCmd) Run(e *env) error {
 }
 
 // printCandidates renders candidate runs with the scores that qualify them.
-func printCandidates(p *printer, res *porcelain.CandidatesResult) {
+func printCandidates(p *printer, res *trust.CandidatesResult) {
 	if len(res.Candidates) == 0 {
 		p.printf("no candidates\n")
 	}

@@ -7,7 +7,10 @@ import (
 	"strings"
 
 	"github.com/tinehq/tine/plumbing"
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/demo"
+	"github.com/tinehq/tine/porcelain/loops"
+	"github.com/tinehq/tine/porcelain/runs"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // demoCmd is `tine demo [DIR]`: a guided story in a scratch repository.
@@ -50,11 +53,11 @@ func (c *demoCmd) Run(e *env) error {
 		dir = tmp
 	}
 	p := e.printer()
-	opt := porcelain.DemoOptions{
+	opt := demo.DemoOptions{
 		Dir:    dir,
 		Stdout: e.stdout,
 		Stderr: e.stdout, // one stream, so the story reads in order
-		Step: func(s porcelain.DemoStep) {
+		Step: func(s demo.DemoStep) {
 			if s.Note != "" {
 				p.printf("\n%s\n", p.dim("# "+s.Note))
 			}
@@ -62,9 +65,9 @@ func (c *demoCmd) Run(e *env) error {
 				p.printf("$ tine %s\n", s.Command)
 			}
 		},
-		Done: func(s porcelain.DemoStep) { printDemoOutput(p, s) },
+		Done: func(s demo.DemoStep) { printDemoOutput(p, s) },
 	}
-	r, res, err := porcelain.Demo(e.ctx, opt)
+	r, res, err := demo.Demo(e.ctx, opt)
 	if err != nil {
 		return err
 	}
@@ -72,7 +75,7 @@ func (c *demoCmd) Run(e *env) error {
 	if err := showDemo(e, p, r, res); err != nil {
 		return err
 	}
-	if _, err := porcelain.DemoRelease(e.ctx, r, opt, res); err != nil {
+	if _, err := demo.DemoRelease(e.ctx, r, opt, res); err != nil {
 		return err
 	}
 	if err := demoFsck(e, p, r); err != nil {
@@ -84,23 +87,23 @@ func (c *demoCmd) Run(e *env) error {
 
 // showDemo prints what the story built: the graph of both attempts and
 // the loop's branches, the attempts' diff and a replay check.
-func showDemo(e *env, p *printer, r *plumbing.Repo, res *porcelain.DemoResult) error {
+func showDemo(e *env, p *printer, r *plumbing.Repo, res *demo.DemoResult) error {
 	p.printf("\n$ tine log --graph --all\n")
-	lg, err := porcelain.Log(e.ctx, r, porcelain.LogOptions{All: true, Graph: true})
+	lg, err := runs.Log(e.ctx, r, runs.LogOptions{All: true, Graph: true})
 	if err != nil {
 		return err
 	}
 	printLog(p, lg, false)
 
 	p.printf("\n$ tine diff %s %s --text\n", res.Main, res.Fork)
-	d, err := porcelain.DiffRevisions(e.ctx, r, res.Main, res.Fork, porcelain.DiffOptions{Text: true})
+	d, err := runs.DiffRevisions(e.ctx, r, res.Main, res.Fork, runs.DiffOptions{Text: true})
 	if err != nil {
 		return err
 	}
 	printDiff(p, d)
 
 	p.printf("\n$ tine replay %s --verify\n", res.Fork)
-	v, err := porcelain.VerifyRevision(e.ctx, r, res.Fork)
+	v, err := runs.VerifyRevision(e.ctx, r, res.Fork)
 	if err != nil {
 		return err
 	}
@@ -127,24 +130,24 @@ func demoFsck(e *env, p *printer, r *plumbing.Repo) error {
 
 // printDemoOutput prints a step's outcome as the command would, the
 // expected refusal with the error line the command prints.
-func printDemoOutput(p *printer, s porcelain.DemoStep) {
+func printDemoOutput(p *printer, s demo.DemoStep) {
 	switch o := s.Output.(type) {
-	case *porcelain.LoopRunResult:
+	case *loops.LoopRunResult:
 		printLoopRun(p, o)
-	case *porcelain.LoopShowResult:
+	case *loops.LoopShowResult:
 		printLoopShow(p, o, false)
 	case *plumbing.KeygenResult:
 		// The files are in the workspace, where the narrated commands run.
 		p.printf("%s key written to %s\npublic key written to %s\nfingerprint %s\n", o.Algorithm, filepath.Base(o.Out), filepath.Base(o.Pub), o.Fingerprint)
-	case porcelain.DemoPolicy:
-		p.printf("$ cat %s\n%s", porcelain.PolicyFileName, o)
-	case *porcelain.PromoteResult:
+	case demo.DemoPolicy:
+		p.printf("$ cat %s\n%s", trust.PolicyFileName, o)
+	case *trust.PromoteResult:
 		printPromote(p, o)
-	case *porcelain.AttestResult:
+	case *trust.AttestResult:
 		printAttestResult(p, o)
-	case *porcelain.CandidatesResult:
+	case *trust.CandidatesResult:
 		printCandidates(p, o)
-	case *porcelain.PromotionsResult:
+	case *trust.PromotionsResult:
 		printPromotions(p, o)
 	}
 	if s.Err != nil {

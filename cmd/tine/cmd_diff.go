@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/runs"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // diffCmd is `tine diff A B [--exit-code] [--stat] [--text] [--json]`.
@@ -49,13 +50,13 @@ func (c *diffCmd) Run(e *env) error {
 		return usagef("--stat has no effect with --json (the JSON holds every field)")
 	}
 	r, err := e.openRepo()
-	if err != nil && !(porcelain.IsArtifactPath(c.A) && porcelain.IsArtifactPath(c.B)) {
+	if err != nil && !(trust.IsArtifactPath(c.A) && trust.IsArtifactPath(c.B)) {
 		return err
 	}
 	if r != nil {
 		defer r.Close()
 	}
-	res, err := porcelain.DiffTargets(e.ctx, r, c.A, c.B, porcelain.DiffOptions{Text: c.Text})
+	res, err := trust.DiffTargets(e.ctx, r, c.A, c.B, runs.DiffOptions{Text: c.Text})
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func (c *diffCmd) Run(e *env) error {
 
 // diffSideName is how a side is named in headers: its revision, with the
 // run oid.
-func diffSideName(s porcelain.DiffSide) string {
+func diffSideName(s runs.DiffSide) string {
 	name := s.Revision
 	if s.Ref != "" && s.Ref != s.Revision {
 		name += " (" + s.Ref + ")"
@@ -93,7 +94,7 @@ func diffSideName(s porcelain.DiffSide) string {
 }
 
 // printDiff renders the whole diff.
-func printDiff(p *printer, res *porcelain.DiffResult) {
+func printDiff(p *printer, res *runs.DiffResult) {
 	p.printf("a: %s %s, %d events\n", p.style(styleYellow, res.A.Run), diffSideName(res.A), res.A.Totals.Events)
 	p.printf("b: %s %s, %d events\n", p.style(styleYellow, res.B.Run), diffSideName(res.B), res.B.Totals.Events)
 	if res.CommonAncestor != "" {
@@ -124,7 +125,7 @@ func printDiff(p *printer, res *porcelain.DiffResult) {
 }
 
 // printBriefs lists divergent events under a heading.
-func printBriefs(p *printer, heading, sign string, evs []porcelain.EventBrief) {
+func printBriefs(p *printer, heading, sign string, evs []runs.EventBrief) {
 	if len(evs) == 0 {
 		return
 	}
@@ -139,7 +140,7 @@ func printBriefs(p *printer, heading, sign string, evs []porcelain.EventBrief) {
 }
 
 // briefText describes an event: kind, label and command.
-func briefText(b porcelain.EventBrief) string {
+func briefText(b runs.EventBrief) string {
 	if b.Missing {
 		return "(not stored locally)"
 	}
@@ -154,9 +155,9 @@ func briefText(b porcelain.EventBrief) string {
 }
 
 // printAligned renders one aligned pair and its changed fields.
-func printAligned(p *printer, ap porcelain.AlignedPair) {
+func printAligned(p *printer, ap runs.AlignedPair) {
 	sym := "~"
-	if ap.Alignment == porcelain.AlignMatched {
+	if ap.Alignment == runs.AlignMatched {
 		sym = "="
 	}
 	p.printf("  %s a[%d] %s  <->  b[%d] %s\n", sym, ap.A.Position, shortOID(ap.A.OID), ap.B.Position, shortOID(ap.B.OID))
@@ -241,7 +242,7 @@ func signed(s string, f float64) string {
 }
 
 // printDeltas renders the totals of both sides and their difference.
-func printDeltas(p *printer, res *porcelain.DiffResult) {
+func printDeltas(p *printer, res *runs.DiffResult) {
 	a, b, d := res.A.Totals, res.B.Totals, res.Delta
 	p.printf("  events    %d -> %d (%s)\n", a.Events, b.Events, signed(strconv.Itoa(d.Events), float64(d.Events)))
 	// Cost and tokens only mean something for runs that meter them (model
@@ -284,7 +285,7 @@ func scoreText(s *float64) string {
 }
 
 // printDiffStat renders the short summary of --stat.
-func printDiffStat(p *printer, res *porcelain.DiffResult) {
+func printDiffStat(p *printer, res *runs.DiffResult) {
 	changed := 0
 	for _, ap := range res.Aligned {
 		if len(ap.Changes) > 0 {

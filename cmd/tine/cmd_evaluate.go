@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // evaluateCmd is `tine evaluate REF --score NAME=VALUE... [--signer S]
@@ -32,9 +32,9 @@ func (c *evaluateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	scores := make([]porcelain.Score, 0, len(c.Score))
+	scores := make([]trust.Score, 0, len(c.Score))
 	for _, arg := range c.Score {
-		s, err := porcelain.ParseScore(arg)
+		s, err := trust.ParseScore(arg)
 		if err != nil {
 			return usagef("--score: %v", err)
 		}
@@ -45,7 +45,7 @@ func (c *evaluateCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Evaluate(e.ctx, r, porcelain.EvaluateOptions{
+	res, err := trust.Evaluate(e.ctx, r, trust.EvaluateOptions{
 		Target: c.Target, Scores: scores, Signer: c.Signer,
 		SignWith: sw,
 	})
@@ -57,6 +57,6 @@ func (c *evaluateCmd) Run(e *env) error {
 
 // printAttestResult prints the new attestation's oid, alone on its line,
 // so scripts can capture it (--json has the rest).
-func printAttestResult(p *printer, res *porcelain.AttestResult) {
+func printAttestResult(p *printer, res *trust.AttestResult) {
 	p.printf("%s\n", res.OID)
 }

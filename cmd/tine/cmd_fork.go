@@ -1,6 +1,6 @@
 package main
 
-import "github.com/tinehq/tine/porcelain"
+import "github.com/tinehq/tine/porcelain/runs"
 
 // forkCmd is `tine fork REF --from EVENT [--ref experiments/NAME] [--reason TEXT]`.
 type forkCmd struct {
@@ -30,7 +30,7 @@ func (c *forkCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Fork(e.ctx, r, porcelain.ForkOptions{Source: c.Source, From: c.From, Ref: c.Ref, Reason: c.Reason})
+	res, err := runs.Fork(e.ctx, r, runs.ForkOptions{Source: c.Source, From: c.From, Ref: c.Ref, Reason: c.Reason})
 	if err != nil {
 		return err
 	}

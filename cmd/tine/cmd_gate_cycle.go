@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateCycleCmd is `tine gate cycle NAME [--json]`.
@@ -33,13 +33,13 @@ Example:
 // Run performs the transition.
 func (c *gateCycleCmd) Run(e *env) error {
 	r, err := e.openRepo()
-	var res *porcelain.CycleResult
+	var res *gates.CycleResult
 	if err == nil {
 		defer r.Close()
-		res, err = porcelain.RunCycle(e.ctx, r, c.Name, porcelain.CycleOptions{Root: c.Project, Goal: c.Goal})
+		res, err = gates.RunCycle(e.ctx, r, c.Name, gates.CycleOptions{Root: c.Project, Goal: c.Goal})
 	}
 	if err != nil {
-		res = porcelain.CycleErrorResult(c.Name, err)
+		res = gates.CycleErrorResult(c.Name, err)
 	}
 	if err := e.emit(c.JSON, res, func(p *printer) { printCycle(p, res) }); err != nil {
 		return err
@@ -51,9 +51,9 @@ func (c *gateCycleCmd) Run(e *env) error {
 }
 
 // printCycle renders one transition for humans.
-func printCycle(p *printer, res *porcelain.CycleResult) {
+func printCycle(p *printer, res *gates.CycleResult) {
 	state := res.State
-	if state == porcelain.CyclePassed {
+	if state == gates.CyclePassed {
 		state = p.good(state)
 	} else {
 		state = p.bad(state)

@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateDebugCmd is `tine gate debug ID`.
@@ -32,7 +32,7 @@ func (c *gateDebugCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.GateDebug(e.ctx, r, porcelain.GateDebugOptions{Root: c.Project, ID: c.ID, Phase: porcelain.GatePhase(c.Phase)})
+	res, err := gates.GateDebug(e.ctx, r, gates.GateDebugOptions{Root: c.Project, ID: c.ID, Phase: gates.GatePhase(c.Phase)})
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateDoctorCmd is `tine gate doctor`.
@@ -33,14 +33,14 @@ func (c *gateDoctorCmd) Run(e *env) error {
 	if r != nil {
 		defer r.Close()
 	}
-	res, err := porcelain.GateDoctor(e.ctx, r, c.Project)
+	res, err := gates.GateDoctor(e.ctx, r, c.Project)
 	if err != nil {
 		return err
 	}
 	if err := e.emit(c.JSON, res, func(p *printer) {
 		for _, ch := range res.Checks {
 			word := ch.Status
-			if ch.Status == porcelain.GateCheckFail {
+			if ch.Status == gates.GateCheckFail {
 				word = p.bad(word)
 			}
 			p.printf("%-4s %s: %s\n", word, ch.Name, strings.TrimSpace(ch.Detail))

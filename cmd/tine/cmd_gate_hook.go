@@ -1,6 +1,6 @@
 package main
 
-import "github.com/tinehq/tine/porcelain"
+import "github.com/tinehq/tine/porcelain/gates"
 
 // gateHookCmd is `tine gate hook --adapter A --event E`, run by the agent
 // CLIs with their hook JSON on stdin.
@@ -29,7 +29,7 @@ func (c *gateHookCmd) Run(e *env) error {
 	if r != nil {
 		defer r.Close()
 	}
-	resp := porcelain.GateHook(e.ctx, porcelain.HookOptions{Adapter: c.Adapter, Event: c.Event, Project: c.Project, Repo: r,
+	resp := gates.GateHook(e.ctx, gates.HookOptions{Adapter: c.Adapter, Event: c.Event, Project: c.Project, Repo: r,
 		Input: e.stdin})
 	_, err := e.stdout.Write(resp.Bytes())
 	return err

@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateInitCmd is `tine gate init`.
@@ -29,7 +29,7 @@ func (c *gateInitCmd) Run(e *env) error {
 	if err := e.refuseRepoFlag("gate init writes only the project's contract"); err != nil {
 		return err
 	}
-	res, err := porcelain.GateInit(porcelain.GateInitOptions{Root: c.Project})
+	res, err := gates.GateInit(gates.GateInitOptions{Root: c.Project})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateLogCmd is `tine gate log`.
@@ -34,7 +34,7 @@ func (c *gateLogCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.GateLog(e.ctx, r, porcelain.GateLogOptions{Phase: porcelain.GatePhase(c.Phase), Limit: c.Limit})
+	res, err := gates.GateLog(e.ctx, r, gates.GateLogOptions{Phase: gates.GatePhase(c.Phase), Limit: c.Limit})
 	if err != nil {
 		return err
 	}

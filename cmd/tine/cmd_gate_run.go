@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateRunCmd is `tine gate run [--phase P] [--no-cache] [--attach REF]`.
@@ -41,9 +41,9 @@ func (c *gateRunCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	opt := porcelain.GateRunOptions{Phase: porcelain.GatePhase(c.Phase), NoCache: c.NoCache, Attach: c.Attach, Signer: c.Signer, SignWith: sw}
-	if c.Phase == string(porcelain.GatePhaseCI) {
-		opt = porcelain.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw}
+	opt := gates.GateRunOptions{Phase: gates.GatePhase(c.Phase), NoCache: c.NoCache, Attach: c.Attach, Signer: c.Signer, SignWith: sw}
+	if c.Phase == string(gates.GatePhaseCI) {
+		opt = gates.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw}
 	}
 	return runGate(e, c.gateProject, opt, c.JSON, false)
 }
@@ -75,12 +75,12 @@ func (c *gateCICmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return runGate(e, c.gateProject, porcelain.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw}, c.JSON, true)
+	return runGate(e, c.gateProject, gates.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw}, c.JSON, true)
 }
 
 // runGate runs the gate, prints progress and the decision, and maps the
 // decision to the exit status: a blocked gate is a result, not an error.
-func runGate(e *env, pf gateProject, opt porcelain.GateRunOptions, asJSON, optionalRepo bool) error {
+func runGate(e *env, pf gateProject, opt gates.GateRunOptions, asJSON, optionalRepo bool) error {
 	// Signing or attaching means an attestation is wanted: without a
 	// repository that is an error, not a silent unrecorded run.
 	r, err := openGateRepo(e, optionalRepo && opt.Attach == "" && opt.KeyFile == "" && opt.Signer == "")
@@ -93,18 +93,18 @@ func runGate(e *env, pf gateProject, opt porcelain.GateRunOptions, asJSON, optio
 	opt.Root = pf.Project
 	if !asJSON {
 		errp := &printer{w: e.stderr}
-		opt.Progress = func(p porcelain.GateProgress) {
+		opt.Progress = func(p gates.GateProgress) {
 			switch p.Stage {
-			case porcelain.GateStageRun:
+			case gates.GateStageRun:
 				errp.printf("RUN %s (%s)\n", p.Constraint, p.Kind)
-			case porcelain.GateStageDone:
+			case gates.GateStageDone:
 				errp.printf("DONE %s: %s (%.1fs)\n", p.Constraint, p.Verdict, p.Duration.Seconds())
 			default:
 				errp.printf("%s %s: %s\n", strings.ToUpper(p.Stage), p.Constraint, p.Verdict)
 			}
 		}
 	}
-	res, err := porcelain.RunGate(e.ctx, r, opt)
+	res, err := gates.RunGate(e.ctx, r, opt)
 	if err != nil {
 		return err
 	}
@@ -112,24 +112,24 @@ func runGate(e *env, pf gateProject, opt porcelain.GateRunOptions, asJSON, optio
 	if err != nil {
 		return err
 	}
-	if code := porcelain.GateExitCode(res); code != 0 {
+	if code := gates.GateExitCode(res); code != 0 {
 		return &silentError{code: code}
 	}
 	return nil
 }
 
 // printGateRun renders the results and the decision.
-func printGateRun(p *printer, res *porcelain.GateRunResult, unrecorded bool) {
+func printGateRun(p *printer, res *gates.GateRunResult, unrecorded bool) {
 	for _, r := range res.Results {
 		word := strings.ToUpper(r.Verdict)
 		switch {
-		case r.Verdict == porcelain.GateVerdictPass:
+		case r.Verdict == gates.GateVerdictPass:
 			word = p.good(word)
 		case r.Blocks:
 			word = p.bad(word)
 		}
 		extra := ""
-		if r.Enforcement == porcelain.GateAdvisory {
+		if r.Enforcement == gates.GateAdvisory {
 			extra = " (advisory)"
 		}
 		if r.Reused {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/tinehq/tine/plumbing"
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateSetupCmd is `tine gate setup [--adapter A] [--hook-executable CMD]`.
@@ -29,7 +29,7 @@ Example:
 
 // Run wires the hooks.
 func (c *gateSetupCmd) Run(e *env) error {
-	res, err := porcelain.SetupHooks(hookSetupOptions(e, c.Project, c.Adapter, c.HookExecutable))
+	res, err := gates.SetupHooks(hookSetupOptions(e, c.Project, c.Adapter, c.HookExecutable))
 	if err != nil {
 		return err
 	}
@@ -46,13 +46,13 @@ func (c *gateSetupCmd) Run(e *env) error {
 
 // hookSetupOptions builds the options of setup and uninstall. The hook
 // tombstone lives in the repository when there is one.
-func hookSetupOptions(e *env, project, adapter, exe string) porcelain.HookSetupOptions {
-	opt := porcelain.HookSetupOptions{Project: project, Executable: exe}
+func hookSetupOptions(e *env, project, adapter, exe string) gates.HookSetupOptions {
+	opt := gates.HookSetupOptions{Project: project, Executable: exe}
 	if adapter != "all" {
 		opt.Adapters = []string{adapter}
 	}
 	if r := hookRepo(e, project); r != nil {
-		opt.StateDir = porcelain.GateStateDir(r)
+		opt.StateDir = gates.GateStateDir(r)
 		r.Close()
 	}
 	return opt

@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateStatusCmd is `tine gate status`.
@@ -32,14 +32,14 @@ func (c *gateStatusCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.GateStatus(e.ctx, r, porcelain.GateStatusOptions{Root: c.Project, Phase: porcelain.GatePhase(c.Phase)})
+	res, err := gates.GateStatus(e.ctx, r, gates.GateStatusOptions{Root: c.Project, Phase: gates.GatePhase(c.Phase)})
 	if err != nil {
 		return err
 	}
 	return e.emit(c.JSON, res, func(p *printer) {
 		for _, s := range res.Constraints {
 			switch s.State {
-			case porcelain.GateFresh:
+			case gates.GateFresh:
 				p.printf("FRESH %s %s: %s", s.Verdict, s.ID, s.Message)
 				if s.Waiver != "" {
 					p.printf(" (waived: %s)", s.Waiver)

@@ -5,7 +5,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateSuperviseCmd is `tine gate supervise NAME`.
@@ -40,7 +40,7 @@ func (c *gateSuperviseCmd) Run(e *env) error {
 	ctx, stop := signal.NotifyContext(e.ctx, syscall.SIGTERM)
 	defer stop()
 	var werr error
-	emit := func(res *porcelain.CycleResult) {
+	emit := func(res *gates.CycleResult) {
 		line, err := json.Marshal(res)
 		if err == nil {
 			_, err = e.stdout.Write(append(line, '\n'))
@@ -49,10 +49,10 @@ func (c *gateSuperviseCmd) Run(e *env) error {
 			werr = err
 		}
 	}
-	res, err := porcelain.Supervise(ctx, r, c.Name, porcelain.SuperviseOptions{
-		CycleOptions: porcelain.CycleOptions{Root: c.Project}, Emit: emit})
+	res, err := gates.Supervise(ctx, r, c.Name, gates.SuperviseOptions{
+		CycleOptions: gates.CycleOptions{Root: c.Project}, Emit: emit})
 	if err != nil {
-		res = porcelain.CycleErrorResult(c.Name, err)
+		res = gates.CycleErrorResult(c.Name, err)
 		emit(res)
 	}
 	if werr != nil {

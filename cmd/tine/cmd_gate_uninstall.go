@@ -1,6 +1,6 @@
 package main
 
-import "github.com/tinehq/tine/porcelain"
+import "github.com/tinehq/tine/porcelain/gates"
 
 // gateUninstallCmd is `tine gate uninstall [--adapter A]`.
 type gateUninstallCmd struct {
@@ -24,7 +24,7 @@ Example:
 
 // Run unwires the hooks.
 func (c *gateUninstallCmd) Run(e *env) error {
-	res, err := porcelain.UninstallHooks(hookSetupOptions(e, c.Project, c.Adapter, ""))
+	res, err := gates.UninstallHooks(hookSetupOptions(e, c.Project, c.Adapter, ""))
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/tinehq/tine/plumbing"
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/gates"
 )
 
 // gateWaiveCmd is `tine gate waive ID --reason TEXT`.
@@ -28,7 +28,7 @@ Example:
 
 // Run records the waiver.
 func (c *gateWaiveCmd) Run(e *env) error {
-	return gateNote(e, c.gateProject, c.ID, c.Reason, c.JSON, porcelain.GateWaive, "Waived %s locally for input %s\nCI ignores local waivers; a release policy accepts a gate passed by a waiver only with allow_waived.\n")
+	return gateNote(e, c.gateProject, c.ID, c.Reason, c.JSON, gates.GateWaive, "Waived %s locally for input %s\nCI ignores local waivers; a release policy accepts a gate passed by a waiver only with allow_waived.\n")
 }
 
 // gateAcknowledgeCmd is `tine gate acknowledge ID --reason TEXT`.
@@ -51,18 +51,18 @@ Example:
 
 // Run records the acknowledgement.
 func (c *gateAcknowledgeCmd) Run(e *env) error {
-	return gateNote(e, c.gateProject, c.ID, c.Reason, c.JSON, porcelain.GateAcknowledge, "Acknowledged %s for input %s\n")
+	return gateNote(e, c.gateProject, c.ID, c.Reason, c.JSON, gates.GateAcknowledge, "Acknowledged %s for input %s\n")
 }
 
 // gateNote runs a waiver or acknowledgement verb.
 func gateNote(e *env, pf gateProject, id, reason string, asJSON bool,
-	fn func(context.Context, *plumbing.Repo, porcelain.GateNoteOptions) (*porcelain.GateNoteResult, error), format string) error {
+	fn func(context.Context, *plumbing.Repo, gates.GateNoteOptions) (*gates.GateNoteResult, error), format string) error {
 	r, err := e.openRepo()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	res, err := fn(e.ctx, r, porcelain.GateNoteOptions{Root: pf.Project, ID: id, Reason: reason})
+	res, err := fn(e.ctx, r, gates.GateNoteOptions{Root: pf.Project, ID: id, Reason: reason})
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/tinehq/tine/plumbing"
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/runs"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // importCmd is `tine import FILE.jsonl [--ref REF]` and `tine import
@@ -57,7 +58,7 @@ func (c *importCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	if strings.HasSuffix(c.File, porcelain.ArtifactSuffix) {
+	if strings.HasSuffix(c.File, trust.ArtifactSuffix) {
 		return c.runArtifact(e, r)
 	}
 	if c.AllowUnverified || c.KeyFile != "" || c.PubKey != "" || c.TrustEmbedded {
@@ -76,7 +77,7 @@ func (c *importCmd) Run(e *env) error {
 		defer f.Close()
 		in, dir = f, filepath.Dir(c.File)
 	}
-	res, err := porcelain.Import(e.ctx, r, porcelain.ImportOptions{Ref: c.Ref, Input: in, Dir: dir})
+	res, err := runs.Import(e.ctx, r, runs.ImportOptions{Ref: c.Ref, Input: in, Dir: dir})
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}
@@ -90,7 +91,7 @@ func (c *importCmd) runArtifact(e *env, r *plumbing.Repo) error {
 	if c.KeyFile != "" && c.PubKey != "" {
 		return usagef("--key-file and --pubkey cannot be combined; give one key")
 	}
-	data, err := porcelain.ReadArtifactFile(c.File)
+	data, err := trust.ReadArtifactFile(c.File)
 	if err != nil {
 		return err
 	}
@@ -98,7 +99,7 @@ func (c *importCmd) runArtifact(e *env, r *plumbing.Repo) error {
 	if err != nil {
 		return err
 	}
-	res, err := porcelain.ImportArtifact(e.ctx, r, porcelain.ArtifactImportOptions{
+	res, err := trust.ImportArtifact(e.ctx, r, trust.ArtifactImportOptions{
 		Data: data, Ref: c.Ref, AllowUnverified: c.AllowUnverified, Signature: keys,
 		CheckSignature: c.KeyFile != "" || c.PubKey != "" || c.TrustEmbedded,
 	})

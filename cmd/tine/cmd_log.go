@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/runs"
 )
 
 // logCmd is `tine log [REV] [--all] [--graph] [--oneline] [-n N] [--json]`.
@@ -49,7 +45,7 @@ func (c *logCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Log(e.ctx, r, porcelain.LogOptions{Rev: c.Rev, All: c.All, Graph: c.Graph, Limit: c.Limit})
+	res, err := runs.Log(e.ctx, r, runs.LogOptions{Rev: c.Rev, All: c.All, Graph: c.Graph, Limit: c.Limit})
 	if err != nil {
 		return err
 	}
@@ -60,7 +56,7 @@ func (c *logCmd) Run(e *env) error {
 }
 
 // printLog renders the entries, with the graph drawing when present.
-func printLog(p *printer, res *porcelain.LogResult, oneline bool) {
+func printLog(p *printer, res *runs.LogResult, oneline bool) {
 	if len(res.Entries) == 0 {
 		p.printf("%s\n", p.dim("(no events)"))
 		return
@@ -82,7 +78,7 @@ func printLog(p *printer, res *porcelain.LogResult, oneline bool) {
 
 // printEntry renders one event: short oid, refs, kind and label, then the
 // metrics that are set.
-func printEntry(p *printer, prefix string, le *porcelain.LogEntry, oneline bool) {
+func printEntry(p *printer, prefix string, le *runs.LogEntry, oneline bool) {
 	var b strings.Builder
 	b.WriteString(p.style(styleYellow, le.Short))
 	if len(le.Refs) > 0 {
@@ -119,84 +115,4 @@ func printEntry(p *printer, prefix string, le *porcelain.LogEntry, oneline bool)
 		b.WriteString(" " + p.bad("error: "+sanitize(clip(le.Error, 80))))
 	}
 	p.printf("%s%s\n", prefix, b.String())
-}
-
-// styleYellow marks oids, as git does.
-const styleYellow = "\x1b[33m"
-
-// fmtCost renders a cost in dollars.
-func fmtCost(c float64) string {
-	if c >= 1 {
-		return fmt.Sprintf("$%.2f", c)
-	}
-	return "$" + strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", c), "0"), ".")
-}
-
-// fmtDuration renders seconds.
-func fmtDuration(s float64) string {
-	switch {
-	case s < 1:
-		return fmt.Sprintf("%.0fms", s*1000)
-	case s < 120:
-		return fmt.Sprintf("%.1fs", s)
-	}
-	return fmt.Sprintf("%.0fm%02.0fs", float64(int(s)/60), float64(int(s)%60))
-}
-
-// shortOID returns the 12-digit prefix of an oid string.
-func shortOID(s string) string { return porcelain.ShortString(s) }
-
-// clip cuts s to n runes.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "..."
-}
-
-// sanitize strips control characters from recorded text before it reaches
-// a terminal (recorded data must not drive the terminal).
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x200b && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
-// page renders human output, through $PAGER (default "less -FRX") when
-// stdout is a terminal; PAGER="" or "cat" writes directly.
-func (e *env) page(render func(p *printer)) error {
-	f, ok := e.stdout.(*os.File)
-	pager, set := os.LookupEnv("PAGER")
-	if !set {
-		pager = "less -FRX"
-	}
-	if !ok || !isTerminal(f) || strings.TrimSpace(pager) == "" || strings.TrimSpace(pager) == "cat" {
-		p := e.printer()
-		render(p)
-		return p.err
-	}
-	var buf bytes.Buffer
-	p := &printer{w: &buf, color: e.color}
-	render(p)
-	if p.err != nil {
-		return p.err
-	}
-	cmd := exec.CommandContext(e.ctx, "sh", "-c", pager)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = &buf, f, e.stderr
-	if err := cmd.Run(); err != nil {
-		// A pager that cannot run must not hide the output.
-		_, werr := io.Copy(f, &buf)
-		return werr
-	}
-	return nil
-}
-
-// isTerminal reports whether f is a character device.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/loops"
 )
 
 // loopDiffCmd is `tine loop diff A B [--json]`.
@@ -32,7 +32,7 @@ func (c *loopDiffCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.LoopDiff(e.ctx, r, c.A, c.B)
+	res, err := loops.LoopDiff(e.ctx, r, c.A, c.B)
 	if err != nil {
 		return err
 	}
@@ -40,10 +40,10 @@ func (c *loopDiffCmd) Run(e *env) error {
 }
 
 // printLoopDiff renders the comparison.
-func printLoopDiff(p *printer, res *porcelain.LoopDiffResult) {
+func printLoopDiff(p *printer, res *loops.LoopDiffResult) {
 	for _, side := range []struct {
 		label string
-		t     *porcelain.LoopTrajectory
+		t     *loops.LoopTrajectory
 	}{{"a", &res.A}, {"b", &res.B}} {
 		t := side.t
 		p.printf("%s: %s  %d steps  %s\n", side.label, t.Spec, t.Steps, t.Curve)
@@ -59,7 +59,7 @@ func printLoopDiff(p *printer, res *porcelain.LoopDiffResult) {
 		p.printf("diverge at step %d:\n", res.DivergeAt)
 		for _, at := range []struct {
 			label string
-			s     *porcelain.LoopStep
+			s     *loops.LoopStep
 		}{{"a", res.AtA}, {"b", res.AtB}} {
 			if at.s == nil {
 				p.printf("  %s: (ended)\n", at.label)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/loops"
 )
 
 // loopRunCmd is `tine loop run --strategy numeric|text | --step-cmd CMD ...`.
@@ -79,10 +79,10 @@ func (c *loopRunCmd) Run(e *env) error {
 	if c.Strategy == "" && (c.Target != nil || c.StepSize != nil || c.Tol != nil || c.GoodWord != nil || c.MaxLen != 0 || c.Start != "") {
 		return usagef("--target, --step-size, --tol, --good-word, --max-len and --start configure a --strategy; --step-cmd and --step-http take --state")
 	}
-	if c.Strategy == porcelain.LoopStrategyText && (c.Target != nil || c.StepSize != nil || c.Tol != nil) {
+	if c.Strategy == loops.LoopStrategyText && (c.Target != nil || c.StepSize != nil || c.Tol != nil) {
 		return usagef("--target, --step-size and --tol configure --strategy numeric")
 	}
-	if c.Strategy == porcelain.LoopStrategyNumeric && (c.GoodWord != nil || c.MaxLen != 0) {
+	if c.Strategy == loops.LoopStrategyNumeric && (c.GoodWord != nil || c.MaxLen != 0) {
 		return usagef("--good-word and --max-len configure --strategy text")
 	}
 	if c.Width < 0 || c.MaxBranches < 0 || c.MaxSteps < 0 || c.MaxLen < 0 || c.MaxCost < 0 || c.MaxDuration < 0 || c.StepTimeout < 0 {
@@ -101,7 +101,7 @@ func (c *loopRunCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	res, runErr := porcelain.LoopRun(e.ctx, r, porcelain.LoopRunOptions{
+	res, runErr := loops.LoopRun(e.ctx, r, loops.LoopRunOptions{
 		Name: name, Goal: c.Goal, Context: c.Context, Strategy: c.Strategy, StepCmd: c.StepCmd,
 		StepHTTP: c.StepHTTP, Model: c.Model, KeyEnv: c.KeyEnv,
 		StepTimeout: c.StepTimeout, Dir: dir, Start: c.Start, State: []byte(c.State),
@@ -109,10 +109,10 @@ func (c *loopRunCmd) Run(e *env) error {
 		Width: c.Width, MaxBranches: c.MaxBranches, MaxSteps: c.MaxSteps, MaxCost: c.MaxCost,
 		MaxDuration: c.MaxDuration, MinScore: c.MinScore, TargetScore: c.TargetScore, Strict: c.Strict,
 	})
-	if errors.Is(runErr, porcelain.ErrLoopOptions) {
+	if errors.Is(runErr, loops.ErrLoopOptions) {
 		return usagef("%v", runErr)
 	}
-	if res == nil || (runErr != nil && !errors.Is(runErr, porcelain.ErrLoopNoBest)) {
+	if res == nil || (runErr != nil && !errors.Is(runErr, loops.ErrLoopNoBest)) {
 		// A strict refusal, a storage failure or an interrupt: what was
 		// recorded so far stays under experiments/LOOP/.
 		return runErr
@@ -136,7 +136,7 @@ func countSet(ss ...string) int {
 
 // printLoopRun renders a loop run: one line per branch with the gate that
 // ended it, then the best.
-func printLoopRun(p *printer, res *porcelain.LoopRunResult) {
+func printLoopRun(p *printer, res *loops.LoopRunResult) {
 	p.printf("loop %s: %d steps, %d branches, cost %s, stopped: %s\n",
 		res.Loop, res.TotalSteps, len(res.Branches), fmtCost(res.TotalCost), res.Gate)
 	for _, b := range res.Branches {
@@ -155,7 +155,7 @@ func printLoopRun(p *printer, res *porcelain.LoopRunResult) {
 }
 
 // loopScoreText renders a loop score compactly.
-func loopScoreText(s porcelain.LoopScore) string {
+func loopScoreText(s loops.LoopScore) string {
 	b, err := s.MarshalJSON()
 	if err != nil {
 		return fmt.Sprint(float64(s))

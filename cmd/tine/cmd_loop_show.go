@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/loops"
 )
 
 // loopShowCmd is `tine loop show LOOP [--json]`.
@@ -29,7 +29,7 @@ func (c *loopShowCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.LoopShow(e.ctx, r, c.Loop)
+	res, err := loops.LoopShow(e.ctx, r, c.Loop)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (c *loopShowCmd) Run(e *env) error {
 }
 
 // printLoopShow renders the trajectory.
-func printLoopShow(p *printer, res *porcelain.LoopShowResult, all bool) {
+func printLoopShow(p *printer, res *loops.LoopShowResult, all bool) {
 	p.printf("loop %s: %s\n", res.Loop, sanitize(clip(res.Goal, 100)))
 	stopped := res.Gate
 	if stopped == "" {

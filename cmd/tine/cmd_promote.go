@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // promoteCmd is `tine promote REF --name NAME [--expected-old OID|absent]
@@ -39,7 +39,7 @@ func (c *promoteCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Promote(e.ctx, r, porcelain.PromoteOptions{
+	res, err := trust.Promote(e.ctx, r, trust.PromoteOptions{
 		Target: c.Target, Name: c.Name, ExpectedOld: c.ExpectedOld, PolicyFile: c.Policy,
 		KeyFiles: c.KeyFile, Reason: c.Reason, Actor: c.Actor,
 	})
@@ -53,7 +53,7 @@ func (c *promoteCmd) Run(e *env) error {
 }
 
 // printPromote renders each requirement, then the move.
-func printPromote(p *printer, res *porcelain.PromoteResult) {
+func printPromote(p *printer, res *trust.PromoteResult) {
 	for _, q := range res.Decision.Requirements {
 		word := p.good("met  ")
 		if !q.Met {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // promotionsCmd is `tine promotions [--json]`.
@@ -26,7 +26,7 @@ func (c *promotionsCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Promotions(e.ctx, r)
+	res, err := trust.Promotions(e.ctx, r.Refs())
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func (c *promotionsCmd) Run(e *env) error {
 }
 
 // printPromotions renders each promotion with its history of moves.
-func printPromotions(p *printer, res *porcelain.PromotionsResult) {
+func printPromotions(p *printer, res *trust.PromotionsResult) {
 	if len(res.Promotions) == 0 {
 		p.printf("no promotions\n")
 	}

@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/tinehq/tine/plumbing"
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/runs"
 )
 
 // exitNotStarted is the status of `tine record` when the command cannot
@@ -92,16 +92,16 @@ func (c *recordCmd) Run(e *env) error {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwardedSignals...)
 	defer signal.Stop(sigs)
-	res, err := porcelain.Record(e.ctx, r, porcelain.RecordOptions{
+	res, err := runs.Record(e.ctx, r, runs.RecordOptions{
 		Ref: c.Ref, Argv: c.Argv, Status: c.Status,
 		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 		Signals: sigs,
 	})
-	if errors.Is(err, porcelain.ErrCommandNotStarted) {
+	if errors.Is(err, runs.ErrCommandNotStarted) {
 		fmt.Fprintf(e.stderr, "tine record: %s; nothing was recorded\n", oneLine(err.Error()))
 		return &silentError{code: exitNotStarted}
 	}
-	var re *porcelain.RecordingError
+	var re *runs.RecordingError
 	if errors.As(err, &re) {
 		fmt.Fprintf(e.stderr, "tine record: %s\n", oneLine(err.Error()))
 		return &silentError{code: exitNotRecorded}
@@ -132,14 +132,14 @@ func (c *recordCmd) runEvent(e *env, r *plumbing.Repo) error {
 	if err != nil {
 		return err
 	}
-	if fi.Size() > porcelain.MaxEventFileBytes {
-		return fmt.Errorf("%s: %d bytes, more than %d", c.Event, fi.Size(), porcelain.MaxEventFileBytes)
+	if fi.Size() > runs.MaxEventFileBytes {
+		return fmt.Errorf("%s: %d bytes, more than %d", c.Event, fi.Size(), runs.MaxEventFileBytes)
 	}
 	data, err := os.ReadFile(c.Event)
 	if err != nil {
 		return err
 	}
-	res, err := porcelain.AppendEvent(e.ctx, r, porcelain.AppendEventOptions{
+	res, err := runs.AppendEvent(e.ctx, r, runs.AppendEventOptions{
 		Ref: c.Ref, Data: data, Dir: filepath.Dir(c.Event), Status: c.Status,
 	})
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/runs"
 )
 
 // replayCmd is `tine replay RUN --verify | --rerun [--timeout D] [--json]`.
@@ -58,7 +58,7 @@ func (c *replayCmd) Run(e *env) error {
 	}
 	defer r.Close()
 	if c.Verify {
-		res, err := porcelain.VerifyRevision(e.ctx, r, c.Rev)
+		res, err := runs.VerifyRevision(e.ctx, r, c.Rev)
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func (c *replayCmd) Run(e *env) error {
 		}
 		return replayStatus(c.JSON, res.OK, fmt.Sprintf("%d object(s) drifted, listed above", len(res.Drift)))
 	}
-	res, err := porcelain.RerunRevision(e.ctx, r, c.Rev, porcelain.RerunOptions{Timeout: c.Timeout})
+	res, err := runs.RerunRevision(e.ctx, r, c.Rev, runs.RerunOptions{Timeout: c.Timeout})
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (c *replayCmd) Run(e *env) error {
 	}
 	drifted := 0
 	for _, ev := range res.Events {
-		if ev.Status != porcelain.RerunSame {
+		if ev.Status != runs.RerunSame {
 			drifted++
 		}
 	}
@@ -95,7 +95,7 @@ func replayStatus(asJSON, ok bool, msg string) error {
 }
 
 // printVerify renders one line per drifted object and a summary.
-func printVerify(p *printer, res *porcelain.VerifyResult) {
+func printVerify(p *printer, res *runs.VerifyResult) {
 	for _, d := range res.Drift {
 		line := d.Object + " " + d.Problem
 		if d.Reason != "" {
@@ -130,10 +130,10 @@ func printVerify(p *printer, res *porcelain.VerifyResult) {
 const rerunDiffLines = 20
 
 // printRerun renders one line per re-executed command and a summary.
-func printRerun(p *printer, res *porcelain.RerunResult) {
+func printRerun(p *printer, res *runs.RerunResult) {
 	for _, ev := range res.Events {
 		status := p.good(ev.Status)
-		if ev.Status != porcelain.RerunSame {
+		if ev.Status != runs.RerunSame {
 			status = p.bad(ev.Status)
 		}
 		var what []string
@@ -154,7 +154,7 @@ func printRerun(p *printer, res *porcelain.RerunResult) {
 			detail = " (" + sanitize(strings.Join(what, ", ")) + ")"
 		}
 		p.printf("%-8s [%d] %s %s%s\n", status, ev.Position, shortOID(ev.Event), sanitize(clip(strings.Join(ev.Argv, " "), 70)), detail)
-		for _, d := range []*porcelain.TextDiff{ev.Stdout, ev.Stderr} {
+		for _, d := range []*runs.TextDiff{ev.Stdout, ev.Stderr} {
 			switch {
 			case d == nil:
 			case d.Binary:
@@ -172,7 +172,7 @@ func printRerun(p *printer, res *porcelain.RerunResult) {
 	}
 	drifted := 0
 	for _, ev := range res.Events {
-		if ev.Status != porcelain.RerunSame {
+		if ev.Status != runs.RerunSame {
 			drifted++
 		}
 	}

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/tinehq/tine/porcelain"
+import "github.com/tinehq/tine/porcelain/runs"
 
 // resumeCmd is `tine resume REF`.
 type resumeCmd struct {
@@ -29,7 +29,7 @@ func (c *resumeCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Resume(e.ctx, r, porcelain.ResumeOptions{Ref: c.Ref})
+	res, err := runs.Resume(e.ctx, r, runs.ResumeOptions{Ref: c.Ref})
 	if err != nil {
 		return err
 	}

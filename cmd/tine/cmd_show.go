@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/runs"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // showCmd is `tine show OBJ|REF [--json]`.
@@ -33,7 +34,7 @@ func (c *showCmd) Run(e *env) error {
 	if c.Lines < 1 {
 		return usagef("--lines must be at least 1")
 	}
-	if porcelain.IsArtifactPath(c.Rev) {
+	if trust.IsArtifactPath(c.Rev) {
 		return c.runArtifact(e)
 	}
 	r, err := e.openRepo()
@@ -41,7 +42,7 @@ func (c *showCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Show(e.ctx, r, porcelain.ShowOptions{Rev: c.Rev, PreviewLines: c.Lines})
+	res, err := runs.Show(e.ctx, r, runs.ShowOptions{Rev: c.Rev, PreviewLines: c.Lines})
 	if err != nil {
 		return err
 	}
@@ -59,12 +60,12 @@ func (c *showCmd) Run(e *env) error {
 // profile when run inside one (so the oid is the one tine import would
 // write), else in sha256.
 func (c *showCmd) runArtifact(e *env) error {
-	algo := porcelain.ArtifactViewAlgo
+	algo := trust.ArtifactViewAlgo
 	if r, err := e.openRepo(); err == nil {
 		algo = r.Algo()
 		r.Close()
 	}
-	res, err := porcelain.ShowArtifact(e.ctx, algo, c.Rev)
+	res, err := trust.ShowArtifact(e.ctx, algo, c.Rev)
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func (c *showCmd) runArtifact(e *env) error {
 }
 
 // printShow renders a run, an event or another JSON object.
-func printShow(p *printer, res *porcelain.ShowResult) {
+func printShow(p *printer, res *runs.ShowResult) {
 	p.printf("%s %s", res.Type, p.style(styleYellow, res.OID))
 	if res.Ref != "" {
 		p.printf(" (%s)", p.style(styleGreen, res.Ref))
@@ -95,7 +96,7 @@ func printShow(p *printer, res *porcelain.ShowResult) {
 }
 
 // printRun renders a run's header, totals and events (newest first).
-func printRun(p *printer, run *porcelain.Run) {
+func printRun(p *printer, run *runs.Run) {
 	t := run.Totals()
 	p.printf("status:   %s\n", run.Status)
 	if run.HasCreatedAt {
@@ -106,9 +107,9 @@ func printRun(p *printer, run *porcelain.Run) {
 		p.printf(" (%d not stored locally)", t.Missing)
 	}
 	p.printf("\ncost:     %s\nduration: %s\ntokens:   %.0f\n", fmtCost(t.Cost), fmtDuration(t.Duration), t.Tokens)
-	p.printf("roots:    %s\ntips:     %s\n", porcelain.ShortList(run.Roots), porcelain.ShortList(run.Tips))
+	p.printf("roots:    %s\ntips:     %s\n", runs.ShortList(run.Roots), runs.ShortList(run.Tips))
 	if ff := run.ForkedFrom; ff != nil {
-		p.printf("forked from run %s at event %s", porcelain.Short(ff.Run), porcelain.Short(ff.Event))
+		p.printf("forked from run %s at event %s", runs.Short(ff.Run), runs.Short(ff.Event))
 		if ff.Reason != "" {
 			p.printf(": %s", sanitize(ff.Reason))
 		}
@@ -119,14 +120,14 @@ func printRun(p *printer, run *porcelain.Run) {
 	}
 	for i := len(run.Events) - 1; i >= 0; i-- {
 		ev := run.Events[i]
-		le := porcelain.LogEntry{Short: porcelain.Short(ev.ID), Kind: ev.Kind, Label: ev.Label(), Cost: ev.Cost,
+		le := runs.LogEntry{Short: runs.Short(ev.ID), Kind: ev.Kind, Label: ev.Label(), Cost: ev.Cost,
 			Duration: ev.Duration, Tokens: ev.Tokens(), Score: ev.Score, Error: ev.Error, Missing: ev.Missing}
 		printEntry(p, "  ", &le, false)
 	}
 }
 
 // printEvent renders an event's fields and blob previews.
-func printEvent(p *printer, res *porcelain.ShowResult) {
+func printEvent(p *printer, res *runs.ShowResult) {
 	ev := res.Event
 	field := func(name, v string) {
 		if v != "" {
@@ -136,8 +137,8 @@ func printEvent(p *printer, res *porcelain.ShowResult) {
 	field("kind", ev.Kind)
 	field("model", ev.Model)
 	field("tool", ev.Tool)
-	field("parents", porcelain.ShortList(ev.Parents))
-	field("causal", porcelain.ShortList(ev.Causal))
+	field("parents", runs.ShortList(ev.Parents))
+	field("causal", runs.ShortList(ev.Causal))
 	if ev.Cost != 0 {
 		field("cost", fmtCost(ev.Cost))
 	}
@@ -159,7 +160,7 @@ func printEvent(p *printer, res *porcelain.ShowResult) {
 	if a := ev.Attributes; len(a.Object) > 0 {
 		p.printf("attributes:\n")
 		for _, m := range a.Object {
-			v := porcelain.ValueText(m.Value)
+			v := runs.ValueText(m.Value)
 			p.printf("  %s: %s\n", sanitize(m.Key), sanitize(clip(v, 200)))
 		}
 	}

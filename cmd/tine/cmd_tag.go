@@ -1,6 +1,6 @@
 package main
 
-import "github.com/tinehq/tine/porcelain"
+import "github.com/tinehq/tine/porcelain/runs"
 
 // tagCmd is `tine tag NAME OBJ [--force]`.
 type tagCmd struct {
@@ -28,7 +28,7 @@ func (c *tagCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := porcelain.Tag(e.ctx, r, porcelain.TagOptions{Name: c.Name, Target: c.Target, Force: c.Force})
+	res, err := runs.Tag(e.ctx, r, runs.TagOptions{Name: c.Name, Target: c.Target, Force: c.Force})
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/tinehq/tine/plumbing"
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/runs"
 )
 
 // TestRecordConcurrentRecordsAllLand starts 16 tine records onto one run
@@ -218,8 +218,8 @@ func TestRecordFailureKeepsRecoveryFile(t *testing.T) {
 		t.Fatalf("error line: %q", errs)
 	}
 	file := m[1]
-	if filepath.Dir(file) != filepath.Join(repo, porcelain.RecoveryDir) {
-		t.Fatalf("recovery file %s is not in the repository's %s/", file, porcelain.RecoveryDir)
+	if filepath.Dir(file) != filepath.Join(repo, runs.RecoveryDir) {
+		t.Fatalf("recovery file %s is not in the repository's %s/", file, runs.RecoveryDir)
 	}
 	if code, _, errs := tineRun(t, "", "--repo", repo, "record", "--event", file); code != 1 || !strings.Contains(errs, "is completed") {
 		t.Fatalf("append to the completed run: %d %s", code, errs)

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/plumbing"
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/runs"
 )
 
 // harnessTimeout bounds every wait of these tests: generous, since the CI
@@ -62,14 +62,14 @@ func newHarnessRepo(t *testing.T) (dir, repo string) {
 }
 
 // loadRun reads the run at rev in repo.
-func loadRun(t *testing.T, repo, rev string) *porcelain.Run {
+func loadRun(t *testing.T, repo, rev string) *runs.Run {
 	t.Helper()
 	r, err := plumbing.Open(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	run, _, err := porcelain.ResolveRun(context.Background(), r, rev)
+	run, _, err := runs.ResolveRun(context.Background(), r, rev)
 	if err != nil {
 		t.Fatalf("resolve %s: %v", rev, err)
 	}
@@ -77,7 +77,7 @@ func loadRun(t *testing.T, repo, rev string) *porcelain.Run {
 }
 
 // attr returns the event attribute key as text ("" when absent).
-func attr(e *porcelain.Event, key string) string {
+func attr(e *runs.Event, key string) string {
 	v, ok := e.Attributes.Get(key)
 	if !ok {
 		return ""

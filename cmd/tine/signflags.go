@@ -3,7 +3,7 @@ package main
 import (
 	"time"
 
-	"github.com/tinehq/tine/porcelain"
+	"github.com/tinehq/tine/porcelain/trust"
 )
 
 // signFlags are the signing flags of every verb that writes an
@@ -19,11 +19,11 @@ type signFlags struct {
 // signWith checks the flags and returns how to sign; --hmac and --key-id
 // without --key-file would be ignored, so they are refused
 // (ARCHITECTURE §5).
-func (f signFlags) signWith() (porcelain.SignWith, error) {
+func (f signFlags) signWith() (trust.SignWith, error) {
 	if err := refuseKeyFlags(f.KeyFile, f.HMAC, f.KeyID); err != nil {
-		return porcelain.SignWith{}, err
+		return trust.SignWith{}, err
 	}
-	return porcelain.SignWith{KeyFile: f.KeyFile, HMAC: f.HMAC, KeyID: f.KeyID, Now: time.Now}, nil
+	return trust.SignWith{KeyFile: f.KeyFile, HMAC: f.HMAC, KeyID: f.KeyID, Now: time.Now}, nil
 }
 
 // refuseKeyFlags rejects signing flags given without a key file, which

@@ -85,7 +85,12 @@ func TestCheckImportsCatchesViolations(t *testing.T) {
 		{"gate imports refs", []Package{pkg("gate", "refs"), pkg("refs")}, "gate imports"},
 		{"subpackage inherits its layer", []Package{pkg("objects/objectstest", "plumbing"), pkg("plumbing")}, "objects/objectstest imports"},
 		{"unknown package", []Package{pkg("widgets")}, "not in the import table"},
-		{"test import", []Package{{ImportPath: Module + "/refs", XTestImports: []string{Module + "/porcelain"}}, pkg("porcelain")}, "refs imports " + Module + "/porcelain"},
+		{"test import", []Package{{ImportPath: Module + "/refs", XTestImports: []string{Module + "/porcelain/runs"}}, pkg("porcelain/runs")}, "refs imports " + Module + "/porcelain/runs"},
+		{"runs imports gates", []Package{pkg("porcelain/runs", "porcelain/gates"), pkg("porcelain/gates")}, "porcelain/runs imports " + Module + "/porcelain/gates"},
+		{"trust imports loops", []Package{pkg("porcelain/trust", "porcelain/loops"), pkg("porcelain/loops")}, "porcelain/trust imports"},
+		{"gates imports demo", []Package{pkg("porcelain/gates", "porcelain/demo"), pkg("porcelain/demo")}, "porcelain/gates imports"},
+		{"gates imports trust", []Package{pkg("porcelain/gates", "porcelain/trust", "porcelain/runs"), pkg("porcelain/trust", "porcelain/runs"), pkg("porcelain/runs")}, ""},
+		{"the old porcelain root is no room", []Package{pkg("porcelain")}, "not in the import table"},
 		{"laundered through internal", []Package{
 			pkg("objects", "internal/helper"),
 			{ImportPath: Module + "/internal/helper", Imports: []string{Module + "/refs"}, Deps: []string{Module + "/refs"}},

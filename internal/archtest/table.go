@@ -31,16 +31,24 @@ var Table = []Layer{
 	{Prefix: "plumbing", MayImport: []string{"objects", "refs", "index"}},
 	{Prefix: "gate", MayImport: []string{"objects"}},
 	// The improvement-loop engine and its built-in steps: pure logic, no
-	// storage (loopforge); porcelain records what it hands its Recorder.
+	// storage (loopforge); porcelain/loops records what it hands its Recorder.
 	{Prefix: "loop", MayImport: []string{"objects"}},
-	{Prefix: "porcelain", MayImport: []string{"objects", "refs", "index", "plumbing", "gate", "loop"}},
-	{Prefix: "cmd/tine", MayImport: []string{"porcelain", "plumbing"}},
+	// The workflows, one room each, in a fixed order: runs at the bottom;
+	// trust and loops build on runs; gates build on runs and trust (gate
+	// attestations are signed like promotions); demo sits on all of them.
+	// No room imports one above it, so e.g. runs can never import gates.
+	{Prefix: "porcelain/runs", MayImport: []string{"objects", "refs", "index", "plumbing"}},
+	{Prefix: "porcelain/trust", MayImport: []string{"objects", "refs", "index", "plumbing", "gate", "porcelain/runs"}},
+	{Prefix: "porcelain/loops", MayImport: []string{"objects", "refs", "plumbing", "loop", "porcelain/runs"}},
+	{Prefix: "porcelain/gates", MayImport: []string{"objects", "refs", "index", "plumbing", "gate", "porcelain/runs", "porcelain/trust"}},
+	{Prefix: "porcelain/demo", MayImport: []string{"objects", "refs", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates"}},
+	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/demo", "plumbing"}},
 	// The conformance adapter binary drives the library the way OpenTine's
 	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.
 	{Prefix: "cmd/tine-conformance", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},
 	// The benchmark harness's helper binaries (bench/run.sh): tools beside
 	// the product, built on the library like any user of it.
-	{Prefix: "bench", MayImport: []string{"objects", "refs", "plumbing", "porcelain"}},
+	{Prefix: "bench", MayImport: []string{"objects", "refs", "plumbing", "porcelain/runs"}},
 }
 
 // commandDirs are the module-relative directories whose packages are

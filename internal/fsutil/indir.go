@@ -28,18 +28,8 @@ func ReadFileInDir(dir, rel string, limit int64) ([]byte, error) {
 	return ReadRegular(f, limit)
 }
 
-// ReadFile reads the regular file at path, at most limit bytes. The open
-// is non-blocking so a FIFO is refused at once instead of waited on, and
-// the check is on what was opened (ReadRegular). Errors name path.
+// ReadFile reads the regular file at path, at most limit bytes
+// (ReadFileWith with only a Limit). Errors name path.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := ReadRegular(f, limit)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return b, nil
+	return ReadFileWith(path, ReadOptions{Limit: limit})
 }

@@ -21,17 +21,50 @@ var (
 	ErrSymlink = errors.New("is a symlink")
 	// ErrTooLarge means a file is over the reader's bound.
 	ErrTooLarge = errors.New("file too large")
+	// ErrHardLinked means a file has more hard links than its reader
+	// allows: another name could change it behind the reader's rules.
+	ErrHardLinked = errors.New("is hard-linked")
 	// ErrBadPath means a path given to OpenNoSymlinks is not a relative
 	// slash path of plain components.
 	ErrBadPath = errors.New("not a relative slash path of plain components")
 )
 
+// ReadOptions are the rules of a bounded read of a regular file. The zero
+// value of every field but Limit adds no rule.
+type ReadOptions struct {
+	// Limit is the most bytes the file may hold.
+	Limit int64
+	// KeepOver returns the first Limit+1 bytes of a larger file instead of
+	// ErrTooLarge, for a caller whose format reports an oversized file with
+	// its own reason (config.json, shallow, .tine artifacts).
+	KeepOver bool
+	// MaxLinks, when not zero, refuses a file with more hard links
+	// (ErrHardLinked), where the platform reports a link count.
+	MaxLinks uint64
+	// NoFollow refuses a symlink as the final component of the path
+	// (ErrSymlink); only ReadFileWith opens by path.
+	NoFollow bool
+}
+
 // ReadRegular reads all of f, which must be a regular file of at most limit
-// bytes. It checks the file that was opened (fstat), never a name that may
-// have changed since, and reads at most limit+1 bytes whatever the file
-// grows to while it is read. Errors do not repeat f's name: the caller
-// names the file as its user knows it.
+// bytes (ReadRegularWith with only a Limit).
 func ReadRegular(f *os.File, limit int64) ([]byte, error) {
+	return ReadRegularWith(f, ReadOptions{Limit: limit})
+}
+
+// StatReader is an opened file as a bounded read uses it: *os.File is one,
+// and so is a wrapper a test uses to inject faults.
+type StatReader interface {
+	io.Reader
+	Stat() (os.FileInfo, error)
+}
+
+// ReadRegularWith reads all of f, which must be a regular file, under opt.
+// It checks the file that was opened (fstat), never a name that may have
+// changed since, and reads at most Limit+1 bytes whatever the file grows
+// to while it is read. Errors do not repeat f's name: the caller names the
+// file as its user knows it.
+func ReadRegularWith(f StatReader, opt ReadOptions) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -39,15 +72,35 @@ func ReadRegular(f *os.File, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(fi.Mode()))
 	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("%d bytes, more than %d: %w", fi.Size(), limit, ErrTooLarge)
+	if n, ok := linkCount(fi); ok && opt.MaxLinks != 0 && n > opt.MaxLinks {
+		return nil, fmt.Errorf("%w (%d links)", ErrHardLinked, n)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if fi.Size() > opt.Limit && !opt.KeepOver {
+		return nil, fmt.Errorf("%d bytes, more than %d: %w", fi.Size(), opt.Limit, ErrTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, opt.Limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("more than %d bytes: %w", limit, ErrTooLarge)
+	if int64(len(b)) > opt.Limit && !opt.KeepOver {
+		return nil, fmt.Errorf("more than %d bytes: %w", opt.Limit, ErrTooLarge)
+	}
+	return b, nil
+}
+
+// ReadFileWith reads the regular file at path under opt: the open is
+// non-blocking, so a FIFO is refused at once instead of waited on, and with
+// NoFollow a final symlink is refused rather than followed. Errors name
+// path; a missing file satisfies errors.Is(err, fs.ErrNotExist).
+func ReadFileWith(path string, opt ReadOptions) ([]byte, error) {
+	f, err := openRead(path, opt.NoFollow)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := ReadRegularWith(f, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return b, nil
 }

@@ -84,3 +84,40 @@ func TestReadFileInDirRefusesFIFOAndEscapes(t *testing.T) {
 		t.Fatal("reading a FIFO blocked") // a hang guard, not a timing assertion
 	}
 }
+
+// TestReadFileWithOptions checks each rule ReadOptions adds: a final
+// symlink refused with NoFollow (followed without), a second hard link
+// refused with MaxLinks 1, and a larger file kept to Limit+1 bytes with
+// KeepOver instead of refused.
+func TestReadFileWithOptions(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f")
+	if err := os.WriteFile(f, []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("f", link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFileWith(link, ReadOptions{Limit: 10, NoFollow: true}); !errors.Is(err, ErrSymlink) {
+		t.Fatalf("NoFollow symlink: %v, want ErrSymlink", err)
+	}
+	if b, err := ReadFileWith(link, ReadOptions{Limit: 10}); err != nil || string(b) != "12345" {
+		t.Fatalf("followed symlink: %q %v", b, err)
+	}
+	if _, err := ReadFileWith(f, ReadOptions{Limit: 4}); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over limit: %v, want ErrTooLarge", err)
+	}
+	if b, err := ReadFileWith(f, ReadOptions{Limit: 3, KeepOver: true}); err != nil || string(b) != "1234" {
+		t.Fatalf("KeepOver: %q %v, want the first 4 bytes", b, err)
+	}
+	if err := os.Link(f, filepath.Join(dir, "hard")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFileWith(f, ReadOptions{Limit: 10, MaxLinks: 1}); !errors.Is(err, ErrHardLinked) {
+		t.Fatalf("MaxLinks 1 with two links: %v, want ErrHardLinked", err)
+	}
+	if _, err := ReadFileWith(f, ReadOptions{Limit: 10, MaxLinks: 2}); err != nil {
+		t.Fatalf("MaxLinks 2 with two links: %v", err)
+	}
+}

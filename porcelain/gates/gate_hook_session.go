@@ -1,0 +1,81 @@
+package gates
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/gofrs/flock"
+
+	"github.com/tinehq/tine/internal/fsutil"
+	"github.com/tinehq/tine/objects"
+)
+
+// maxGoalChars keeps the last characters of a long prompt as the goal
+// (SPEC §7 user-prompt).
+const maxGoalChars = 8000
+
+// hookSession is sessions/<id>.json: what the hooks remember about one
+// agent session between calls. Attempts counts stop-hook blocks since the
+// last allowed completion (SPEC §7 _bounded_retry).
+type hookSession struct {
+	SchemaVersion int    `json:"schema_version"`
+	Session       string `json:"session"`
+	Goal          string `json:"goal"`
+	Attempts      int    `json:"attempts"`
+	LastFeedback  string `json:"last_hook_feedback"`
+}
+
+var sessionNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+
+// sessionFile names the session's file; an id that is not a safe file
+// name is named by its digest instead, so no payload reaches a path.
+func sessionFile(stateDir, id string) string {
+	name := id
+	if !sessionNameRE.MatchString(id) || id == "." || id == ".." {
+		d, _ := snapshotID(objects.String(id))
+		name = strings.ReplaceAll(d, ":", "-")
+	}
+	return filepath.Join(stateDir, "sessions", name+".json")
+}
+
+// updateSession loads the session under its lock, lets fn change it and
+// saves it atomically. A corrupt session file reads as a fresh session
+// (SPEC §10: corrupt session is {}).
+func updateSession(stateDir, id string, fn func(*hookSession)) (*hookSession, error) {
+	path := sessionFile(stateDir, id)
+	if err := fsutil.MkdirAllSync(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("hook session %s: %w", id, err)
+	}
+	l := flock.New(path + ".lock")
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("hook session %s: %w", id, err)
+	}
+	defer l.Unlock()
+	s := &hookSession{}
+	if raw, err := readGateStateFile(path, 1<<20); err == nil {
+		if decodeStrictJSON(raw, s) != nil || s.SchemaVersion != 1 || s.Session != id || s.Attempts < 0 {
+			s = &hookSession{}
+		}
+	}
+	s.SchemaVersion, s.Session = 1, id
+	fn(s)
+	raw, err := jsonIndent(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := fsutil.WriteFileAtomic(path, raw, 0o644); err != nil {
+		return nil, fmt.Errorf("hook session %s: %w", id, err)
+	}
+	return s, nil
+}
+
+// lastChars keeps the last n characters of s.
+func lastChars(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[len(r)-n:])
+}

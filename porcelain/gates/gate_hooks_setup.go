@@ -1,0 +1,270 @@
+package gates
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// HookSetupOptions configures SetupHooks and UninstallHooks.
+type HookSetupOptions struct {
+	// Project is the project root whose agent settings are edited.
+	Project string
+	// Adapters are the CLIs to wire; empty means all of HookAdapters.
+	Adapters []string
+	// Executable starts every hook command line; "" means "tine". It is a
+	// shell command prefix, used as given.
+	Executable string
+	// StateDir holds the uninstall tombstone (see HooksDisabled); "" keeps
+	// no tombstone.
+	StateDir string
+}
+
+// HookFileChange reports what setup or uninstall did to one settings file.
+type HookFileChange struct {
+	Adapter string `json:"adapter"`
+	// Path is the settings file, relative to the project.
+	Path string `json:"path"`
+	// Entries counts the hook entries written (setup) or removed (uninstall).
+	Entries int `json:"entries"`
+	// Changed is false when the file already had exactly this content.
+	Changed bool `json:"changed"`
+}
+
+// HookSetupResult lists the files SetupHooks or UninstallHooks handled.
+type HookSetupResult struct {
+	Files []HookFileChange `json:"files"`
+}
+
+func (o HookSetupOptions) adapters() ([]string, error) {
+	if len(o.Adapters) == 0 {
+		return HookAdapters, nil
+	}
+	for _, a := range o.Adapters {
+		if _, err := lookupHook(a, ""); err != nil {
+			return nil, err
+		}
+	}
+	return o.Adapters, nil
+}
+
+// SetupHooks merges tine's hook entries for each adapter into the project's
+// settings file (SPEC §7): one entry per event, appended to the native
+// event's list, or rewritten in place when an entry of tine's for that
+// adapter and event is already there, so setup is idempotent. Every other
+// key, group and entry is kept as it was. A settings file that is not
+// strict JSON or has malformed hooks is refused and no file is modified.
+// Setup clears the adapter's uninstall tombstone.
+func SetupHooks(opt HookSetupOptions) (*HookSetupResult, error) {
+	adapters, err := opt.adapters()
+	if err != nil {
+		return nil, err
+	}
+	type plan struct {
+		path string
+		doc  objects.Value
+		raw  []byte
+		mode os.FileMode
+	}
+	plans := make([]plan, len(adapters))
+	// Load and check every file before writing any, so a refused file
+	// leaves all of them untouched.
+	for i, a := range adapters {
+		rel, _ := HookSettingsPath(a)
+		path := filepath.Join(opt.Project, filepath.FromSlash(rel))
+		doc, raw, mode, err := loadSettings(path)
+		if err != nil {
+			return nil, err
+		}
+		plans[i] = plan{path, doc, raw, mode}
+	}
+	res := &HookSetupResult{}
+	for i, a := range adapters {
+		p := plans[i]
+		for _, ev := range HookEvents {
+			cmd := hookCommand(opt.Executable, a, ev, opt.Project)
+			installHookEntry(&p.doc, a, ev, cmd)
+		}
+		changed, err := writeSettings(p.path, p.doc, p.raw, p.mode)
+		if err != nil {
+			return res, err
+		}
+		rel, _ := HookSettingsPath(a)
+		res.Files = append(res.Files, HookFileChange{Adapter: a, Path: rel, Entries: len(HookEvents), Changed: changed})
+		if err := setTombstone(opt.StateDir, a, false); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// UninstallHooks removes tine's hook entries for each adapter from the
+// project's settings files, dropping groups and events left empty, and
+// keeps everything else. It then tombstones the adapter so a restored copy
+// of the old wiring stays inert (SPEC §7).
+func UninstallHooks(opt HookSetupOptions) (*HookSetupResult, error) {
+	adapters, err := opt.adapters()
+	if err != nil {
+		return nil, err
+	}
+	res := &HookSetupResult{}
+	for _, a := range adapters {
+		rel, _ := HookSettingsPath(a)
+		path := filepath.Join(opt.Project, filepath.FromSlash(rel))
+		doc, raw, mode, err := loadSettings(path)
+		if err != nil {
+			return res, err
+		}
+		change := HookFileChange{Adapter: a, Path: rel}
+		if raw != nil {
+			change.Entries = removeHookEntries(&doc, a)
+			if change.Entries > 0 {
+				if change.Changed, err = writeSettings(path, doc, raw, mode); err != nil {
+					return res, err
+				}
+			}
+		}
+		res.Files = append(res.Files, change)
+		if err := setTombstone(opt.StateDir, a, true); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// hookEntry is the entry tine writes for one event.
+func hookEntry(a hookAdapter, adapter, event, cmd string) objects.Value {
+	if a.named {
+		return jdObject(jdKV("name", objects.String("tine-gate-"+event)),
+			jdKV("type", objects.String("command")), jdKV("command", objects.String(cmd)))
+	}
+	return jdObject(jdKV("type", objects.String("command")), jdKV("command", objects.String(cmd)),
+		jdKV("statusMessage", objects.String("tine gate: "+event)))
+}
+
+// installHookEntry rewrites tine's entry for (adapter, event) in place,
+// dropping any duplicate of it, or appends a new group holding it.
+func installHookEntry(doc *objects.Value, adapter, event, cmd string) {
+	a, _ := lookupHook(adapter, event)
+	native := a.native[event]
+	entry := hookEntry(a, adapter, event, cmd)
+	hooks, _ := jdGet(*doc, "hooks")
+	if hooks.Kind != objects.KindObject {
+		hooks = jdObject()
+	}
+	groups, _ := jdGet(hooks, native)
+	placed := false
+	var kept []objects.Value
+	for _, g := range groups.Array {
+		entries, _ := jdGet(g, "hooks")
+		var es []objects.Value
+		for _, e := range entries.Array {
+			c, _ := jdString(e, "command")
+			if !ownedHookCommand(c, adapter, event) {
+				es = append(es, e)
+			} else if !placed {
+				es = append(es, entry)
+				placed = true
+			}
+		}
+		if len(es) == 0 && len(entries.Array) > 0 {
+			continue // it held only duplicates of tine's entry
+		}
+		g.Object = append([]objects.Member(nil), g.Object...)
+		jdSet(&g, "hooks", objects.Array(es...))
+		kept = append(kept, g)
+	}
+	if !placed {
+		g := jdObject()
+		if isToolEvent(event) {
+			jdSet(&g, "matcher", objects.String(a.matcher))
+		}
+		jdSet(&g, "hooks", objects.Array(entry))
+		kept = append(kept, g)
+	}
+	jdSet(&hooks, native, objects.Array(kept...))
+	jdSet(doc, "hooks", hooks)
+}
+
+// removeHookEntries drops every entry of tine's for adapter, whatever its
+// event, and the groups and events it leaves empty; it returns how many
+// entries it removed.
+func removeHookEntries(doc *objects.Value, adapter string) int {
+	hooks, at := jdGet(*doc, "hooks")
+	if at < 0 {
+		return 0
+	}
+	removed := 0
+	var events []objects.Member
+	for _, ev := range hooks.Object {
+		var kept []objects.Value
+		for _, g := range ev.Value.Array {
+			entries, _ := jdGet(g, "hooks")
+			var es []objects.Value
+			for _, e := range entries.Array {
+				if c, _ := jdString(e, "command"); ownedHookCommand(c, adapter, "") {
+					removed++
+					continue
+				}
+				es = append(es, e)
+			}
+			if len(es) == 0 && len(entries.Array) > 0 {
+				continue
+			}
+			g.Object = append([]objects.Member(nil), g.Object...)
+			jdSet(&g, "hooks", objects.Array(es...))
+			kept = append(kept, g)
+		}
+		if len(kept) == 0 && len(ev.Value.Array) > 0 {
+			continue
+		}
+		events = append(events, objects.Member{Key: ev.Key, Value: objects.Array(kept...)})
+	}
+	if removed == 0 {
+		return 0
+	}
+	if len(events) == 0 {
+		jdDelete(doc, "hooks")
+	} else {
+		jdSet(doc, "hooks", objects.ObjectValue(events...))
+	}
+	return removed
+}
+
+// hookCommand is the command line a hook entry runs. Inside a git work tree
+// the project is named relative to "$(git rev-parse --show-toplevel)", so
+// no absolute path of this machine is written into a file that may be
+// committed (SPEC §7); elsewhere it is the quoted absolute path.
+func hookCommand(exe, adapter, event, project string) string {
+	if exe == "" {
+		exe = "tine"
+	}
+	return fmt.Sprintf("%s gate hook --adapter %s --event %s --project %s", exe, adapter, event, hookProjectArg(project))
+}
+
+func hookProjectArg(project string) string {
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return hookShellQuote(project)
+	}
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			rel, err := filepath.Rel(dir, abs)
+			if err != nil || rel == "." {
+				return `"$(git rev-parse --show-toplevel)"`
+			}
+			return `"$(git rev-parse --show-toplevel)/` + strings.NewReplacer(`"`, `\"`, `$`, `\$`, "`", "\\`", `\`, `\\`).Replace(filepath.ToSlash(rel)) + `"`
+		}
+		if filepath.Dir(dir) == dir {
+			return hookShellQuote(abs)
+		}
+	}
+}
+
+// hookShellQuote quotes s for a POSIX shell.
+func hookShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

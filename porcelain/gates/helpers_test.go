@@ -1,0 +1,8 @@
+package gates_test
+
+import "github.com/tinehq/tine/porcelain/runs/runstest"
+
+// The shared test helpers, under the short names the tests use.
+var (
+	fakeClock = runstest.FakeClock
+)

@@ -1,0 +1,210 @@
+package loops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tinehq/tine/loop"
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/runs"
+	"github.com/tinehq/tine/refs"
+)
+
+// loopResolver validates what a LoopRecorder writes: links resolve to
+// objects queued this session or already stored. Blobs are remembered by
+// oid only, so states are not held in memory after they are queued.
+type loopResolver struct {
+	ctx   context.Context
+	base  *plumbing.WriteResolver
+	known map[objects.OID]*objects.Object
+	// queued is every object queued this session (blobs and runs by oid
+	// only).
+	queued map[objects.OID]bool
+}
+
+// Resolve implements objects.Resolver.
+func (l *loopResolver) Resolve(id objects.OID) (*objects.Object, error) {
+	if o, ok := l.known[id]; ok {
+		return o, nil
+	}
+	return l.base.Resolve(id)
+}
+
+// Shallow implements objects.Resolver.
+func (l *loopResolver) Shallow(id objects.OID) bool { return l.base.Shallow(id) }
+
+// Present implements objects.PresenceChecker.
+func (l *loopResolver) Present(id objects.OID) (bool, error) {
+	if l.queued[id] {
+		return true, nil
+	}
+	return l.base.Present(id)
+}
+
+// resolver returns the session resolver, built on first use.
+func (lr *LoopRecorder) resolver(ctx context.Context) *loopResolver {
+	if lr.lres == nil {
+		lr.lres = &loopResolver{ctx: ctx, base: lr.res, known: map[objects.OID]*objects.Object{}, queued: map[objects.OID]bool{}}
+	}
+	return lr.lres
+}
+
+// put validates o against what is queued or stored and queues it; an
+// object already queued this session is not queued twice.
+func (lr *LoopRecorder) put(o *objects.Object) error {
+	res := lr.resolver(context.Background())
+	if res.queued[o.ID] {
+		return nil
+	}
+	if _, err := objects.Validate(o, res); err != nil {
+		return fmt.Errorf("loop %s: %s %s: %w", lr.opt.Name, o.Type, o.ID, err)
+	}
+	res.queued[o.ID] = true
+	if o.Type == objects.TypeEvent {
+		res.known[o.ID] = o
+	}
+	if _, err := lr.bw.Add(o); err != nil {
+		return fmt.Errorf("loop %s: store %s: %w", lr.opt.Name, o.ID, err)
+	}
+	lr.stats.Objects++
+	return nil
+}
+
+// event builds an event from payload (redacted, SPEC §1.7, like every
+// porcelain write), checks its metrics and queues it.
+func (lr *LoopRecorder) event(payload objects.Value, blobs ...*objects.Object) (objects.OID, error) {
+	payload, _ = objects.RedactValue(payload)
+	if err := objects.CheckMetrics(payload); err != nil {
+		return objects.OID{}, fmt.Errorf("loop %s: %w: %w", lr.opt.Name, runs.ErrBadEvent, err)
+	}
+	o, err := objects.NewJSONObject(lr.r.Algo(), objects.TypeEvent, 1, payload)
+	if err != nil {
+		return objects.OID{}, fmt.Errorf("loop %s: %w: %w", lr.opt.Name, runs.ErrBadEvent, err)
+	}
+	for _, b := range blobs {
+		if b != nil {
+			if err := lr.put(b); err != nil {
+				return objects.OID{}, err
+			}
+		}
+	}
+	if err := lr.put(o); err != nil {
+		return objects.OID{}, err
+	}
+	return o.ID, nil
+}
+
+// stateBlob is the blob holding a state's stored bytes, scrubbed of
+// secrets (SPEC §1.7 blob scrub). The state digest stays the snapshot's,
+// over the whole unredacted state (README "State snapshots are bounded").
+func (lr *LoopRecorder) stateBlob(s loop.Snapshot) *objects.Object {
+	return objects.NewBlob(lr.r.Algo(), objects.RedactBlob(s.Stored))
+}
+
+// runObject builds branch b's run as it stands.
+func (lr *LoopRecorder) runObject(b *loopBranch, withResult bool) (*objects.Object, error) {
+	status := runs.StatusRunning
+	if b.ended {
+		status = runs.StatusCompleted
+		if b.gate == loop.GateError || b.gate == loop.GateCanceled {
+			status = runs.StatusFailed
+		}
+	}
+	set := []objects.Member{
+		{Key: "created_at", Value: runs.UnixSeconds(b.created)},
+		{Key: "events", Value: runs.OIDValues(b.events)},
+		{Key: "roots", Value: runs.OIDValues([]objects.OID{lr.root})},
+		{Key: "tips", Value: runs.OIDValues([]objects.OID{b.tip()})},
+		{Key: "status", Value: objects.String(status)},
+		{Key: "loop", Value: lr.runLoopValue(b, withResult)},
+	}
+	if b.forkedFrom.Kind == objects.KindObject {
+		set = append(set, objects.Member{Key: "forked_from", Value: b.forkedFrom})
+	}
+	o, err := objects.NewJSONObject(lr.r.Algo(), objects.TypeRun, 1, objects.ObjectValue(set...))
+	if err != nil {
+		return nil, fmt.Errorf("loop %s: run of branch %s: %w", lr.opt.Name, b.id, err)
+	}
+	return o, nil
+}
+
+// maybeCheckpoint checkpoints when enough iterations or time have passed.
+func (lr *LoopRecorder) maybeCheckpoint(ctx context.Context) error {
+	if lr.iters < lr.opt.CheckpointEvery && lr.opt.Now().Sub(lr.lastCkpt) < lr.opt.CheckpointInterval {
+		return nil
+	}
+	return lr.Checkpoint(ctx, nil)
+}
+
+// Checkpoint writes the run of every branch that changed since the last
+// checkpoint, makes every queued object durable, then moves all their refs
+// (and experiments/NAME/best when best is given) in one transaction.
+func (lr *LoopRecorder) Checkpoint(ctx context.Context, best *loop.BestSnapshot) error {
+	type move struct {
+		ref    string
+		run    objects.OID
+		expect refs.Expect
+		b      *loopBranch
+	}
+	var moves []move
+	for _, id := range lr.order {
+		b := lr.byID[id]
+		if !b.dirty {
+			continue
+		}
+		o, err := lr.runObject(b, true)
+		if err != nil {
+			return err
+		}
+		if err := lr.put(o); err != nil {
+			return err
+		}
+		lr.stats.Runs++
+		moves = append(moves, move{ref: lr.Ref(id), run: o.ID, expect: b.expect, b: b})
+	}
+	if best != nil {
+		if b, ok := lr.byID[best.BranchID]; ok {
+			run := b.run
+			for _, m := range moves {
+				if m.b == b {
+					run = m.run
+				}
+			}
+			if run != lr.bestRun {
+				moves = append(moves, move{ref: lr.Ref(LoopBestBranch), run: run, expect: lr.bestRef})
+			}
+		}
+	}
+	if err := lr.bw.Flush(); err != nil {
+		return fmt.Errorf("loop %s: write objects: %w", lr.opt.Name, err)
+	}
+	lr.iters, lr.lastCkpt = 0, lr.opt.Now()
+	if len(moves) == 0 {
+		return nil
+	}
+	actor := lr.opt.Actor
+	if actor == "" {
+		actor = runs.DefaultActor
+	}
+	tx := lr.r.Refs().NewTransaction(actor)
+	for _, m := range moves {
+		tx.Update(m.ref, m.run, m.expect)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		if errors.Is(err, refs.ErrStale) {
+			return fmt.Errorf("loop %s: a ref under %s moved while the loop ran: %w", lr.opt.Name, lr.prefix, err)
+		}
+		return fmt.Errorf("loop %s: move refs: %w", lr.opt.Name, err)
+	}
+	lr.stats.Checkpoints++
+	for _, m := range moves {
+		if m.b == nil {
+			lr.bestRef, lr.bestRun = refs.ExpectValue(m.run), m.run
+			continue
+		}
+		m.b.expect, m.b.run, m.b.dirty = refs.ExpectValue(m.run), m.run, false
+	}
+	return nil
+}

@@ -1,0 +1,296 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+)
+
+// A semantic run diff (tine diff A B).
+//
+// Two runs are compared as event sets, since events are shared by oid:
+//
+//   - common events are in both runs (the shared history; for a fork, the
+//     prefix up to the fork event). The common ancestor is the newest of
+//     them in A's order: the last event both runs agree on.
+//   - only_a and only_b are the divergent events, each in its run's order.
+//   - the divergent events are aligned (diff_align.go) and each aligned
+//     pair reports the fields that differ (diff_fields.go).
+//   - totals (cost, duration, tokens, events) and the run score are
+//     compared as B minus A, and the tool path (what each run called, in
+//     order) is shown for both.
+//
+// The runs are the same when their event sets are equal, whatever their
+// status or other run fields: this is what `tine diff --exit-code` gates.
+
+// DiffOptions configures Diff.
+type DiffOptions struct {
+	// Text adds unified diffs of the output and stderr blobs of aligned
+	// events whose blobs differ.
+	Text bool
+	// TextOptions bounds those diffs (size cap, context lines); the names
+	// are filled in by Diff.
+	TextOptions TextDiffOptions
+}
+
+// DiffSide describes one run of a diff.
+type DiffSide struct {
+	// Revision is the argument that named the run; Ref the ref it went
+	// through ("" for an object name).
+	Revision string `json:"revision,omitempty"`
+	Ref      string `json:"ref,omitempty"`
+	// Run is the run's oid; Stored is false for a run derived by REV~N.
+	Run    string `json:"run"`
+	Stored bool   `json:"stored"`
+	// Totals sums the run's events; Score is the run's score (see
+	// RunScore), absent when no event carries one.
+	Totals Totals   `json:"totals"`
+	Score  *float64 `json:"score,omitempty"`
+	// ToolPath lists what each event called, in the run's order.
+	ToolPath []string `json:"tool_path"`
+}
+
+// EventBrief names one event in a diff.
+type EventBrief struct {
+	OID string `json:"oid"`
+	// Position is the event's index in its run (0 is the first event).
+	Position int    `json:"position"`
+	Kind     string `json:"kind,omitempty"`
+	Label    string `json:"label,omitempty"`
+	// Command is the recorded command line, for events tine record wrote.
+	Command string `json:"command,omitempty"`
+	Missing bool   `json:"missing,omitempty"`
+}
+
+// AlignedPair is a divergent event of A paired with one of B.
+type AlignedPair struct {
+	// Alignment is AlignMatched (same kind and call) or AlignReplaced.
+	Alignment string        `json:"alignment"`
+	A         EventBrief    `json:"a"`
+	B         EventBrief    `json:"b"`
+	Changes   []FieldChange `json:"changes"`
+	// Text holds the blob diffs requested with DiffOptions.Text.
+	Text []BlobDiff `json:"text,omitempty"`
+}
+
+// BlobDiff is the text diff of one blob field of an aligned pair.
+type BlobDiff struct {
+	Field string    `json:"field"`
+	Diff  *TextDiff `json:"diff"`
+}
+
+// Delta is B minus A.
+type Delta struct {
+	Events   int      `json:"events"`
+	Cost     float64  `json:"cost"`
+	Duration float64  `json:"duration"`
+	Tokens   float64  `json:"tokens"`
+	Score    *float64 `json:"score,omitempty"`
+}
+
+// DiffResult is what `tine diff` reports.
+type DiffResult struct {
+	A DiffSide `json:"a"`
+	B DiffSide `json:"b"`
+	// Identical reports equal event sets: the runs recorded the same work.
+	Identical bool `json:"identical"`
+	// CommonAncestor is the newest event in both runs, "" when they share
+	// none; Common lists every shared event in A's order.
+	CommonAncestor string   `json:"common_ancestor"`
+	Common         []string `json:"common_events"`
+	// OnlyA and OnlyB are the divergent events in their runs' order.
+	OnlyA []EventBrief `json:"only_a"`
+	OnlyB []EventBrief `json:"only_b"`
+	// Aligned pairs divergent events of A and B (see Align).
+	Aligned []AlignedPair `json:"aligned"`
+	Delta   Delta         `json:"delta"`
+	// ToolPathChanged reports different tool paths.
+	ToolPathChanged bool `json:"tool_path_changed"`
+}
+
+// DiffRevisions resolves two revisions with ResolveRun and diffs the runs.
+func DiffRevisions(ctx context.Context, r *plumbing.Repo, revA, revB string, opt DiffOptions) (*DiffResult, error) {
+	a, refA, err := ResolveRun(ctx, r, revA)
+	if err != nil {
+		return nil, err
+	}
+	b, refB, err := ResolveRun(ctx, r, revB)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Diff(ctx, r.Objects(), a, b, opt)
+	if err != nil {
+		return nil, err
+	}
+	res.A.Revision, res.A.Ref = revA, refA
+	res.B.Revision, res.B.Ref = revB, refB
+	return res, nil
+}
+
+// Diff compares two loaded runs. g is read only for blob text (opt.Text).
+func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*DiffResult, error) {
+	res := &DiffResult{A: diffSide(a), B: diffSide(b), Common: []string{}, OnlyA: []EventBrief{}, OnlyB: []EventBrief{}, Aligned: []AlignedPair{}}
+	var divA, divB []int
+	for i, e := range a.Events {
+		if b.Position(e.ID) >= 0 {
+			res.Common = append(res.Common, e.ID.String())
+			res.CommonAncestor = e.ID.String()
+			continue
+		}
+		divA = append(divA, i)
+		res.OnlyA = append(res.OnlyA, briefEvent(e, i))
+	}
+	for i, e := range b.Events {
+		if a.Position(e.ID) < 0 {
+			divB = append(divB, i)
+			res.OnlyB = append(res.OnlyB, briefEvent(e, i))
+		}
+	}
+	res.Identical = len(divA) == 0 && len(divB) == 0
+	keysA, keysB := make([]string, len(divA)), make([]string, len(divB))
+	for k, i := range divA {
+		keysA[k] = alignKey(a.Events[i])
+	}
+	for k, i := range divB {
+		keysB[k] = alignKey(b.Events[i])
+	}
+	for _, st := range Align(keysA, keysB) {
+		if st.A < 0 || st.B < 0 {
+			continue
+		}
+		ea, eb := a.Events[divA[st.A]], b.Events[divB[st.B]]
+		p := AlignedPair{Alignment: st.Kind, A: res.OnlyA[st.A], B: res.OnlyB[st.B], Changes: eventChanges(ea, eb)}
+		if opt.Text {
+			td, err := blobDiffs(ctx, g, ea, eb, opt.TextOptions)
+			if err != nil {
+				return nil, err
+			}
+			p.Text = td
+		}
+		res.Aligned = append(res.Aligned, p)
+	}
+	ta, tb := res.A.Totals, res.B.Totals
+	res.Delta = Delta{Events: tb.Events - ta.Events, Cost: tb.Cost - ta.Cost, Duration: tb.Duration - ta.Duration, Tokens: tb.Tokens - ta.Tokens}
+	if res.A.Score != nil && res.B.Score != nil {
+		d := *res.B.Score - *res.A.Score
+		res.Delta.Score = &d
+	}
+	res.ToolPathChanged = !sameStringList(res.A.ToolPath, res.B.ToolPath)
+	return res, nil
+}
+
+// diffSide summarises one run.
+func diffSide(r *Run) DiffSide {
+	s := DiffSide{Run: r.ID.String(), Stored: r.Stored, Totals: r.Totals(), Score: RunScore(r), ToolPath: make([]string, len(r.Events))}
+	for i, e := range r.Events {
+		s.ToolPath[i] = toolStep(e)
+	}
+	return s
+}
+
+// RunScore returns the run's score: the score of its newest event that
+// carries one (a loop iteration's evaluation), or nil.
+func RunScore(r *Run) *float64 {
+	for i := len(r.Events) - 1; i >= 0; i-- {
+		if s := r.Events[i].Score; s != nil {
+			v := *s
+			return &v
+		}
+	}
+	return nil
+}
+
+// briefEvent names event e at position i of its run.
+func briefEvent(e *Event, i int) EventBrief {
+	return EventBrief{OID: e.ID.String(), Position: i, Kind: e.Kind, Label: e.Label(), Command: eventCommand(e), Missing: e.Missing}
+}
+
+// blobDiffs diffs the output (stdout) and artifact (stderr) blobs of a
+// pair when they differ; a side without the blob counts as empty.
+func blobDiffs(ctx context.Context, g objects.Getter, a, b *Event, opt TextDiffOptions) ([]BlobDiff, error) {
+	limit := opt.MaxBytes
+	if limit <= 0 {
+		limit = DefaultTextDiffMaxBytes
+	}
+	var out []BlobDiff
+	for _, f := range []struct {
+		name string
+		a, b objects.OID
+	}{{"output_blob", a.OutputBlob, b.OutputBlob}, {"artifact_blob", a.ArtifactBlob, b.ArtifactBlob}} {
+		if f.a == f.b {
+			continue
+		}
+		ta, na, err := blobText(ctx, g, f.a, limit)
+		if err != nil {
+			return nil, err
+		}
+		tb, nb, err := blobText(ctx, g, f.b, limit)
+		if err != nil {
+			return nil, err
+		}
+		if na > limit || nb > limit {
+			out = append(out, BlobDiff{Field: f.name, Diff: &TextDiff{TooLarge: true, OldSize: na, NewSize: nb}})
+			continue
+		}
+		o := opt
+		o.OldName, o.NewName = blobLabel("a", f.name, f.a), blobLabel("b", f.name, f.b)
+		out = append(out, BlobDiff{Field: f.name, Diff: UnifiedDiff(ta, tb, o)})
+	}
+	return out, nil
+}
+
+// blobSizer is the optional store capability of learning a blob's size
+// without reading it (loose.Store.OpenBlob), so a blob over the
+// text-diff cap is never loaded.
+type blobSizer interface {
+	OpenBlob(ctx context.Context, id objects.OID) (io.ReadCloser, int64, error)
+}
+
+// blobText reads a blob's bytes and size; the zero oid is the empty text.
+// A blob larger than limit is returned with its size only.
+func blobText(ctx context.Context, g objects.Getter, id objects.OID, limit int) ([]byte, int, error) {
+	if id.IsZero() {
+		return nil, 0, nil
+	}
+	if s, ok := g.(blobSizer); ok {
+		rc, n, err := s.OpenBlob(ctx, id)
+		if err != nil {
+			return nil, 0, fmt.Errorf("blob %s: %w", id, err)
+		}
+		rc.Close()
+		if n > int64(limit) {
+			return nil, int(min(n, int64(math.MaxInt32))), nil
+		}
+	}
+	o, err := g.Get(ctx, id)
+	if err != nil {
+		return nil, 0, fmt.Errorf("blob %s: %w", id, err)
+	}
+	return o.Body, len(o.Body), nil
+}
+
+// blobLabel names a side of a blob diff for the ---/+++ header:
+// "a/output_blob 5b060f46d6ff", or /dev/null for an absent blob.
+func blobLabel(side, field string, id objects.OID) string {
+	if id.IsZero() {
+		return "/dev/null"
+	}
+	return side + "/" + field + " " + Short(id)
+}
+
+// sameStringList reports equal string lists.
+func sameStringList(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,78 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/refs"
+)
+
+// RefLister lists refs under a prefix in name order; *refs.Store is one.
+type RefLister interface {
+	List(ctx context.Context, prefix string, fn func(name string, id objects.OID) error) error
+}
+
+// Reflogger reads a ref's reflog, oldest first; *refs.Store is one.
+type Reflogger interface {
+	Reflog(name string) ([]refs.ReflogEntry, error)
+}
+
+// ListRuns calls fn, in ref order, with every ref under prefix ("" is all
+// refs) that names a run, and that run's payload read through g (events
+// not loaded: LoadEvents adds them). Refs naming other objects are skipped;
+// a run that cannot be read is an error naming its ref. It is the one
+// "runs under a prefix" listing of log, gates and loops.
+func ListRuns(ctx context.Context, rl RefLister, g objects.Getter, prefix string, fn func(ref string, run *Run) error) error {
+	return rl.List(ctx, prefix, func(name string, id objects.OID) error {
+		if id.Type != objects.TypeRun {
+			return nil
+		}
+		o, err := g.Get(ctx, id)
+		if err != nil {
+			return fmt.Errorf("ref %s: run %s: %w", name, id, err)
+		}
+		run, err := RunFromObject(o)
+		if err != nil {
+			return fmt.Errorf("ref %s: %w", name, err)
+		}
+		return fn(name, run)
+	})
+}
+
+// LoadEvents reads every event run lists through g (each read re-verifies
+// the oid) into run.Events. An event that is absent is kept as a Missing
+// event; a corrupt one is an error naming it. cache, when not nil, holds
+// events already read and receives the ones read now, so runs sharing a
+// history (a loop's branches) read each event once.
+func LoadEvents(ctx context.Context, g objects.Getter, run *Run, cache map[objects.OID]*Event) error {
+	ids := run.EventIDs()
+	run.Events = make([]*Event, 0, len(ids))
+	for _, eid := range ids {
+		if ev, ok := cache[eid]; ok {
+			run.Events = append(run.Events, ev)
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ev := &Event{ID: eid, Missing: true}
+		eo, err := g.Get(ctx, eid)
+		switch {
+		case errors.Is(err, objects.ErrNotFound):
+		case err != nil:
+			return fmt.Errorf("run %s: event %s: %w", run.ID, eid, err)
+		default:
+			if ev, err = DecodeEvent(eo); err != nil {
+				return fmt.Errorf("run %s: %w", run.ID, err)
+			}
+		}
+		if cache != nil {
+			cache[eid] = ev
+		}
+		run.Events = append(run.Events, ev)
+	}
+	run.Reindex()
+	return nil
+}

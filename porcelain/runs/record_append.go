@@ -1,0 +1,114 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/refs"
+)
+
+// maxAppendAttempts bounds the compare-and-swap attempts of appendRecorded.
+// Each lost attempt means another writer's append won, so a bound this
+// large is reached only by a ref held by a stuck writer (the waits between
+// attempts on a held guard add up to about ten seconds) or one rewritten
+// without pause.
+const maxAppendAttempts = 100
+
+// maxLockedBackoff caps the wait before retrying a held guard.
+const maxLockedBackoff = 100 * time.Millisecond
+
+// appendRecorded appends the finished event ev to whatever the run at ref
+// has become since before was read, without ever re-running anything: the
+// blobs and the event are stored once (content addressed, so they are
+// valid whatever the run becomes), then each attempt re-reads the ref and
+// builds the run as its current events plus ev, with tips its current tips
+// minus ev's parents (the tips record saw before running) plus ev, and
+// moves the ref by compare-and-swap. Concurrent records thus show as
+// several tips. A lost compare-and-swap or a held guard is retried, a
+// bounded number of times; a run that stopped running, was deleted or
+// rewritten without ev's parents is an error.
+func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *objects.Object, blobs []*objects.Object, status string, now time.Time, actor string) (*AppendResult, error) {
+	de, err := DecodeEvent(ev)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.WriteValidated(ctx, append(slices.Clone(blobs), ev), nil); err != nil {
+		return nil, err
+	}
+	backoff := time.Millisecond
+	for attempt := 1; ; attempt++ {
+		h, err := readHead(ctx, r, before.ref)
+		if err != nil {
+			return nil, err
+		}
+		if h.run != nil && slices.Contains(h.run.EventIDs(), ev.ID) {
+			// An earlier attempt committed and then reported an error.
+			return &AppendResult{Ref: h.ref, Run: h.run.ID.String(), Event: ev.ID.String()}, nil
+		}
+		if err := h.acceptsRecorded(before, de); err != nil {
+			return nil, err
+		}
+		run, err := h.appendedRun(r.Algo(), []*Event{de}, status, now)
+		if err != nil {
+			return nil, err
+		}
+		err = Commit(ctx, r, h.ref, h.expect, actor, []*objects.Object{run})
+		if err == nil {
+			res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: h.run == nil}
+			if h.run != nil {
+				res.Previous = h.run.ID.String()
+			}
+			return res, nil
+		}
+		locked := errors.Is(err, refs.ErrLocked)
+		if attempt >= maxAppendAttempts || !(locked || errors.Is(err, refs.ErrStale)) {
+			return nil, fmt.Errorf("after %d attempts: %w", attempt, err)
+		}
+		if locked {
+			if err := SleepContext(ctx, backoff/2+rand.N(backoff/2+1)); err != nil {
+				return nil, err
+			}
+			backoff = min(2*backoff, maxLockedBackoff)
+		}
+	}
+}
+
+// acceptsRecorded refuses to append de to h's run when the run changed in
+// a way the event cannot follow: it stopped running, it was deleted after
+// record read it, or it no longer holds de's parents.
+func (h *head) acceptsRecorded(before *head, de *Event) error {
+	if h.run == nil {
+		if before.run != nil {
+			return fmt.Errorf("ref %s was deleted while the command ran", h.ref)
+		}
+		return nil
+	}
+	if h.run.Status != StatusRunning {
+		return fmt.Errorf("run %s at %s became %s while the command ran: %w; run tine resume %s first", h.run.ID, h.ref, h.run.Status, ErrNotRunning, h.ref)
+	}
+	ids := h.run.EventIDs()
+	for _, p := range de.Parents {
+		if !slices.Contains(ids, p) {
+			return fmt.Errorf("run %s at %s no longer holds event %s, the tip the command was recorded after: %w", h.run.ID, h.ref, p, ErrEventNotInRun)
+		}
+	}
+	return nil
+}
+
+// SleepContext waits d or until ctx ends.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,64 @@
+// Package runstest holds the test helpers the porcelain packages share:
+// a fresh repository, a fake clock, and short ways to append, parse and load.
+package runstest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/runs"
+)
+
+// NewRepo creates a repository in a temporary directory.
+func NewRepo(t testing.TB) *plumbing.Repo {
+	t.Helper()
+	r, _, err := plumbing.Init(t.TempDir(), objects.BLAKE3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// FakeClock returns a clock that starts at base and advances step per call.
+func FakeClock(base time.Time, step time.Duration) func() time.Time {
+	n := 0
+	return func() time.Time {
+		t := base.Add(time.Duration(n) * step)
+		n++
+		return t
+	}
+}
+
+// AppendEvent appends an event given as JSON to ref.
+func AppendEvent(t testing.TB, r *plumbing.Repo, ref, js string, now func() time.Time) *runs.AppendResult {
+	t.Helper()
+	res, err := runs.AppendEvent(context.Background(), r, runs.AppendEventOptions{Ref: ref, Data: []byte(js), Now: now})
+	if err != nil {
+		t.Fatalf("append %s: %v", js, err)
+	}
+	return res
+}
+
+// MustOID parses an oid.
+func MustOID(t testing.TB, s string) objects.OID {
+	t.Helper()
+	id, err := objects.ParseOID(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// LoadRef loads the run at a revision.
+func LoadRef(t testing.TB, r *plumbing.Repo, rev string) *runs.Run {
+	t.Helper()
+	run, _, err := runs.ResolveRun(context.Background(), r, rev)
+	if err != nil {
+		t.Fatalf("resolve %s: %v", rev, err)
+	}
+	return run
+}

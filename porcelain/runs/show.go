@@ -1,0 +1,171 @@
+package runs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+)
+
+// DefaultPreviewLines is how many lines of each blob show previews.
+const DefaultPreviewLines = 10
+
+// maxPreviewLineBytes cuts a very long preview line.
+const maxPreviewLineBytes = 400
+
+// ShowOptions configures Show.
+type ShowOptions struct {
+	// Rev names any object: a revision, or REV~N for a run.
+	Rev string
+	// PreviewLines is the lines of each event blob to preview; 0 means
+	// DefaultPreviewLines.
+	PreviewLines int
+}
+
+// ShowResult is what `tine show` reports. Payload is the object's JSON
+// body (absent for a blob); the other exported fields feed the human view.
+type ShowResult struct {
+	OID     string          `json:"oid"`
+	Type    objects.Type    `json:"type"`
+	Ref     string          `json:"ref,omitempty"`
+	Stored  bool            `json:"stored"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+	Size    int             `json:"size"`
+	Totals  *Totals         `json:"totals,omitempty"`
+	Blobs   []BlobPreview   `json:"blobs,omitempty"`
+
+	// Run is the loaded run (type run), Event the decoded event (type
+	// event), Body the blob's bytes (type blob).
+	Run   *Run   `json:"-"`
+	Event *Event `json:"-"`
+	Body  []byte `json:"-"`
+}
+
+// BlobPreview is the first lines of one blob an event links.
+type BlobPreview struct {
+	Field   string   `json:"field"`
+	OID     string   `json:"oid"`
+	Size    int      `json:"size"`
+	Binary  bool     `json:"binary"`
+	Missing bool     `json:"missing,omitempty"`
+	Lines   []string `json:"lines,omitempty"`
+	More    int      `json:"more_lines,omitempty"`
+}
+
+// Show loads any object for display: a run with its events and totals, an
+// event with previews of its input, output and artifact blobs, an
+// attestation or annotation payload, or a blob's bytes.
+func Show(ctx context.Context, r *plumbing.Repo, opt ShowOptions) (*ShowResult, error) {
+	if strings.ContainsRune(opt.Rev, '~') {
+		run, ref, err := ResolveRun(ctx, r, opt.Rev)
+		if err != nil {
+			return nil, err
+		}
+		return ShowRun(run, ref), nil
+	}
+	id, ref, err := r.ResolveRevision(ctx, opt.Rev)
+	if err != nil {
+		return nil, err
+	}
+	if id.Type == objects.TypeRun {
+		run, err := LoadRun(ctx, r.Objects(), id)
+		if err != nil {
+			return nil, err
+		}
+		return ShowRun(run, ref), nil
+	}
+	o, err := r.Objects().Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	res := &ShowResult{OID: id.String(), Type: id.Type, Ref: ref, Stored: true, Size: len(o.Body)}
+	switch o.Type {
+	case objects.TypeBlob:
+		res.Body = o.Body
+		return res, nil
+	case objects.TypeEvent:
+		ev, err := DecodeEvent(o)
+		if err != nil {
+			return nil, err
+		}
+		res.Event = ev
+		n := opt.PreviewLines
+		if n <= 0 {
+			n = DefaultPreviewLines
+		}
+		for _, slot := range blobSlots {
+			bid, ok := OIDField(o.Value, slot.field)
+			if !ok {
+				continue
+			}
+			p, err := previewBlob(ctx, r.Objects(), slot.field, bid, n)
+			if err != nil {
+				return nil, err
+			}
+			res.Blobs = append(res.Blobs, p)
+		}
+	}
+	res.Payload = json.RawMessage(o.Body)
+	return res, nil
+}
+
+// ShowRun builds the result for a run.
+func ShowRun(run *Run, ref string) *ShowResult {
+	t := run.Totals()
+	return &ShowResult{OID: run.ID.String(), Type: objects.TypeRun, Ref: ref, Stored: run.Stored,
+		Payload: json.RawMessage(run.Object.Body), Size: len(run.Object.Body), Totals: &t, Run: run}
+}
+
+// previewBlob reads the first n lines of blob id.
+func previewBlob(ctx context.Context, g objects.Getter, field string, id objects.OID, n int) (BlobPreview, error) {
+	p := BlobPreview{Field: field, OID: id.String()}
+	o, err := g.Get(ctx, id)
+	if errors.Is(err, objects.ErrNotFound) {
+		p.Missing = true
+		return p, nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("%s %s: %w", field, id, err)
+	}
+	p.Size = len(o.Body)
+	if IsBinary(o.Body) {
+		p.Binary = true
+		return p, nil
+	}
+	text := strings.TrimSuffix(string(o.Body), "\n")
+	if text == "" {
+		return p, nil
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > n {
+		p.More = len(lines) - n
+		lines = lines[:n]
+	}
+	for i, l := range lines {
+		if len(l) > maxPreviewLineBytes {
+			l = strings.ToValidUTF8(l[:maxPreviewLineBytes], "") + "..."
+		}
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	p.Lines = lines
+	return p, nil
+}
+
+// IsBinary reports whether b looks binary: a NUL byte or invalid UTF-8 in
+// its first 8000 bytes (git's heuristic window).
+func IsBinary(b []byte) bool {
+	if len(b) > 8000 {
+		b = b[:8000]
+		// Do not call a multi-byte rune cut by the window invalid.
+		for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.Valid(b); i++ {
+			b = b[:len(b)-1]
+		}
+	}
+	return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b)
+}

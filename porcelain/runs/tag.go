@@ -1,0 +1,82 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/refs"
+)
+
+// TagOptions configures Tag.
+type TagOptions struct {
+	// Name is the tag, with or without "tags/" (or "refs/tags/").
+	Name string
+	// Target is a revision naming any object.
+	Target string
+	// Force moves an existing tag (by compare-and-swap from the value read).
+	Force bool
+	// Actor names the writer in the reflog.
+	Actor string
+}
+
+// TagResult is what `tine tag` reports.
+type TagResult struct {
+	Ref    string       `json:"ref"`
+	OID    string       `json:"oid"`
+	Type   objects.Type `json:"type"`
+	Old    string       `json:"old,omitempty"`
+	Moved  bool         `json:"moved"`
+	NoDiff bool         `json:"unchanged,omitempty"`
+}
+
+// Tag points tags/NAME at any object. Like git, an existing tag is refused
+// (ErrRefExists) unless Force; a forced move is still a compare-and-swap
+// from the value just read, so a concurrent writer is not overwritten.
+func Tag(ctx context.Context, r *plumbing.Repo, opt TagOptions) (*TagResult, error) {
+	name := strings.TrimPrefix(opt.Name, "refs/")
+	if !strings.HasPrefix(name, "tags/") {
+		name = "tags/" + name
+	}
+	ref, err := refs.NormalizeName(name)
+	if err != nil {
+		return nil, fmt.Errorf("tag %q: %w", opt.Name, err)
+	}
+	var id objects.OID
+	if strings.ContainsRune(opt.Target, '~') {
+		run, _, rerr := ResolveRun(ctx, r, opt.Target)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if !run.Stored {
+			return nil, fmt.Errorf("%s names a derived run that is not stored; tag a stored run (see tine reflog)", opt.Target)
+		}
+		id = run.ID
+	} else if id, err = r.Resolve(ctx, opt.Target); err != nil {
+		return nil, err
+	}
+	res := &TagResult{Ref: ref, OID: id.String(), Type: id.Type}
+	old, err := r.Refs().Read(ctx, ref)
+	switch {
+	case errors.Is(err, refs.ErrNotFound):
+		old = objects.OID{}
+	case err != nil:
+		return nil, fmt.Errorf("ref %s: %w", ref, err)
+	case !opt.Force:
+		return nil, fmt.Errorf("%s points at %s: %w; use --force to move it", ref, old, ErrRefExists)
+	case old == id:
+		res.Old, res.NoDiff = old.String(), true
+		return res, nil
+	}
+	actor := OrDefault(opt.Actor, DefaultActor)
+	if err := r.Refs().UpdateExpect(ctx, ref, id, refs.ExpectValue(old), actor); err != nil {
+		return nil, fmt.Errorf("tag %s: %w", ref, err)
+	}
+	if !old.IsZero() {
+		res.Old, res.Moved = old.String(), true
+	}
+	return res, nil
+}
