@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/tinehq/tine/gate"
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
@@ -67,6 +68,9 @@ type loopJournal struct {
 	LastRun          string       `json:"last_run"`
 	Goal             string       `json:"goal"`
 	Continuations    int          `json:"continuations"`
+	// Challenge is the session challenge ledger of a loop with a
+	// challenge block (gate_challenge.go).
+	Challenge *gate.ChallengeLedger `json:"challenge,omitempty"`
 }
 
 func journalPath(stateDir, name string) string {
