@@ -195,9 +195,14 @@ func TestChallengeDiscoveryRules(t *testing.T) {
 		want string
 	}{
 		{"too few", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { return it[:2] }, "exactly 3"},
-		{"too many", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { return append(it, item("c4", "p", "s4")) }, "exactly 3"},
+		{"too many", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem {
+			return append(it, item("c4", "p", "s4"))
+		}, "exactly 3"},
 		{"bad id", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { it[0].ID = "-x"; return it }, "must match"},
-		{"long id", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { it[0].ID = strings.Repeat("a", 81); return it }, "must match"},
+		{"long id", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem {
+			it[0].ID = strings.Repeat("a", 81)
+			return it
+		}, "must match"},
 		{"duplicate id", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { it[1].ID = "c1"; return it }, "id is used"},
 		{"duplicate scenario", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem {
 			it[1].Scenario = "C scenario ONE"
@@ -208,21 +213,36 @@ func TestChallengeDiscoveryRules(t *testing.T) {
 			return it
 		}, "1 distinct perspectives; at least 3"},
 		{"blank", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { it[0].Assumption = " \n"; return it }, "assumption is blank"},
-		{"too long", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { it[0].VerificationPlan = long; return it }, "8001 characters"},
+		{"too long", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem {
+			it[0].VerificationPlan = long
+			return it
+		}, "8001 characters"},
 		{"no refs", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { it[0].SourceRefs = nil; return it }, "1 to 50"},
 		{"many refs", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem {
 			it[0].SourceRefs = make([]string, 51)
 			return it
 		}, "1 to 50"},
-		{"outside ref", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { it[0].SourceRefs = []string{"other/x.go"}; return it }, "not a project file matched"},
-		{"escaping ref", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { it[0].SourceRefs = []string{"src/../../x"}; return it }, "not a project file matched"},
-		{"missing file", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem { it[0].SourceRefs = []string{"src/gone.go"}; return it }, "no such file"},
+		{"outside ref", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem {
+			it[0].SourceRefs = []string{"other/x.go"}
+			return it
+		}, "not a project file matched"},
+		{"escaping ref", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem {
+			it[0].SourceRefs = []string{"src/../../x"}
+			return it
+		}, "not a project file matched"},
+		{"missing file", func(it []ChallengeItem, _ *ChallengeSubmission) []ChallengeItem {
+			it[0].SourceRefs = []string{"src/gone.go"}
+			return it
+		}, "no such file"},
 		{"domain source outside", func(it []ChallengeItem, s *ChallengeSubmission) []ChallengeItem {
 			s.DomainBriefs = []DomainBrief{{Topic: "t", Summary: "s", DomainSources: []string{"README.md"}}}
 			return it
 		}, "domain_sources entry"},
 		{"followup in discovery", func(it []ChallengeItem, s *ChallengeSubmission) []ChallengeItem { s.FollowupNeeded = true; return it }, "followup_needed"},
-		{"both kinds", func(it []ChallengeItem, s *ChallengeSubmission) []ChallengeItem { s.Resolutions = []Resolution{}; return it }, "separately"},
+		{"both kinds", func(it []ChallengeItem, s *ChallengeSubmission) []ChallengeItem {
+			s.Resolutions = []Resolution{}
+			return it
+		}, "separately"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
