@@ -39,7 +39,7 @@ func prePushPath(ctx context.Context, project string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("the pre-push hook needs a git work tree at %s: git rev-parse: %v %s", project, err, strings.TrimSpace(stderr.String()))
+		return "", fmt.Errorf("the pre-push hook needs a git work tree at %s: git rev-parse: %v %s", project, err, strings.Join(strings.Fields(stderr.String()), " "))
 	}
 	dir := strings.TrimSpace(string(out))
 	if !filepath.IsAbs(dir) {
