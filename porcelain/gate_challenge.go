@@ -139,3 +139,14 @@ func advanceChallengeCycle(p *GateProject, loop *gate.Loop, j *loopJournal, res 
 	}
 	return res, nil
 }
+
+// challengeHint is the session-start note for a contract whose stop loop
+// has session challenges: the agent learns the verbs before it is asked.
+func challengeHint(c *gate.Contract) string {
+	for _, l := range c.Loops {
+		if l.Challenge != nil {
+			return fmt.Sprintf(" Loop %s has session challenges: when a cycle asks for them, review your own work with `tine gate challenge show %s` and answer with `tine gate challenge submit %s --file FILE`, in this session.", l.ID, l.ID, l.ID)
+		}
+	}
+	return ""
+}

@@ -29,3 +29,29 @@ func TestSaveJournalRefusesUnreadableSize(t *testing.T) {
 		t.Fatal("journal removed")
 	}
 }
+
+// Only enabled deterministic stop-phase constraints that passed unwaived
+// may back a "verified" resolution: not a waived, failing, rubric, other
+// phase or disabled one.
+func TestVerifiableConstraints(t *testing.T) {
+	c := &gate.Contract{Constraints: []*gate.Constraint{
+		{ID: "ok", Kind: gate.KindCommand, Enabled: true, Phases: []gate.Phase{gate.PhaseStop}},
+		{ID: "advisory_fail", Kind: gate.KindCommand, Enabled: true, Phases: []gate.Phase{gate.PhaseStop}},
+		{ID: "waived", Kind: gate.KindCommand, Enabled: true, Phases: []gate.Phase{gate.PhaseStop}},
+		{ID: "rubric", Kind: gate.KindRubric, Enabled: true, Phases: []gate.Phase{gate.PhaseStop}},
+		{ID: "ci_only", Kind: gate.KindCommand, Enabled: true, Phases: []gate.Phase{gate.PhaseCI}},
+		{ID: "off", Kind: gate.KindCommand, Enabled: false, Phases: []gate.Phase{gate.PhaseStop}},
+	}}
+	run := &GateRunResult{Results: []*GateResult{
+		{ID: "ok", Verdict: string(gate.Pass)},
+		{ID: "advisory_fail", Verdict: string(gate.Fail)},
+		{ID: "waived", Verdict: string(gate.Pass), Waived: true},
+		{ID: "rubric", Verdict: string(gate.Pass)},
+		{ID: "ci_only", Verdict: string(gate.Pass)},
+		{ID: "off", Verdict: string(gate.Pass)},
+		{ID: "unknown", Verdict: string(gate.Pass)},
+	}}
+	if got := strings.Join(verifiableConstraints(c, run), ","); got != "ok" {
+		t.Fatalf("verifiable %q, want ok", got)
+	}
+}

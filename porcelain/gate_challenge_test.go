@@ -173,6 +173,9 @@ func TestChallengeSubmissionRefusals(t *testing.T) {
 func TestChallengeStopHookBlocks(t *testing.T) {
 	dir, r := gateProject(t, challengeContract("", 3, 8))
 	write(t, filepath.Join(dir, "src.txt"), "v1")
+	if _, out := hook(t, dir, r, "claude", "session-start", `{}`); !strings.Contains(out, "tine gate challenge show fix") {
+		t.Fatalf("session start on a challenge loop: %s", out)
+	}
 	_, out := hook(t, dir, r, "claude", "stop", `{"session_id":"s"}`)
 	if !strings.Contains(out, `"decision":"block"`) || !strings.Contains(out, "Loop fix: challenge") {
 		t.Fatalf("stop hook on a challenge loop: %s", out)
