@@ -38,10 +38,6 @@ const (
 	maxConstraintIDs       = 100
 )
 
-// ErrChallenge reports a challenge submission or ledger the rules refuse;
-// the wrapped message names the rule and the challenge.
-var ErrChallenge = errors.New("challenge submission refused")
-
 // challengeIDRE is the spelling of a challenge id (SPEC §6).
 var challengeIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$`)
 

@@ -2,7 +2,6 @@ package gate
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -11,10 +10,6 @@ import (
 // setup rewrites only a hook carrying it and uninstall removes only such
 // a hook.
 const PrePushMarker = "# tine-gate-pre-push: managed by tine gate setup --pre-push; remove with tine gate uninstall --pre-push"
-
-// ErrForeignHook reports a pre-push hook tine did not write: tine never
-// replaces or edits it.
-var ErrForeignHook = errors.New("a pre-push hook that tine did not write is installed")
 
 // PrePushScript is the hook text: run the push phase of the gate and let
 // its exit status decide the push (git aborts the push on non-zero). exe

@@ -12,10 +12,13 @@ import (
 	"github.com/tinehq/tine/plumbing"
 )
 
-// ErrNoChallengeRequest means the loop has no open challenge request: it
-// has no challenge block, no cycle has run yet, or the contract changed
-// since the last one.
-var ErrNoChallengeRequest = errors.New("no challenge request")
+// Errors of the challenge verbs.
+var (
+	// ErrNoChallengeRequest means the loop has no open challenge request:
+	// it has no challenge block, no cycle has run yet, or the contract
+	// changed since the last one.
+	ErrNoChallengeRequest = errors.New("no challenge request")
+)
 
 // ChallengeView is one recorded challenge with its resolution, if any;
 // Current says the resolution was recorded at the loop's current inputs
