@@ -24,6 +24,12 @@ var (
 	// ErrEvidence reports a stored evidence value that does not decode; the
 	// caller treats it as missing, i.e. stale (SPEC §10: corrupt evidence reruns).
 	ErrEvidence = errors.New("invalid gate evidence")
+	// ErrChallenge reports a challenge submission the session challenge
+	// rules refuse; the wrapped message names the rule and the challenge.
+	ErrChallenge = errors.New("challenge submission refused")
+	// ErrForeignHook reports a git pre-push hook tine did not write: tine
+	// never replaces or edits it.
+	ErrForeignHook = errors.New("a pre-push hook that tine did not write is installed")
 )
 
 // ContractError is one problem in a contract file, located by its line.

@@ -22,11 +22,13 @@ type gateCmd struct {
 	// ---- GATE-HOOKS: add the agent-hook and loop subcommands below this
 	// line (setup, uninstall, hook, cycle, supervise), one
 	// cmd_gate_<sub>.go file each. ----
-	Setup     gateSetupCmd     `cmd:"" help:"Merge tine's hooks into Claude Code, Codex or Gemini CLI project settings, keeping everything else."`
-	Uninstall gateUninstallCmd `cmd:"" help:"Remove only tine's hooks from the agent CLIs' project settings."`
-	Hook      gateHookCmd      `cmd:"" hidden:"" help:"Answer one agent hook call (JSON on stdin, the CLI's JSON on stdout)."`
-	Cycle     gateCycleCmd     `cmd:"" help:"Perform one journaled convergence-loop transition under repair, unchanged and duration budgets."`
-	Supervise gateSuperviseCmd `cmd:"" help:"Poll a waiting loop under a renewable single-writer lease until its state changes."`
+	Setup      gateSetupCmd      `cmd:"" help:"Merge tine's hooks into Claude Code, Codex or Gemini CLI project settings, keeping everything else."`
+	Uninstall  gateUninstallCmd  `cmd:"" help:"Remove only tine's hooks from the agent CLIs' project settings."`
+	Hook       gateHookCmd       `cmd:"" hidden:"" help:"Answer one agent hook call (JSON on stdin, the CLI's JSON on stdout)."`
+	Cycle      gateCycleCmd      `cmd:"" help:"Perform one journaled convergence-loop transition under repair, unchanged and duration budgets."`
+	Supervise  gateSuperviseCmd  `cmd:"" help:"Poll a waiting loop under a renewable single-writer lease until its state changes."`
+	Challenge  gateChallengeCmd  `cmd:"" help:"Show or answer a loop's session challenge request."`
+	LoopPrompt gateLoopPromptCmd `cmd:"" name:"loop-prompt" help:"Print the fixed instructions an agent session follows to drive a loop."`
 }
 
 // Help explains the gate under `tine gate --help`.

@@ -22,7 +22,8 @@ result without running anything), counts the repair the previous transition
 asked for, and decides the next state under the loop's repair,
 unchanged-result and duration budgets. The journal lives in the repository
 (gate/loops/NAME.json). Exit codes: 0 passed, 10 repair, 11 waiting,
-12 human_required, 13 budget_exhausted, 14 error.
+12 human_required, 13 budget_exhausted, 14 error, 15 challenge, 16 verify
+(see tine gate challenge).
 
 Example:
 

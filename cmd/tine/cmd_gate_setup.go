@@ -10,6 +10,7 @@ type gateSetupCmd struct {
 	gateProject
 	Adapter        string `name:"adapter" enum:"claude,codex,gemini,all" default:"all" help:"Agent CLI to wire: claude, codex, gemini or all (default)."`
 	HookExecutable string `name:"hook-executable" placeholder:"CMD" help:"Command the hook entries start with (default: tine)."`
+	PrePush        bool   `name:"pre-push" help:"Install only the opt-in git pre-push hook running the push phase (never replaces a hook tine did not write)."`
 	jsonFlag
 }
 
@@ -29,6 +30,10 @@ Example:
 
 // Run wires the hooks.
 func (c *gateSetupCmd) Run(e *env) error {
+	if c.PrePush {
+		res, err := gates.InstallPrePush(e.ctx, c.Project, c.HookExecutable)
+		return prePushRun(e, c.JSON, res, err)
+	}
 	res, err := gates.SetupHooks(hookSetupOptions(e, c.Project, c.Adapter, c.HookExecutable))
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import "github.com/tinehq/tine/porcelain/gates"
 type gateUninstallCmd struct {
 	gateProject
 	Adapter string `name:"adapter" enum:"claude,codex,gemini,all" default:"all" help:"Agent CLI to unwire: claude, codex, gemini or all (default)."`
+	PrePush bool   `name:"pre-push" help:"Remove only the git pre-push hook, and only if tine wrote it."`
 	jsonFlag
 }
 
@@ -24,6 +25,10 @@ Example:
 
 // Run unwires the hooks.
 func (c *gateUninstallCmd) Run(e *env) error {
+	if c.PrePush {
+		res, err := gates.UninstallPrePush(e.ctx, c.Project)
+		return prePushRun(e, c.JSON, res, err)
+	}
 	res, err := gates.UninstallHooks(hookSetupOptions(e, c.Project, c.Adapter, ""))
 	if err != nil {
 		return err

@@ -27,10 +27,11 @@ const (
 )
 
 // CycleExitCodes maps each state to the exit code of gate cycle and gate
-// supervise (SPEC §6 CYCLE_EXIT_CODES). tine does not implement session
-// challenges, so challenge (15) and verify (16) never occur.
+// supervise (SPEC §6 CYCLE_EXIT_CODES); challenge (15) and verify (16)
+// come from loops with session challenge gates (gate_challenge.go).
 var CycleExitCodes = map[string]int{
 	CyclePassed: 0, CycleRepair: 10, CycleWaiting: 11, CycleHumanRequired: 12, CycleBudgetExhausted: 13, CycleError: 14,
+	CycleChallenge: 15, CycleVerify: 16,
 }
 
 // The next_action texts (SPEC §6 decision table).
@@ -122,9 +123,6 @@ func RunCycle(ctx context.Context, r *plumbing.Repo, name string, opt CycleOptio
 	if loop == nil {
 		return nil, fmt.Errorf("%w: the contract defines no loop %q", ErrGateLoopName, name)
 	}
-	if loop.Challenge != nil {
-		return nil, fmt.Errorf("loop %s: session challenges are not supported by tine; remove the challenge block", name)
-	}
 	stateDir := GateStateDir(r)
 	lock, err := lockLoop(ctx, stateDir, name)
 	if err != nil {
@@ -137,6 +135,9 @@ func RunCycle(ctx context.Context, r *plumbing.Repo, name string, opt CycleOptio
 	if err != nil {
 		return nil, err
 	}
+	if err := checkJournalLedger(j, loop); err != nil && j.ContractDigest == proj.Contract.Digest {
+		return nil, err
+	}
 	if j == nil || j.ContractDigest != proj.Contract.Digest {
 		j = newJournal(name, proj.Contract.Digest, t, j)
 	}
@@ -147,6 +148,9 @@ func RunCycle(ctx context.Context, r *plumbing.Repo, name string, opt CycleOptio
 		j.Continuations++
 	}
 	input, err := loopInputSnapshot(proj, loop.Phase, j.Goal)
+	if err == nil {
+		input, err = challengeInputSnapshot(proj, loop.Challenge, input)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +175,9 @@ func RunCycle(ctx context.Context, r *plumbing.Repo, name string, opt CycleOptio
 		return nil, fmt.Errorf("loop %s: %w", name, err)
 	}
 	snap, err := evidenceSnapshot(run)
+	if err == nil {
+		snap, err = observeChallenge(proj, loop, j, run, input, snap)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loop %s: %w", name, err)
 	}
@@ -185,6 +192,9 @@ func RunCycle(ctx context.Context, r *plumbing.Repo, name string, opt CycleOptio
 		}
 	}
 	res := decideCycle(loop, j, run, epoch(now())-j.StartedAt)
+	if res, err = advanceChallengeCycle(proj, loop, j, res, input, epoch(now())-j.StartedAt); err != nil {
+		return nil, fmt.Errorf("loop %s: %w", name, err)
+	}
 	res.Snapshot, res.GateRun = snap, run.Run
 	if after, err := GateCheckout(proj.Root); err != nil || after != proj.Checkout {
 		return nil, fmt.Errorf("loop %s: %w", name, ErrGateCheckoutChanged)

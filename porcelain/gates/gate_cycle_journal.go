@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/tinehq/tine/gate"
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
@@ -35,8 +36,11 @@ var (
 	ErrCycleLease = errors.New("loop supervisor lease unavailable")
 )
 
-// maxJournalBytes bounds a journal file before it is read.
-const maxJournalBytes = 1 << 20
+// maxJournalBytes bounds a journal file before it is read, and before it
+// is written: a challenge ledger grows with each submission (each at most
+// gate.MaxSubmissionBytes), and a journal too large to read back would
+// halt the loop, so the write that would produce one is refused instead.
+const maxJournalBytes = 16 << 20
 
 var loopNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
@@ -67,6 +71,9 @@ type loopJournal struct {
 	LastRun          string       `json:"last_run"`
 	Goal             string       `json:"goal"`
 	Continuations    int          `json:"continuations"`
+	// Challenge is the session challenge ledger of a loop with a
+	// challenge block (gate_challenge.go).
+	Challenge *gate.ChallengeLedger `json:"challenge,omitempty"`
 }
 
 func journalPath(stateDir, name string) string {
@@ -139,6 +146,9 @@ func saveJournal(stateDir string, j *loopJournal) error {
 	raw, err := jsonIndent(j)
 	if err != nil {
 		return err
+	}
+	if len(raw) > maxJournalBytes {
+		return fmt.Errorf("loop %s: the journal would exceed %d bytes; nothing was written", j.Loop, maxJournalBytes)
 	}
 	if err := fsutil.MkdirAllSync(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("loop %s: %w", j.Loop, err)

@@ -155,7 +155,7 @@ func (h *hookCall) dispatch(ctx context.Context) HookResponse {
 			}
 		}
 		return hookContextResponse(h.native(), fmt.Sprintf("tine gate completion contract is active (%s). Required gates: %s. "+
-			"Do not edit the contract, the .tine repository or hook settings, and do not create waivers.", proj.ContractPath, strings.Join(req, ", ")))
+			"Do not edit the contract, the .tine repository or hook settings, and do not create waivers.", proj.ContractPath, strings.Join(req, ", "))+challengeHint(proj.Contract))
 	case HookEventPostTool:
 		return h.postTool(ctx, proj)
 	case HookEventPreCompact:

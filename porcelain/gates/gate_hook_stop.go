@@ -74,7 +74,7 @@ func (h *hookCall) stopLoop(ctx context.Context, proj *GateProject, l *gate.Loop
 	switch res.State {
 	case CyclePassed:
 		return hookAllowResponse(h.opt.Adapter, line)
-	case CycleRepair, CycleWaiting:
+	case CycleRepair, CycleWaiting, CycleChallenge, CycleVerify:
 		return hookBlockResponse(h.opt.Adapter, line)
 	default:
 		return hookHumanResponse(line)
