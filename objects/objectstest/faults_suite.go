@@ -59,7 +59,7 @@ func RunFaults(t *testing.T, newStore func(t *testing.T, a objects.Algo, f *Faul
 
 // testWriteFault stores n objects with the nth call of step failing.
 func testWriteFault(t *testing.T, s objects.Store, f *Faults, step string, a objects.Algo, n, nth int) {
-	ctx := context.Background()
+	ctx := t.Context()
 	objs := Blobs(a, "fault "+step, n)
 	if n > 1 {
 		objs[n-1] = Samples(t, a)[1] // a json object too
@@ -102,7 +102,7 @@ func testWriteFault(t *testing.T, s objects.Store, f *Faults, step string, a obj
 // Get, Has and List agreeing, and returns how many are present.
 func checkAllOrNothing(t *testing.T, s objects.Store, objs []*objects.Object) int {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	listed := map[objects.OID]bool{}
 	if err := s.List(ctx, func(id objects.OID) error { listed[id] = true; return nil }); err != nil {
 		t.Fatalf("List: %v", err)
@@ -140,7 +140,7 @@ func checkAllOrNothing(t *testing.T, s objects.Store, objs []*objects.Object) in
 
 // testReadFault fails one Get at step and checks the next one.
 func testReadFault(t *testing.T, s objects.Store, f *Faults, step string, a objects.Algo) {
-	ctx := context.Background()
+	ctx := t.Context()
 	objs := Samples(t, a)[:2]
 	put(t, s, objs...)
 	for _, o := range objs {
@@ -193,7 +193,7 @@ type BlobStreamer interface {
 // Before the last byte is hashed the blob has no name yet, so the errors of
 // the first steps say "put blob"; later ones name the object.
 func testStreamFault(t *testing.T, s objects.Store, f *Faults, step string, a objects.Algo) {
-	ctx := context.Background()
+	ctx := t.Context()
 	content := bytes.Repeat([]byte("streamed under a "+step+" fault\n"), 64)
 	blob := objects.NewBlob(a, content)
 	f.Arm(step, 1)

@@ -2,7 +2,6 @@ package objectstest
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -54,7 +53,7 @@ func RunAlgos(t *testing.T, newStore func(t *testing.T, a objects.Algo) objects.
 func put(t *testing.T, s objects.Store, objs ...*objects.Object) {
 	t.Helper()
 	for _, o := range objs {
-		if err := s.Put(context.Background(), o); err != nil {
+		if err := s.Put(t.Context(), o); err != nil {
 			t.Fatalf("Put(%s): %v", o.ID, err)
 		}
 	}
@@ -63,7 +62,7 @@ func put(t *testing.T, s objects.Store, objs ...*objects.Object) {
 // mustGet reads id and checks it matches want byte for byte.
 func mustGet(t *testing.T, s objects.Getter, want *objects.Object) {
 	t.Helper()
-	got, err := s.Get(context.Background(), want.ID)
+	got, err := s.Get(t.Context(), want.ID)
 	if err != nil {
 		t.Fatalf("Get(%s): %v", want.ID, err)
 	}
@@ -80,7 +79,7 @@ func mustGet(t *testing.T, s objects.Getter, want *objects.Object) {
 func list(t *testing.T, s objects.Store) []objects.OID {
 	t.Helper()
 	var ids []objects.OID
-	if err := s.List(context.Background(), func(id objects.OID) error {
+	if err := s.List(t.Context(), func(id objects.OID) error {
 		ids = append(ids, id)
 		return nil
 	}); err != nil {
@@ -115,7 +114,7 @@ func testIdempotentPut(t *testing.T, s objects.Store) {
 }
 
 func testHas(t *testing.T, s objects.Store) {
-	ctx := context.Background()
+	ctx := t.Context()
 	o := Samples(t, s.Algo())[1]
 	if ok, err := s.Has(ctx, o.ID); err != nil || ok {
 		t.Fatalf("Has before Put = %v, %v; want false, nil", ok, err)
@@ -127,7 +126,7 @@ func testHas(t *testing.T, s objects.Store) {
 }
 
 func testNotFound(t *testing.T, s objects.Store) {
-	ctx := context.Background()
+	ctx := t.Context()
 	present := objects.NewBlob(s.Algo(), []byte("present"))
 	put(t, s, present)
 	absent := objects.NewBlob(s.Algo(), []byte("absent")).ID
@@ -145,7 +144,7 @@ func testNotFound(t *testing.T, s objects.Store) {
 }
 
 func testWrongAlgo(t *testing.T, s objects.Store) {
-	ctx := context.Background()
+	ctx := t.Context()
 	mine := objects.NewBlob(s.Algo(), []byte("x"))
 	put(t, s, mine)
 	other := objects.NewBlob(otherAlgo(s.Algo()), []byte("x"))
@@ -190,7 +189,7 @@ func testListStops(t *testing.T, s objects.Store) {
 	put(t, s, Blobs(s.Algo(), "stop", 10)...)
 	stop := errors.New("stop here")
 	calls := 0
-	err := s.List(context.Background(), func(objects.OID) error {
+	err := s.List(t.Context(), func(objects.OID) error {
 		calls++
 		if calls == 3 {
 			return stop

@@ -12,7 +12,7 @@ import (
 )
 
 func testIsolation(t *testing.T, s objects.Store) {
-	ctx := context.Background()
+	ctx := t.Context()
 	o := objects.NewBlob(s.Algo(), []byte("mutable"))
 	put(t, s, o)
 	o.Body[0] = 'X' // the caller's copy, after the put
@@ -25,7 +25,7 @@ func testIsolation(t *testing.T, s objects.Store) {
 }
 
 func testBatch(t *testing.T, s objects.Store) {
-	ctx := context.Background()
+	ctx := t.Context()
 	objs := Samples(t, s.Algo())
 	objs = append(objs, objs...) // duplicates within one batch
 	objs = append(objs, Blobs(s.Algo(), "batch", 50)...)
@@ -51,7 +51,7 @@ func testBatch(t *testing.T, s objects.Store) {
 }
 
 func testConcurrent(t *testing.T, s objects.Store) {
-	ctx := context.Background()
+	ctx := t.Context()
 	const workers, own = 8, 10
 	shared := Blobs(s.Algo(), "shared", 20)
 	var wg sync.WaitGroup
@@ -101,7 +101,7 @@ func testCorruption(t *testing.T, s objects.Store) {
 	if !ok {
 		t.Skip("the store cannot be corrupted on purpose")
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	blob := objects.NewBlob(s.Algo(), []byte("precious bytes"))
 	event := Samples(t, s.Algo())[1]
 	put(t, s, blob, event)
@@ -133,7 +133,7 @@ func testCorruption(t *testing.T, s objects.Store) {
 func testCancelled(t *testing.T, s objects.Store) {
 	o := objects.NewBlob(s.Algo(), []byte("cancel"))
 	put(t, s, o)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := s.Get(ctx, o.ID); !errors.Is(err, context.Canceled) {
 		t.Errorf("Get with a cancelled context: %v", err)
