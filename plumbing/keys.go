@@ -127,8 +127,9 @@ func writeKeyFile(path string, text []byte, perm fs.FileMode, force bool) error 
 	return nil
 }
 
-// readKeyFile reads a key file by the SPEC §4.1 rule (objects.ReadKeyFile).
-func readKeyFile(path string) ([]byte, error) {
+// ReadKeyFile reads a key file by the SPEC §4.1 rule (objects.ReadKeyFile);
+// errors name the file.
+func ReadKeyFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -65,9 +65,9 @@ func Sign(ctx context.Context, r *Repo, opt SignOptions) (*SignResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sign %s: %w", id, err)
 	}
-	key, err := loadSigningKey(opt.KeyFile, opt.HMAC)
+	key, err := LoadSigningKey(opt.KeyFile, opt.HMAC)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sign: %w", err)
 	}
 	req := objects.AttestSignRequest{Key: key}
 	if opt.KeyID != "" {
@@ -90,12 +90,13 @@ func Sign(ctx context.Context, r *Repo, opt SignOptions) (*SignResult, error) {
 	}, nil
 }
 
-// loadSigningKey reads a key file (SPEC §4.1) as an Ed25519 seed, or with
-// hmac as an HMAC-SHA256 secret.
-func loadSigningKey(path string, hmac bool) (*objects.SigningKey, error) {
-	raw, err := readKeyFile(path)
+// LoadSigningKey reads a key file (SPEC §4.1) as an Ed25519 seed, or with
+// hmac as an HMAC secret. Errors name the file. It is the one key loader
+// of every signing verb (sign, attest, evaluate, gate run and ci).
+func LoadSigningKey(path string, hmac bool) (*objects.SigningKey, error) {
+	raw, err := ReadKeyFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("sign: key file: %w", err)
+		return nil, fmt.Errorf("key file: %w", err)
 	}
 	var key *objects.SigningKey
 	if hmac {
@@ -104,7 +105,7 @@ func loadSigningKey(path string, hmac bool) (*objects.SigningKey, error) {
 		key, err = objects.NewEd25519SigningKey(raw)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sign: key file %s: %w", path, err)
+		return nil, fmt.Errorf("key file %s: %w", path, err)
 	}
 	return key, nil
 }

@@ -74,9 +74,9 @@ func SignArtifact(ctx context.Context, opt SignArtifactOptions) (*SignArtifactRe
 			return nil, fmt.Errorf("sign: signed-at %q is not an RFC 3339 time such as 2026-01-01T00:00:00Z: %w", opt.SignedAt, ErrBadInput)
 		}
 	}
-	key, err := loadSigningKey(opt.KeyFile, opt.HMAC)
+	key, err := LoadSigningKey(opt.KeyFile, opt.HMAC)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sign: %w", err)
 	}
 	fi, err := os.Stat(opt.Path)
 	if err != nil {

@@ -142,7 +142,7 @@ func judge(res *VerifyResult, pins []string) (bool, string) {
 func VerifyKeys(opt VerifyOptions) (objects.VerifyOptions, error) {
 	out := objects.VerifyOptions{TrustEmbedded: opt.TrustEmbedded}
 	if opt.KeyFile != "" {
-		raw, err := readKeyFile(opt.KeyFile)
+		raw, err := ReadKeyFile(opt.KeyFile)
 		if err != nil {
 			return out, fmt.Errorf("verify: key file: %w", err)
 		}
@@ -154,7 +154,7 @@ func VerifyKeys(opt VerifyOptions) (objects.VerifyOptions, error) {
 	if opt.PubKey != "" {
 		out.PublicKey = []byte(opt.PubKey)
 		if IsArtifactPath(opt.PubKey) {
-			raw, err := readKeyFile(opt.PubKey)
+			raw, err := ReadKeyFile(opt.PubKey)
 			if err != nil {
 				return out, fmt.Errorf("verify: public key file: %w", err)
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tinehq/tine/objects"
@@ -150,7 +149,7 @@ func (sw SignWith) Load() (*objects.SigningKey, error) {
 	if sw.KeyFile == "" {
 		return nil, nil
 	}
-	return loadSigningKey(sw.KeyFile, sw.HMAC)
+	return plumbing.LoadSigningKey(sw.KeyFile, sw.HMAC)
 }
 
 // NewAttestation builds one attestation {claim, evidence_ids, signature,
@@ -198,39 +197,6 @@ func NewAttestation(algo objects.Algo, run objects.OID, claim objects.Value, evi
 	}
 	res.OID = o.ID.String()
 	return o, res, nil
-}
-
-// loadSigningKey reads a key file (SPEC §4.1) as an Ed25519 seed or, with
-// hmac, an HMAC secret.
-func loadSigningKey(path string, hmac bool) (*objects.SigningKey, error) {
-	raw, err := readKeyFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var key *objects.SigningKey
-	if hmac {
-		key, err = objects.NewHMACSigningKey(raw)
-	} else {
-		key, err = objects.NewEd25519SigningKey(raw)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("key file %s: %w", path, err)
-	}
-	return key, nil
-}
-
-// readKeyFile reads a key file by objects.ReadKeyFile's rule.
-func readKeyFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("key file: %w", err)
-	}
-	defer f.Close()
-	raw, err := objects.ReadKeyFile(f)
-	if err != nil {
-		return nil, fmt.Errorf("key file %s: %w", path, err)
-	}
-	return raw, nil
 }
 
 // storedRun resolves rev to a stored run's oid; a derived REV~N run is

@@ -172,9 +172,9 @@ func policyVerifiers(pol *Policy, rule *gate.PromotionRule, keyFiles []string) (
 		out = append(out, objects.VerifyOptions{PublicKey: pub})
 	}
 	for _, f := range keyFiles {
-		raw, err := readKeyFile(f)
+		raw, err := plumbing.ReadKeyFile(f)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("key file: %w", err)
 		}
 		fp := objects.KeyFingerprint(raw)
 		found := false
