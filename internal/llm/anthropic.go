@@ -43,14 +43,8 @@ type anthropicResponse struct {
 // The answer is the concatenated text blocks; a refusal, a reply cut at
 // max_tokens or no text is ErrNoAnswer.
 func AnthropicMessages(ctx context.Context, r Request) (Reply, error) {
-	if err := CheckBaseURL(r.BaseURL); err != nil {
+	if err := r.check(); err != nil {
 		return Reply{}, err
-	}
-	if r.Key == "" {
-		return Reply{}, fmt.Errorf("%w: no key given", ErrNoKey)
-	}
-	if r.Model == "" {
-		return Reply{}, fmt.Errorf("%w: no model given", ErrBadRequest)
 	}
 	if r.MaxTokens <= 0 {
 		return Reply{}, fmt.Errorf("%w: Anthropic requires max_tokens > 0", ErrBadRequest)
@@ -60,12 +54,8 @@ func AnthropicMessages(ctx context.Context, r Request) (Reply, error) {
 	h := http.Header{}
 	h.Set("x-api-key", r.Key)
 	h.Set("anthropic-version", AnthropicVersion)
-	data, err := post(ctx, r, joinURL(r.BaseURL, "/v1/messages"), h, body)
-	if err != nil {
-		return Reply{}, err
-	}
 	var resp anthropicResponse
-	if err := decodeStrict(data, &resp); err != nil {
+	if err := exchange(ctx, r, "/v1/messages", h, body, &resp); err != nil {
 		return Reply{}, err
 	}
 	return resp.reply()

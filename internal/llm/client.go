@@ -288,3 +288,28 @@ func StripFence(b []byte) []byte {
 	}
 	return bytes.TrimSpace(b[nl+1 : len(b)-3])
 }
+
+// check refuses a request no API would answer: a bad base URL, no key or
+// no model.
+func (r Request) check() error {
+	if err := CheckBaseURL(r.BaseURL); err != nil {
+		return err
+	}
+	if r.Key == "" {
+		return fmt.Errorf("%w: no key given", ErrNoKey)
+	}
+	if r.Model == "" {
+		return fmt.Errorf("%w: no model given", ErrBadRequest)
+	}
+	return nil
+}
+
+// exchange posts body to path under r.BaseURL with headers h and decodes
+// the reply strictly into resp: the one round trip of every API.
+func exchange(ctx context.Context, r Request, path string, h http.Header, body, resp any) error {
+	data, err := post(ctx, r, joinURL(r.BaseURL, path), h, body)
+	if err != nil {
+		return err
+	}
+	return decodeStrict(data, resp)
+}

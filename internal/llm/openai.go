@@ -45,14 +45,8 @@ type openAIResponse struct {
 // answer is the first choice's content; a refusal, a reply cut at the
 // token limit or empty content is ErrNoAnswer.
 func OpenAIChat(ctx context.Context, r Request) (Reply, error) {
-	if err := CheckBaseURL(r.BaseURL); err != nil {
+	if err := r.check(); err != nil {
 		return Reply{}, err
-	}
-	if r.Key == "" {
-		return Reply{}, fmt.Errorf("%w: no key given", ErrNoKey)
-	}
-	if r.Model == "" {
-		return Reply{}, fmt.Errorf("%w: no model given", ErrBadRequest)
 	}
 	body := openAIRequest{Model: r.Model, MaxCompletionTokens: r.MaxTokens, ReasoningEffort: r.ReasoningEffort}
 	if r.System != "" {
@@ -61,12 +55,8 @@ func OpenAIChat(ctx context.Context, r Request) (Reply, error) {
 	body.Messages = append(body.Messages, openAIMessage{Role: "user", Content: r.User})
 	h := http.Header{}
 	h.Set("Authorization", "Bearer "+r.Key)
-	data, err := post(ctx, r, joinURL(r.BaseURL, "/chat/completions"), h, body)
-	if err != nil {
-		return Reply{}, err
-	}
 	var resp openAIResponse
-	if err := decodeStrict(data, &resp); err != nil {
+	if err := exchange(ctx, r, "/chat/completions", h, body, &resp); err != nil {
 		return Reply{}, err
 	}
 	return resp.reply()
