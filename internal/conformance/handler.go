@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"sort"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -32,16 +31,6 @@ func NewHandler() *Handler { return &Handler{Algo: objects.SHA256} }
 
 // Supports reports whether the op is implemented.
 func (h *Handler) Supports(op string) bool { _, ok := ops[op]; return ok }
-
-// SupportedOps lists the implemented ops, sorted.
-func SupportedOps() []string {
-	out := make([]string, 0, len(ops))
-	for name := range ops {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // Handle answers one request. It never panics: a panic in the code under
 // test becomes a refusal without a reason code, whose message says so.

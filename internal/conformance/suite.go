@@ -162,13 +162,3 @@ func (s *Suite) VerifyDigests() (DigestCheck, error) {
 	}
 	return c, nil
 }
-
-// Family returns the metadata of the family with the given key.
-func (s *Suite) Family(key string) (FamilyMeta, bool) {
-	for _, f := range s.Manifest.Families {
-		if f.Key() == key {
-			return f, true
-		}
-	}
-	return FamilyMeta{}, false
-}
