@@ -62,3 +62,37 @@ func TestTagUnchangedRecoversKilledWriter(t *testing.T) {
 		t.Fatalf("an unchanged tag wrote a reflog row: %+v, %v", rr, err)
 	}
 }
+
+// TestAnnotateUnchangedRecoversKilledWriter: an annotate that changes
+// nothing recovers a killed writer's guard and staging file, as
+// TestTagUnchangedRecoversKilledWriter requires of tag.
+func TestAnnotateUnchangedRecoversKilledWriter(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	run := appendEvent(t, r, "heads/x", `{"kind":"note","text":"x"}`, fakeClock(time.Unix(1757030400, 0), time.Second)).Run
+	opt := porcelain.AnnotateOptions{Target: run, Set: []string{"k=v"}}
+	first, err := porcelain.Annotate(ctx, r, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plantDeadWriter(t, r, first.Ref, mustOID(t, run))
+	res, err := porcelain.Annotate(ctx, r, opt)
+	if err != nil || !res.Unchanged || res.OID != first.OID {
+		t.Fatalf("unchanged annotate after a kill: %+v, %v", res, err)
+	}
+	noLeftovers(t, r)
+}
+
+// TestReimportRecoversKilledWriter: importing an artifact already imported
+// at its ref changes nothing and recovers a killed writer's guard and
+// staging file.
+func TestReimportRecoversKilledWriter(t *testing.T) {
+	r := newRepo(t)
+	src := fixture(t, "fix.tine")
+	first := importArtifact(t, r, src, porcelain.ArtifactImportOptions{})
+	plantDeadWriter(t, r, first.Ref, mustOID(t, first.Run))
+	if res := importArtifact(t, r, src, porcelain.ArtifactImportOptions{}); res.Created || res.Run != first.Run {
+		t.Fatalf("re-import after a kill: %+v", res)
+	}
+	noLeftovers(t, r)
+}
