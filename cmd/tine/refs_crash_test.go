@@ -74,9 +74,9 @@ func TestRefsCrashChild(t *testing.T) {
 // cycling through update-ref, update-ref --stdin (three refs at once), tag
 // and delete-ref. After each kill the same refs are updated the normal way
 // and must succeed with no manual step (the next writer recovers the dead
-// one's guard, staging file and journal); the three refs of the --stdin
-// transaction are always equal (all or nothing); and at the end fsck finds
-// no problem and no leftover.
+// one's guard, staging file and journal) and leave nothing of it behind;
+// the three refs of the --stdin transaction are always equal (all or
+// nothing); and at the end fsck finds no problem and no leftover.
 func TestRefWritersSIGKILLed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills re-executed test binaries")
@@ -142,6 +142,12 @@ func TestRefWritersSIGKILLed(t *testing.T) {
 			recovered++
 		}
 		refsCrashNormalUpdates(t, round, mode, repo, oids[round%2])
+		// Every ref the child wrote was written again, so nothing of the
+		// dead writer may remain: not even after a command that found
+		// nothing to change (tag --force to the tag's own target).
+		if left := refsLeftovers(repo); len(left) != 0 {
+			t.Fatalf("round %d (%s): left behind after the normal updates: %v", round, mode, left)
+		}
 	}
 	code, fsckOut, errs := tineRun(t, "", "--repo", repo, "fsck")
 	if code != 0 || strings.Contains(fsckOut, "stale-lock") {
