@@ -59,7 +59,6 @@ func TestRefsCrashChild(t *testing.T) {
 	mode := os.Getenv(refsCrashModeEnv)
 	var oids [2]string
 	copy(oids[:], strings.Fields(os.Getenv(refsCrashOIDsEnv)))
-	fmt.Println("ready")
 	for i := 0; ; i++ {
 		args, stdin := refsCrashCommand(mode, repo, oids, i)
 		var errb strings.Builder
@@ -67,6 +66,7 @@ func TestRefsCrashChild(t *testing.T) {
 			fmt.Fprintf(os.Stderr, "refs crash child: %v exited %d: %s", args, code, errb.String())
 			os.Exit(3)
 		}
+		fmt.Println("done") // the parent times the commands by these lines
 	}
 }
 
@@ -113,25 +113,28 @@ func TestRefWritersSIGKILLed(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		ready := make(chan bool, 1)
+		lines := make(chan time.Time, 64)
 		go func() {
-			line, _ := bufio.NewReader(out).ReadString('\n')
-			ready <- line == "ready\n"
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				select {
+				case lines <- time.Now():
+				default: // the parent has stopped counting
+				}
+			}
+			close(lines)
 			io.Copy(io.Discard, out)
 		}()
-		select {
-		case ok := <-ready:
-			if !ok {
-				cmd.Process.Kill()
-				cmd.Wait()
-				t.Fatalf("round %d (%s): child did not start: %s", round, mode, stderr.String())
-			}
-		case <-time.After(2 * time.Minute):
+		// Kill at a random moment inside a command, whatever the load of
+		// the machine: let the child finish a few commands, time the last
+		// one, and kill after a random part of that time.
+		took, err := refsCrashCommandTime(lines, 2+rng.Intn(3))
+		if err != nil {
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatalf("round %d (%s): child not ready after 2 minutes", round, mode)
+			t.Fatalf("round %d (%s): %v\n%s", round, mode, err, stderr.String())
 		}
-		time.Sleep(time.Duration(rng.Intn(40_000)) * time.Microsecond)
+		time.Sleep(time.Duration(rng.Int63n(int64(took) + 1)))
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
@@ -160,6 +163,25 @@ func TestRefWritersSIGKILLed(t *testing.T) {
 		t.Fatalf("left behind: %v", left)
 	}
 	t.Logf("%d kills in %s; %d left a guard or journal that the next writer recovered", kills, time.Since(start).Round(time.Millisecond), recovered)
+}
+
+// refsCrashCommandTime waits until the child has finished n >= 2 commands
+// and returns how long the last one took.
+func refsCrashCommandTime(lines <-chan time.Time, n int) (time.Duration, error) {
+	var prev, last time.Time
+	timeout := time.After(2 * time.Minute)
+	for i := range n {
+		select {
+		case at, ok := <-lines:
+			if !ok {
+				return 0, fmt.Errorf("child ended after %d commands", i)
+			}
+			prev, last = last, at
+		case <-timeout:
+			return 0, fmt.Errorf("child finished %d of %d commands in 2 minutes", i, n)
+		}
+	}
+	return last.Sub(prev), nil
 }
 
 // refsLeftovers lists the guards, staging files and journals on disk.
