@@ -112,7 +112,9 @@
 // exclusive, runs Recover, and removes the guard (with its staging file)
 // if its flock is free; then it creates its own guard. Only a guard whose
 // writer is alive makes it fail. So no SIGKILL at any moment leaves a ref
-// that needs a manual step.
+// that needs a manual step. A command that finds nothing to change (a tag
+// already at its target) is a writer too: it confirms the value under the
+// guard (Store.Verify), so it recovers like any other and leaves nothing.
 //
 // One race remains: a guard is created with O_CREAT|O_EXCL and flocked
 // just after, and a prober that took the flock in between would think a

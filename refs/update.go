@@ -100,6 +100,19 @@ func (s *Store) Create(ctx context.Context, name string, newID objects.OID, acto
 	return s.UpdateExpect(ctx, name, newID, ExpectAbsent, actor)
 }
 
+// Verify checks, under name's guard, that its value meets expect, and
+// changes nothing: the write path of a command that finds nothing to
+// change (a tag already at its target). Holding the guard makes the answer
+// exact against concurrent writers, and taking it makes such a command a
+// writer like any other: it first recovers a dead writer's guard, staging
+// file and journal, so a no-op after a crash leaves no leftover either. A
+// mismatch is a *StaleError, a live writer's guard a *LockedError.
+func (s *Store) Verify(ctx context.Context, name string, expect Expect) error {
+	t := s.NewTransaction("")
+	t.Verify(name, expect)
+	return t.Commit(ctx)
+}
+
 // Delete removes ref name if its value meets expect (ExpectAny or
 // ExpectExists to delete whatever it holds). A ref that does not exist is
 // an error wrapping ErrNotFound, or a *StaleError when a value was

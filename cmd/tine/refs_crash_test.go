@@ -59,7 +59,6 @@ func TestRefsCrashChild(t *testing.T) {
 	mode := os.Getenv(refsCrashModeEnv)
 	var oids [2]string
 	copy(oids[:], strings.Fields(os.Getenv(refsCrashOIDsEnv)))
-	fmt.Println("ready")
 	for i := 0; ; i++ {
 		args, stdin := refsCrashCommand(mode, repo, oids, i)
 		var errb strings.Builder
@@ -67,6 +66,7 @@ func TestRefsCrashChild(t *testing.T) {
 			fmt.Fprintf(os.Stderr, "refs crash child: %v exited %d: %s", args, code, errb.String())
 			os.Exit(3)
 		}
+		fmt.Println("done") // the parent times the commands by these lines
 	}
 }
 
@@ -74,9 +74,9 @@ func TestRefsCrashChild(t *testing.T) {
 // cycling through update-ref, update-ref --stdin (three refs at once), tag
 // and delete-ref. After each kill the same refs are updated the normal way
 // and must succeed with no manual step (the next writer recovers the dead
-// one's guard, staging file and journal); the three refs of the --stdin
-// transaction are always equal (all or nothing); and at the end fsck finds
-// no problem and no leftover.
+// one's guard, staging file and journal) and leave nothing of it behind;
+// the three refs of the --stdin transaction are always equal (all or
+// nothing); and at the end fsck finds no problem and no leftover.
 func TestRefWritersSIGKILLed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills re-executed test binaries")
@@ -113,25 +113,28 @@ func TestRefWritersSIGKILLed(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		ready := make(chan bool, 1)
+		lines := make(chan time.Time, 64)
 		go func() {
-			line, _ := bufio.NewReader(out).ReadString('\n')
-			ready <- line == "ready\n"
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				select {
+				case lines <- time.Now():
+				default: // the parent has stopped counting
+				}
+			}
+			close(lines)
 			io.Copy(io.Discard, out)
 		}()
-		select {
-		case ok := <-ready:
-			if !ok {
-				cmd.Process.Kill()
-				cmd.Wait()
-				t.Fatalf("round %d (%s): child did not start: %s", round, mode, stderr.String())
-			}
-		case <-time.After(2 * time.Minute):
+		// Kill at a random moment inside a command, whatever the load of
+		// the machine: let the child finish a few commands, time the last
+		// one, and kill after a random part of that time.
+		took, err := refsCrashCommandTime(lines, 2+rng.Intn(3))
+		if err != nil {
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatalf("round %d (%s): child not ready after 2 minutes", round, mode)
+			t.Fatalf("round %d (%s): %v\n%s", round, mode, err, stderr.String())
 		}
-		time.Sleep(time.Duration(rng.Intn(40_000)) * time.Microsecond)
+		time.Sleep(time.Duration(rng.Int63n(int64(took) + 1)))
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
@@ -142,6 +145,12 @@ func TestRefWritersSIGKILLed(t *testing.T) {
 			recovered++
 		}
 		refsCrashNormalUpdates(t, round, mode, repo, oids[round%2])
+		// Every ref the child wrote was written again, so nothing of the
+		// dead writer may remain: not even after a command that found
+		// nothing to change (tag --force to the tag's own target).
+		if left := refsLeftovers(repo); len(left) != 0 {
+			t.Fatalf("round %d (%s): left behind after the normal updates: %v", round, mode, left)
+		}
 	}
 	code, fsckOut, errs := tineRun(t, "", "--repo", repo, "fsck")
 	if code != 0 || strings.Contains(fsckOut, "stale-lock") {
@@ -154,6 +163,25 @@ func TestRefWritersSIGKILLed(t *testing.T) {
 		t.Fatalf("left behind: %v", left)
 	}
 	t.Logf("%d kills in %s; %d left a guard or journal that the next writer recovered", kills, time.Since(start).Round(time.Millisecond), recovered)
+}
+
+// refsCrashCommandTime waits until the child has finished n >= 2 commands
+// and returns how long the last one took.
+func refsCrashCommandTime(lines <-chan time.Time, n int) (time.Duration, error) {
+	var prev, last time.Time
+	timeout := time.After(2 * time.Minute)
+	for i := range n {
+		select {
+		case at, ok := <-lines:
+			if !ok {
+				return 0, fmt.Errorf("child ended after %d commands", i)
+			}
+			prev, last = last, at
+		case <-timeout:
+			return 0, fmt.Errorf("child finished %d of %d commands in 2 minutes", i, n)
+		}
+	}
+	return last.Sub(prev), nil
 }
 
 // refsLeftovers lists the guards, staging files and journals on disk.

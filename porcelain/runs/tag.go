@@ -68,6 +68,12 @@ func Tag(ctx context.Context, r *plumbing.Repo, opt TagOptions) (*TagResult, err
 	case !opt.Force:
 		return nil, fmt.Errorf("%s points at %s: %w; use --force to move it", ref, old, ErrRefExists)
 	case old == id:
+		// Nothing to move, but confirm it under the guard like any
+		// writer of the tag: that also recovers what a killed writer of
+		// it left (refs.Store.Verify).
+		if err := r.Refs().Verify(ctx, ref, refs.ExpectValue(id)); err != nil {
+			return nil, fmt.Errorf("tag %s: %w", ref, err)
+		}
 		res.Old, res.NoDiff = old.String(), true
 		return res, nil
 	}

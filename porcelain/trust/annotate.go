@@ -97,6 +97,11 @@ func Annotate(ctx context.Context, r *plumbing.Repo, opt AnnotateOptions) (*Anno
 	next, _ = objects.RedactValue(next)
 	res.Metadata = stringMembers(next)
 	if res.Previous != "" && sameMembers(meta, next) {
+		// Confirmed under the guard like any write of the ref, which
+		// recovers what a killed writer of it left (refs.Store.Verify).
+		if err := r.Refs().Verify(ctx, ref, expect); err != nil {
+			return nil, fmt.Errorf("annotate: %s: %w", ref, err)
+		}
 		res.OID, res.Unchanged = res.Previous, true
 		return res, nil
 	}

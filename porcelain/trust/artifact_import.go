@@ -116,7 +116,13 @@ func ImportArtifact(ctx context.Context, r *plumbing.Repo, opt ArtifactImportOpt
 	cur, err := r.Refs().Read(ctx, ref)
 	switch {
 	case err == nil && cur == run.ID:
-		return res, nil // the same bytes were imported here before
+		// The same bytes were imported here before. Confirmed under the
+		// guard like any write of the ref, which recovers what a killed
+		// writer of it left (refs.Store.Verify).
+		if err := r.Refs().Verify(ctx, ref, refs.ExpectValue(cur)); err != nil {
+			return nil, fmt.Errorf("ref %s: %w", ref, err)
+		}
+		return res, nil
 	case err == nil:
 		return nil, fmt.Errorf("ref %s holds %s: %w (name another with --ref)", ref, cur, runs.ErrRefExists)
 	case !errors.Is(err, refs.ErrNotFound):

@@ -1,15 +1,19 @@
 // Package runstest holds the test helpers the porcelain packages share:
-// a fresh repository, a fake clock, and short ways to append, parse and load.
+// a fresh repository, a fake clock, short ways to append, parse and load,
+// and a killed ref writer's leftovers.
 package runstest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/runs"
+	"github.com/tinehq/tine/refs"
 )
 
 // NewRepo creates a repository in a temporary directory.
@@ -61,4 +65,27 @@ func LoadRef(t testing.TB, r *plumbing.Repo, rev string) *runs.Run {
 		t.Fatalf("resolve %s: %v", rev, err)
 	}
 	return run
+}
+
+// PlantDeadWriter leaves on ref what a tine writer SIGKILLed before its
+// rename leaves (package refs, "Guards and liveness"): its read-only
+// guard, flocked by nobody, and its staging file holding the value it
+// meant to write.
+func PlantDeadWriter(t testing.TB, r *plumbing.Repo, ref string, meant objects.OID) {
+	t.Helper()
+	base := filepath.Join(r.Root(), "refs", filepath.FromSlash(ref))
+	if err := os.WriteFile(base+".lock", []byte("0123456789abcdef0123456789abcdef"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(base+"..lock", refs.EncodeRefFile(meant), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// NoLeftovers fails if any ref guard, staging file or journal is on disk.
+func NoLeftovers(t testing.TB, r *plumbing.Repo) {
+	t.Helper()
+	if gs, err := r.Refs().StaleGuards(context.Background()); err != nil || len(gs) != 0 {
+		t.Fatalf("left behind: %+v, %v", gs, err)
+	}
 }
