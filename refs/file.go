@@ -2,10 +2,11 @@ package refs
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 
+	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -56,25 +57,20 @@ func (s *Store) readRegular(path string, maxLinks uint64, limit int64, tooBig fu
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRegular(path, fi, maxLinks); err != nil {
-		return nil, err
-	}
-	if fi.Size() > limit {
-		return nil, tooBig(fi.Size())
-	}
-	// Read one byte past the limit so a file that grew after the stat is
-	// still caught.
-	// A read error names path already (*fs.PathError).
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, tooBig(int64(len(b)))
+	// The one bounded reader (fsutil), keeping one byte past the limit so
+	// an oversized file is reported with the format's own reason.
+	b, err := fsutil.ReadRegularWith(f, fsutil.ReadOptions{Limit: limit, KeepOver: true, MaxLinks: maxLinks})
+	switch {
+	case errors.Is(err, fsutil.ErrNotRegular), errors.Is(err, fsutil.ErrHardLinked):
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotRegular, err)
+	case err != nil:
+		return nil, err // a read error names path already (*fs.PathError)
+	case int64(len(b)) > limit:
+		n := int64(len(b))
+		if fi, serr := f.Stat(); serr == nil && fi.Size() > n {
+			n = fi.Size()
+		}
+		return nil, tooBig(n)
 	}
 	return b, nil
 }
