@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 )
 
 // Session challenge states (SPEC §6 "Session challenge gates"), as
@@ -38,8 +39,11 @@ const (
 	maxConstraintIDs       = 100
 )
 
+// Regexps here compile on first use (sync.OnceValue), not at every
+// process start: most commands never match them (issue 13).
+
 // challengeIDRE is the spelling of a challenge id (SPEC §6).
-var challengeIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$`)
+var challengeIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$`) })
 
 // ChallengeItem is one adversarial scenario the agent writes about its own
 // work: what could be wrong, how it would show, and how to check it.
@@ -144,7 +148,7 @@ func (l *ChallengeLedger) Validate(cfg *Challenge) error {
 	}
 	seen := map[string]bool{}
 	for _, c := range l.Challenges {
-		if !challengeIDRE.MatchString(c.ID) || seen[c.ID] || c.Round < 1 || c.Round > l.Round {
+		if !challengeIDRE().MatchString(c.ID) || seen[c.ID] || c.Round < 1 || c.Round > l.Round {
 			return fmt.Errorf("challenge ledger: bad challenge %q", c.ID)
 		}
 		seen[c.ID] = true

@@ -15,7 +15,7 @@ import (
 func ChallengeSubmissionSchema(cfg *Challenge) string {
 	text := fmt.Sprintf(`{"type":"string","minLength":1,"maxLength":%d}`, MaxChallengeText)
 	refs := fmt.Sprintf(`{"type":"array","minItems":1,"maxItems":%d,"items":{"type":"string"}}`, MaxChallengeSourceRefs)
-	r := strings.NewReplacer("TEXT", text, "REFS", refs, "COUNT", fmt.Sprint(cfg.Count), "IDRE", strings.ReplaceAll(challengeIDRE.String(), `\`, `\\`))
+	r := strings.NewReplacer("TEXT", text, "REFS", refs, "COUNT", fmt.Sprint(cfg.Count), "IDRE", strings.ReplaceAll(challengeIDRE().String(), `\`, `\\`))
 	return r.Replace(`{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",

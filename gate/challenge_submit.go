@@ -118,8 +118,8 @@ func checkDiscovery(cfg *Challenge, l *ChallengeLedger, sub *ChallengeSubmission
 	perspectives := map[string]bool{}
 	for i, c := range sub.Challenges {
 		where := fmt.Sprintf("challenge %d", i+1)
-		if !challengeIDRE.MatchString(c.ID) {
-			return fmt.Errorf("%w: %s: id %q must match %s", ErrChallenge, where, c.ID, challengeIDRE)
+		if !challengeIDRE().MatchString(c.ID) {
+			return fmt.Errorf("%w: %s: id %q must match %s", ErrChallenge, where, c.ID, challengeIDRE())
 		}
 		where = "challenge " + c.ID
 		if ids[c.ID] {

@@ -89,7 +89,7 @@ func (l *loader) contract(doc *yaml.Node) *Contract {
 			}
 		case "name":
 			if v, ok := l.str(p, "contract"); ok {
-				if len(v) > MaxContractName || !idPattern.MatchString(v) {
+				if len(v) > MaxContractName || !idPattern().MatchString(v) {
 					l.errorf(p.v, "contract name %q must be 1-%d of A-Z a-z 0-9 . _ -", v, MaxContractName)
 				}
 				c.Name = v
@@ -153,7 +153,7 @@ func (l *loader) settings(n *yaml.Node, s *Settings) {
 
 // idKey checks an identifier key of constraints, evaluators or loops.
 func (l *loader) idKey(p pair, what string) bool {
-	if !idPattern.MatchString(p.key) {
+	if !idPattern().MatchString(p.key) {
 		l.errorf(p.k, "%s id %q must be non-empty and use only A-Z a-z 0-9 . _ -", what, p.key)
 		return false
 	}

@@ -101,7 +101,7 @@ func numberOf(v objects.Value) (float64, error) {
 // numberText parses a decimal number; "inf", "nan" and hex are refused.
 func numberText(s string) (float64, error) {
 	t := strings.TrimSpace(s)
-	if !numericText.MatchString(t) {
+	if !numericText().MatchString(t) {
 		return 0, fmt.Errorf("metric value %q is not a number", clip(s, 40))
 	}
 	f, err := strconv.ParseFloat(t, 64)

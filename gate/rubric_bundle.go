@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -33,7 +34,10 @@ func Disclosable(rel string) bool {
 	return true
 }
 
-var tokenRE = regexp.MustCompile(`[a-z0-9]{3,}`)
+// Regexps here compile on first use (sync.OnceValue), not at every
+// process start: most commands never match them (issue 13).
+
+var tokenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z0-9]{3,}`) })
 
 // bundleFile is one candidate file for a bundle.
 type bundleFile struct {
@@ -156,7 +160,7 @@ func boolRank(b bool) int {
 
 func tokenSet(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, t := range tokenRE.FindAllString(strings.ToLower(s), -1) {
+	for _, t := range tokenRE().FindAllString(strings.ToLower(s), -1) {
 		out[t] = true
 	}
 	return out

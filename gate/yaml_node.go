@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -164,7 +165,7 @@ func (l *loader) number(p pair, where string, numericStrings bool) (float64, boo
 			return bad()
 		}
 	case "!!str":
-		if !numericStrings || !numericText.MatchString(strings.TrimSpace(p.v.Value)) {
+		if !numericStrings || !numericText().MatchString(strings.TrimSpace(p.v.Value)) {
 			return bad()
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(p.v.Value), 64)
@@ -181,8 +182,13 @@ func (l *loader) number(p pair, where string, numericStrings bool) (float64, boo
 	return f, true
 }
 
+// Regexps here compile on first use (sync.OnceValue), not at every
+// process start: most commands never match them (issue 13).
+
 // numericText is a decimal number; it excludes "inf", "nan" and hex.
-var numericText = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+var numericText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+})
 
 // rangedSeconds reads a number in (lo, hi] (lo exclusive) or [lo, hi].
 func (l *loader) rangedNumber(p pair, where string, lo, hi float64, loExclusive bool) (float64, bool) {
@@ -257,4 +263,4 @@ func (l *loader) oneOf(p pair, where string, choices ...string) (string, bool) {
 }
 
 // idPattern is the identifier rule for constraints, evaluators and loops.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]+$`) })

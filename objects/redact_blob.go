@@ -3,6 +3,7 @@ package objects
 import (
 	"bytes"
 	"regexp"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -42,10 +43,10 @@ func RedactBlob(b []byte) []byte {
 	// literals they start with, so a cheap literal scan decides whether
 	// they can match at all (the result is the same either way).
 	if bytes.Contains(out, pemMarker) {
-		out = pemBlock.ReplaceAllLiteral(out, []byte("[REDACTED PRIVATE KEY]"))
+		out = pemBlock().ReplaceAllLiteral(out, []byte("[REDACTED PRIVATE KEY]"))
 	}
 	if mayHoldToken(out) {
-		out = tokenShape.ReplaceAllFunc(out, func(m []byte) []byte {
+		out = tokenShape().ReplaceAllFunc(out, func(m []byte) []byte {
 			if !tokenShapeBody(m) {
 				return m
 			}
@@ -81,23 +82,30 @@ func mayHoldToken(b []byte) bool {
 	return false
 }
 
+// Regexps here compile on first use (sync.OnceValue), not at every
+// process start: most commands never match them (issue 13).
+
 // pemBlock matches a PEM private key block, or an unterminated one through
 // the end of the text. Leftmost-first alternation prefers the END line.
-var pemBlock = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----` +
-	`(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`)
+var pemBlock = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----` +
+		`(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`)
+})
 
 // tokenShape matches the token shapes of well-known providers.
-var tokenShape = regexp.MustCompile(`\b(?:` +
-	`sk-[A-Za-z0-9_-]{20,}` + // OpenAI ("sk-proj-…") and Anthropic ("sk-ant-…")
-	`|gh[pousr]_[A-Za-z0-9]{30,}` + // GitHub classic tokens
-	`|github_pat_[A-Za-z0-9_]{40,}` + // GitHub fine-grained tokens
-	`|(?:AKIA|ASIA)[0-9A-Z]{16}\b` + // AWS access key ids
-	`|xox[abprs]-[A-Za-z0-9-]{10,}` + // Slack
-	`|glpat-[A-Za-z0-9_-]{20,}` + // GitLab
-	`|AIza[0-9A-Za-z_-]{35}` + // Google API keys
-	`|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}` + // Stripe
-	`|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}` + // JWT
-	`)`)
+var tokenShape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:` +
+		`sk-[A-Za-z0-9_-]{20,}` + // OpenAI ("sk-proj-…") and Anthropic ("sk-ant-…")
+		`|gh[pousr]_[A-Za-z0-9]{30,}` + // GitHub classic tokens
+		`|github_pat_[A-Za-z0-9_]{40,}` + // GitHub fine-grained tokens
+		`|(?:AKIA|ASIA)[0-9A-Z]{16}\b` + // AWS access key ids
+		`|xox[abprs]-[A-Za-z0-9-]{10,}` + // Slack
+		`|glpat-[A-Za-z0-9_-]{20,}` + // GitLab
+		`|AIza[0-9A-Za-z_-]{35}` + // Google API keys
+		`|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}` + // Stripe
+		`|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}` + // JWT
+		`)`)
+})
 
 // tokenShapeBody reports whether a tokenShape match looks random rather
 // than like hyphenated words: it must hold an ASCII letter and a digit

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"regexp"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -19,9 +20,16 @@ const RedactChunk = 1 << 20
 const maxPEMCarry = 8 << 20
 
 // pemBegin finds the start of a private-key block; pemEnd its END line.
+// Regexps here compile on first use (sync.OnceValue), not at every
+// process start: most commands never match them (issue 13).
+
 var (
-	pemBegin = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
-	pemEnd   = regexp.MustCompile(`-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
+	pemBegin = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
+	})
+	pemEnd = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
+	})
 )
 
 // NewRedactReader returns a reader of r's bytes with secrets scrubbed as
@@ -138,10 +146,10 @@ func (z *redactReader) drain() {
 
 // openPEM reports whether b opens a private-key block it does not close.
 func openPEM(b []byte) bool {
-	locs := pemBegin.FindAllIndex(b, -1)
+	locs := pemBegin().FindAllIndex(b, -1)
 	if len(locs) == 0 {
 		return false
 	}
 	last := locs[len(locs)-1]
-	return !pemEnd.Match(b[last[1]:])
+	return !pemEnd().Match(b[last[1]:])
 }

@@ -15,16 +15,29 @@ type countObjectsCmd struct {
 // Help shows an example under `tine count-objects --help`.
 func (c *countObjectsCmd) Help() string {
 	return `Counts loose objects and their stored sizes, by type, without
-verifying them (use tine fsck for that); -v adds the storage packs, their
-size, the objects they hold and leftovers of interrupted writes.
+verifying them (use tine fsck for that). Where storage packs hold objects,
+each type's line also counts its packed objects and their envelope bytes
+(read from the pack indexes; nothing is decompressed). -v adds the storage
+packs, their size on disk, the objects they hold and leftovers of
+interrupted writes.
 
 Example:
 
     $ tine count-objects
-    4 objects, 1083 bytes
-      blob    1    127 bytes
-      event   2    602 bytes
-      run     1    354 bytes`
+    4 objects, 906 bytes
+      annotation     0        0 bytes
+      attestation    0        0 bytes
+      blob           1       66 bytes
+      event          1      170 bytes
+      run            2      670 bytes
+    $ tine gc && tine count-objects
+    packed 4 objects into pack-3f0c…; removed 4 loose files, 0 old packs
+    4 objects: 0 loose (0 bytes), 4 packed
+      annotation     0        0 bytes loose,       0 packed          0 bytes
+      attestation    0        0 bytes loose,       0 packed          0 bytes
+      blob           0        0 bytes loose,       1 packed         66 bytes
+      event          0        0 bytes loose,       1 packed        170 bytes
+      run            0        0 bytes loose,       2 packed        670 bytes`
 }
 
 // Run counts the objects.
@@ -65,7 +78,12 @@ func printCount(p *printer, res *plumbing.CountObjectsResult) {
 	}
 	for _, t := range sortedKeys(res.ByType) {
 		tc := res.ByType[t]
-		p.printf("  %-11s %4d %8d bytes\n", t, tc.Count, tc.Size)
+		if res.InPack == 0 {
+			p.printf("  %-11s %4d %8d bytes\n", t, tc.Count, tc.Size)
+			continue
+		}
+		pc := res.InPackByType[t]
+		p.printf("  %-11s %4d %8d bytes loose, %7d packed %10d bytes\n", t, tc.Count, tc.Size, pc.Count, pc.Size)
 	}
 	if n := res.Total - res.Count; n > 0 && !res.StoragePacks {
 		p.printf("%d objects only in storage packs, which OpenTine cannot read: tine gc writes them back out loose\n", n)

@@ -66,9 +66,63 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tine: no command given; see tine --help")
 		return exitUsage
 	}
-	var c cli
-	exited := -1
-	parser, err := kong.New(&c,
+	// The cheap grammar first (grammar.go); its parser writes nowhere, so
+	// help or an error it would show is shown by the full grammar instead.
+	grammar := verbGrammar(args)
+	var kctx *kong.Context
+	if grammar != nil {
+		k, exited, err := parse(grammar, args, io.Discard, io.Discard)
+		if exited < 0 && err == nil {
+			k.Kong.Stdout, k.Kong.Stderr = stdout, stderr
+			kctx = k
+		}
+	}
+	if kctx == nil {
+		grammar = &cli{}
+		k, exited, err := parse(grammar, args, stdout, stderr)
+		var ge *grammarError
+		if errors.As(err, &ge) {
+			fmt.Fprintf(stderr, "tine: building the command grammar: %v\n", ge.err)
+			return exitFailure
+		}
+		if exited >= 0 {
+			return exited
+		}
+		if err != nil {
+			verb := ""
+			var pe *kong.ParseError
+			if errors.As(err, &pe) && pe.Context != nil && pe.Context.Selected() != nil {
+				verb = verbPath(pe.Context.Selected())
+			}
+			return reportError(stderr, verb, &usageError{msg: err.Error()})
+		}
+		kctx = k
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	e := &env{
+		ctx:      ctx,
+		verb:     verbPath(kctx.Selected()),
+		stdin:    stdin,
+		stdout:   stdout,
+		stderr:   stderr,
+		color:    wantColor(stdout, os.Getenv),
+		repoFlag: repoFlag(grammar),
+		getenv:   os.Getenv,
+	}
+	if err := kctx.Run(e); err != nil {
+		return reportError(stderr, e.verb, err)
+	}
+	return exitOK
+}
+
+// parse builds a kong parser over grammar and parses args. exited is the
+// status --help or --version ended the command with, or -1; a grammar
+// kong cannot build is a *grammarError (a bug in tine, not in the command
+// line).
+func parse(grammar any, args []string, stdout, stderr io.Writer) (kctx *kong.Context, exited int, err error) {
+	exited = -1
+	parser, err := kong.New(grammar,
 		kong.Name("tine"),
 		kong.Description("tine is git for runs: content-addressed objects, compare-and-swap refs and reflogs for agent and loop executions."),
 		kong.Writers(stdout, stderr),
@@ -83,38 +137,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
 	if err != nil {
-		fmt.Fprintf(stderr, "tine: building the command grammar: %v\n", err)
-		return exitFailure
+		return nil, -1, &grammarError{err}
 	}
-	kctx, err := parser.Parse(args)
-	if exited >= 0 {
-		return exited
-	}
-	if err != nil {
-		verb := ""
-		var pe *kong.ParseError
-		if errors.As(err, &pe) && pe.Context != nil && pe.Context.Selected() != nil {
-			verb = verbPath(pe.Context.Selected())
-		}
-		return reportError(stderr, verb, &usageError{msg: err.Error()})
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	e := &env{
-		ctx:      ctx,
-		verb:     verbPath(kctx.Selected()),
-		stdin:    stdin,
-		stdout:   stdout,
-		stderr:   stderr,
-		color:    wantColor(stdout, os.Getenv),
-		repoFlag: c.Repo,
-		getenv:   os.Getenv,
-	}
-	if err := kctx.Run(e); err != nil {
-		return reportError(stderr, e.verb, err)
-	}
-	return exitOK
+	kctx, err = parser.Parse(args)
+	return kctx, exited, err
 }
+
+// grammarError is kong refusing tine's own grammar.
+type grammarError struct{ err error }
+
+func (e *grammarError) Error() string { return "building the command grammar: " + e.err.Error() }
 
 // verbPath names the selected command as a user typed it, subcommands
 // included ("index rebuild", "gate run"), for error lines and the --json

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/tinehq/tine/gate"
 	"github.com/tinehq/tine/internal/fsutil"
@@ -42,11 +43,14 @@ var (
 // halt the loop, so the write that would produce one is refused instead.
 const maxJournalBytes = 16 << 20
 
-var loopNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+// Regexps here compile on first use (sync.OnceValue), not at every
+// process start: most commands never match them (issue 13).
+
+var loopNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`) })
 
 // checkLoopName refuses names that could leave the loops directory.
 func checkLoopName(name string) error {
-	if !loopNameRE.MatchString(name) || name == "." || name == ".." {
+	if !loopNameRE().MatchString(name) || name == "." || name == ".." {
 		return fmt.Errorf("%w: %q (use letters, digits, '.', '_' and '-')", ErrGateLoopName, name)
 	}
 	return nil

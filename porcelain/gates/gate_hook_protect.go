@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tinehq/tine/gate"
 	"github.com/tinehq/tine/objects"
@@ -26,16 +27,25 @@ func GateProtectedNames() []string {
 	return names
 }
 
+// Regexps here compile on first use (sync.OnceValue), not at every
+// process start: most commands never match them (issue 13).
+
 var (
 	// hookMutator finds a command that writes files: a mutating program
 	// at the start or after ; & | (, or any output redirection.
-	hookMutator = regexp.MustCompile(`(^|[;&|(]|\bsudo)\s*(rm|mv|cp|tee|touch|truncate|ln|install|dd|chmod|rsync|unlink)\b|\bsed\s+(-[A-Za-z]*i|--in-place)|\bperl\s+-[A-Za-z]*i|>`)
+	hookMutator = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(^|[;&|(]|\bsudo)\s*(rm|mv|cp|tee|touch|truncate|ln|install|dd|chmod|rsync|unlink)\b|\bsed\s+(-[A-Za-z]*i|--in-place)|\bperl\s+-[A-Za-z]*i|>`)
+	})
 	// hookWaive finds a waiver or hook removal issued by the agent.
-	hookWaive = regexp.MustCompile(`\bgate\s+(waive|uninstall)\b|\bconstraintloop\s+(waive|uninstall)\b`)
+	hookWaive = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bgate\s+(waive|uninstall)\b|\bconstraintloop\s+(waive|uninstall)\b`)
+	})
 	// hookWeaken finds a ratchet baseline weakening.
-	hookWeaken = regexp.MustCompile(`\bbaseline\s+update\b[^;&|]*--allow-regression`)
+	hookWeaken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bbaseline\s+update\b[^;&|]*--allow-regression`) })
 	// hookPatchHeader finds the file names of an apply_patch body.
-	hookPatchHeader = regexp.MustCompile(`(?m)^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$`)
+	hookPatchHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$`)
+	})
 )
 
 // ProtectedMutation decides the pre-tool check (SPEC §7): it returns a
@@ -54,7 +64,7 @@ func ProtectedMutation(tool string, input objects.Value, protected []string) str
 	}
 	if isPatch {
 		for _, s := range strs {
-			for _, m := range hookPatchHeader.FindAllStringSubmatch(s, -1) {
+			for _, m := range hookPatchHeader().FindAllStringSubmatch(s, -1) {
 				if name := protectedPath(m[1], protected); name != "" {
 					return "the patch touches " + name + ", which the gate protects"
 				}
@@ -92,11 +102,11 @@ func ProtectedMutation(tool string, input objects.Value, protected []string) str
 // commandMutation checks one shell command line.
 func commandMutation(cmd string, protected []string) string {
 	switch {
-	case hookWaive.MatchString(cmd):
+	case hookWaive().MatchString(cmd):
 		return "waivers and hook removal are for humans, not agents"
-	case hookWeaken.MatchString(cmd):
+	case hookWeaken().MatchString(cmd):
 		return "weakening a ratchet baseline needs a human"
-	case hookMutator.MatchString(cmd):
+	case hookMutator().MatchString(cmd):
 		if name := protectedInCommand(cmd, protected); name != "" {
 			return "the command may modify " + name + ", which the gate protects"
 		}

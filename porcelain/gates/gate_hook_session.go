@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gofrs/flock"
 
@@ -27,13 +28,16 @@ type hookSession struct {
 	LastFeedback  string `json:"last_hook_feedback"`
 }
 
-var sessionNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+// Regexps here compile on first use (sync.OnceValue), not at every
+// process start: most commands never match them (issue 13).
+
+var sessionNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`) })
 
 // sessionFile names the session's file; an id that is not a safe file
 // name is named by its digest instead, so no payload reaches a path.
 func sessionFile(stateDir, id string) string {
 	name := id
-	if !sessionNameRE.MatchString(id) || id == "." || id == ".." {
+	if !sessionNameRE().MatchString(id) || id == "." || id == ".." {
 		d, _ := snapshotID(objects.String(id))
 		name = strings.ReplaceAll(d, ":", "-")
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
@@ -19,14 +20,17 @@ const (
 	MaxScores    = 256
 )
 
+// Regexps here compile on first use (sync.OnceValue), not at every
+// process start: most commands never match them (issue 13).
+
 // scoreName is the score name grammar: a letter or digit, then letters,
 // digits and . _ / - (names appear in policy files and on command lines,
 // so they stay printable and unambiguous).
-var scoreName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+var scoreName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`) })
 
 // jsonNumber is the JSON number grammar (RFC 8259 §6): no hex, no leading
 // +, no "inf" or "nan" spellings that strconv would take.
-var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var jsonNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`) })
 
 // Score is one named evaluation score.
 type Score struct {
@@ -48,7 +52,7 @@ func ParseScore(arg string) (Score, error) {
 	if err := CheckScoreName(name); err != nil {
 		return Score{}, err
 	}
-	if !jsonNumber.MatchString(val) || len(val) > 64 {
+	if !jsonNumber().MatchString(val) || len(val) > 64 {
 		return Score{}, fmt.Errorf("score %s: %q is not a JSON number: %w", name, val, ErrBadScore)
 	}
 	// The literal goes through the input parser, so an integer outside
@@ -65,7 +69,7 @@ func ParseScore(arg string) (Score, error) {
 
 // CheckScoreName validates a score name.
 func CheckScoreName(name string) error {
-	if len(name) > MaxScoreName || !scoreName.MatchString(name) {
+	if len(name) > MaxScoreName || !scoreName().MatchString(name) {
 		return fmt.Errorf("score name %q: want 1-%d of A-Z a-z 0-9 . _ / -, starting with a letter or digit: %w", name, MaxScoreName, ErrBadScore)
 	}
 	return nil
