@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
@@ -116,15 +117,20 @@ type DiffResult struct {
 // A run named directly is not loaded whole: Diff reads its events as it
 // needs them.
 func DiffRevisions(ctx context.Context, r *plumbing.Repo, revA, revB string, opt DiffOptions) (*DiffResult, error) {
-	a, refA, err := resolveRunHead(ctx, r, revA)
+	return diffRevisions(ctx, r, r.Objects(), revA, revB, opt)
+}
+
+// diffRevisions is DiffRevisions reading every object through g.
+func diffRevisions(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA, revB string, opt DiffOptions) (*DiffResult, error) {
+	a, refA, err := resolveRunHead(ctx, r, g, revA)
 	if err != nil {
 		return nil, err
 	}
-	b, refB, err := resolveRunHead(ctx, r, revB)
+	b, refB, err := resolveRunHead(ctx, r, g, revB)
 	if err != nil {
 		return nil, err
 	}
-	res, err := Diff(ctx, r.Objects(), a, b, opt)
+	res, err := Diff(ctx, g, a, b, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -254,9 +260,10 @@ type eventSummary struct {
 	missing                bool
 }
 
-// summarize reduces an event to its eventSummary.
+// summarize reduces an event to its eventSummary. The step is cloned: it
+// may be a slice of the event's parsed body, which a summary must not keep.
 func summarize(e *Event) eventSummary {
-	return eventSummary{step: toolStep(e), cost: e.Cost, duration: e.Duration, tokens: e.Tokens(), score: e.Score, missing: e.Missing}
+	return eventSummary{step: strings.Clone(toolStep(e)), cost: e.Cost, duration: e.Duration, tokens: e.Tokens(), score: e.Score, missing: e.Missing}
 }
 
 // diffSide summarises one run: totals, score and tool path, in the run's

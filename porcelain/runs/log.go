@@ -74,7 +74,7 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 	if opt.All {
 		res, nodes, err = logAll(ctx, r.Objects(), r.Refs(), opt.Limit)
 	} else {
-		res, nodes, err = logRun(ctx, r, OrDefault(opt.Rev, DefaultRef), opt.Limit)
+		res, nodes, err = logRun(ctx, r, r.Objects(), OrDefault(opt.Rev, DefaultRef), opt.Limit)
 	}
 	if err != nil {
 		return nil, err
@@ -86,9 +86,9 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 }
 
 // logRun lists one run's newest limit events (all when limit is 0),
-// reading only those.
-func logRun(ctx context.Context, r *plumbing.Repo, rev string, limit int) (*LogResult, []GraphNode, error) {
-	run, ref, err := resolveRunHead(ctx, r, rev)
+// reading only those, through g.
+func logRun(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string, limit int) (*LogResult, []GraphNode, error) {
+	run, ref, err := resolveRunHead(ctx, r, g, rev)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,11 +111,11 @@ func logRun(ctx context.Context, r *plumbing.Repo, rev string, limit int) (*LogR
 	}
 	nodes := make([]GraphNode, 0, n)
 	for k := 0; k < n; k++ {
-		e, err := runEvent(ctx, r.Objects(), run, ids[len(ids)-1-k])
+		e, err := runEvent(ctx, g, run, ids[len(ids)-1-k])
 		if err != nil {
 			return nil, nil, err
 		}
-		res.Entries = append(res.Entries, logEntry(e, deco[e.ID]))
+		res.Entries = append(res.Entries, detached(logEntry(e, deco[e.ID])))
 		nodes = append(nodes, GraphNode{ID: e.ID, Parents: e.Parents})
 	}
 	return res, nodes, nil

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/refs"
@@ -35,7 +36,8 @@ func logAll(ctx context.Context, g objects.Getter, rl RefLister, limit int) (*Lo
 			return nil
 		}
 		ids := run.EventIDs()
-		res.Runs = append(res.Runs, LogRun{Ref: name, Run: run.ID.String(), Status: run.Status, Events: len(ids)})
+		// Status is cloned so the entry does not keep the run's body.
+		res.Runs = append(res.Runs, LogRun{Ref: name, Run: run.ID.String(), Status: strings.Clone(run.Status), Events: len(ids)})
 		for _, t := range run.Tips {
 			deco[t] = append(deco[t], name)
 		}
@@ -47,7 +49,7 @@ func logAll(ctx context.Context, g objects.Getter, rl RefLister, limit int) (*Lo
 			if err != nil {
 				return fmt.Errorf("ref %s: %w", name, err)
 			}
-			n := &logNode{entry: logEntry(e, nil), id: id, parents: uniqueOIDs(e.Parents), time: e.TimeUnix}
+			n := &logNode{entry: detached(logEntry(e, nil)), id: id, parents: uniqueOIDs(e.Parents), time: e.TimeUnix}
 			byID[id] = n
 			union = append(union, n)
 		}
@@ -67,6 +69,15 @@ func logAll(ctx context.Context, g objects.Getter, rl RefLister, limit int) (*Lo
 		nodes[i] = GraphNode{ID: n.id, Parents: n.parents}
 	}
 	return res, nodes, nil
+}
+
+// detached copies the strings of an entry that may share memory with the
+// event's parsed body (the JSON parser slices one string per body), so that
+// keeping the entry does not keep the body.
+func detached(le LogEntry) LogEntry {
+	le.Kind, le.Model, le.Tool = strings.Clone(le.Kind), strings.Clone(le.Model), strings.Clone(le.Tool)
+	le.Label, le.Error = strings.Clone(le.Label), strings.Clone(le.Error)
+	return le
 }
 
 // mergedOrder returns the union's events children before parents; among

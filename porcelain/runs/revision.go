@@ -35,17 +35,17 @@ const (
 // payload with events, roots and tips recomputed, its ID the oid it would
 // have if written. Walking past the first event is ErrUnknownRevision.
 func ResolveRun(ctx context.Context, r *plumbing.Repo, rev string) (*Run, string, error) {
-	run, ref, steps, err := resolveBase(ctx, r, rev)
+	run, ref, steps, err := resolveBase(ctx, r, r.Objects(), rev)
 	if err != nil {
 		return nil, "", err
 	}
-	return backSteps(ctx, r, run, ref, rev, steps)
+	return backSteps(ctx, r, r.Objects(), run, ref, rev, steps)
 }
 
 // resolveBase resolves the part of rev before any ~N to a run whose
-// payload is read (and verified) but whose events are not, and returns
-// the total of the ~N suffixes.
-func resolveBase(ctx context.Context, r *plumbing.Repo, rev string) (*Run, string, int, error) {
+// payload is read through g (which verifies it) but whose events are not,
+// and returns the total of the ~N suffixes.
+func resolveBase(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string) (*Run, string, int, error) {
 	base, steps, err := splitAncestry(rev)
 	if err != nil {
 		return nil, "", 0, err
@@ -57,7 +57,7 @@ func resolveBase(ctx context.Context, r *plumbing.Repo, rev string) (*Run, strin
 	if id.Type != objects.TypeRun {
 		return nil, "", 0, fmt.Errorf("revision %q names %s, a %s: %w", base, id, id.Type, ErrNotRun)
 	}
-	o, err := r.Objects().Get(ctx, id)
+	o, err := g.Get(ctx, id)
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("run %s: %w", id, err)
 	}
@@ -68,10 +68,10 @@ func resolveBase(ctx context.Context, r *plumbing.Repo, rev string) (*Run, strin
 	return run, ref, steps, nil
 }
 
-// backSteps loads run's events and returns it, or with steps > 0 the run
-// as it was steps events ago (runBack).
-func backSteps(ctx context.Context, r *plumbing.Repo, run *Run, ref, rev string, steps int) (*Run, string, error) {
-	if err := LoadEvents(ctx, r.Objects(), run, nil); err != nil {
+// backSteps loads run's events through g and returns it, or with steps > 0
+// the run as it was steps events ago (runBack).
+func backSteps(ctx context.Context, r *plumbing.Repo, g objects.Getter, run *Run, ref, rev string, steps int) (*Run, string, error) {
+	if err := LoadEvents(ctx, g, run, nil); err != nil {
 		return nil, "", err
 	}
 	if steps == 0 {
