@@ -97,21 +97,28 @@ func logRun(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string,
 	if cur, err := r.Refs().Read(ctx, ref); ref != "" && (err != nil || cur != run.ID) {
 		ref = ""
 	}
-	ids := run.EventIDs()
-	res := &LogResult{Runs: []LogRun{{Ref: ref, Run: run.ID.String(), Status: run.Status, Events: len(ids)}}, Entries: []LogEntry{}}
+	ids, err := newEventList(run)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &LogResult{Runs: []LogRun{{Ref: ref, Run: run.ID.String(), Status: run.Status, Events: ids.Len()}}, Entries: []LogEntry{}}
 	deco := map[objects.OID][]string{}
 	if ref != "" {
 		for _, t := range run.Tips {
 			deco[t] = append(deco[t], ref)
 		}
 	}
-	n := len(ids)
+	n := ids.Len()
 	if limit > 0 && limit < n {
 		n = limit
 	}
 	nodes := make([]GraphNode, 0, n)
 	for k := 0; k < n; k++ {
-		e, err := runEvent(ctx, g, run, ids[len(ids)-1-k])
+		id, err := ids.At(ids.Len() - 1 - k)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := runEvent(ctx, g, run, id)
 		if err != nil {
 			return nil, nil, err
 		}
