@@ -35,6 +35,16 @@ func (t Type) Valid() bool {
 	return false
 }
 
+// canonType returns the constant equal to a valid type.
+func canonType(t Type) Type {
+	for _, c := range [...]Type{TypeEvent, TypeBlob, TypeRun, TypeAttestation, TypeAnnotation} {
+		if t == c {
+			return c
+		}
+	}
+	return t
+}
+
 // Algo is a repository's object hash: the "object format" chosen at init.
 type Algo string
 
@@ -123,7 +133,12 @@ func ParseOID(s string) (OID, error) {
 	if !ok || !Algo(a).Valid() || len(digest) != 64 {
 		return OID{}, Errorf(ReasonOidMalformed, "not an oid: %.80q", s)
 	}
-	id := OID{Type: Type(t), Algo: Algo(a)}
+	// The constants, not slices of s: an id kept from a parsed body must not
+	// keep the whole body alive (a run's event list is megabytes).
+	id := OID{Type: canonType(Type(t)), Algo: SHA256}
+	if Algo(a) == BLAKE3 {
+		id.Algo = BLAKE3
+	}
 	for i := 0; i < 64; i++ {
 		c := digest[i]
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {

@@ -113,16 +113,23 @@ type DiffResult struct {
 }
 
 // DiffRevisions resolves two revisions with ResolveRun and diffs the runs.
+// A run named directly is not loaded whole: Diff reads its events as it
+// needs them.
 func DiffRevisions(ctx context.Context, r *plumbing.Repo, revA, revB string, opt DiffOptions) (*DiffResult, error) {
-	a, refA, err := ResolveRun(ctx, r, revA)
+	return diffRevisions(ctx, r, r.Objects(), revA, revB, opt)
+}
+
+// diffRevisions is DiffRevisions reading every object through g.
+func diffRevisions(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA, revB string, opt DiffOptions) (*DiffResult, error) {
+	a, refA, err := resolveRunHead(ctx, r, g, revA)
 	if err != nil {
 		return nil, err
 	}
-	b, refB, err := ResolveRun(ctx, r, revB)
+	b, refB, err := resolveRunHead(ctx, r, g, revB)
 	if err != nil {
 		return nil, err
 	}
-	res, err := Diff(ctx, r.Objects(), a, b, opt)
+	res, err := Diff(ctx, g, a, b, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -131,38 +138,64 @@ func DiffRevisions(ctx context.Context, r *plumbing.Repo, revA, revB string, opt
 	return res, nil
 }
 
-// Diff compares two loaded runs. g is read only for blob text (opt.Text).
+// Diff compares two runs. The shared and divergent events are told apart
+// from the runs' event lists alone; then the divergent events are read
+// (and kept, for the alignment), and each shared event is read once and
+// kept only as the summary the totals and tool paths need. Events of a
+// run whose events are not loaded (EventsLoaded) are read through g, and
+// so are blobs (opt.Text).
 func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*DiffResult, error) {
-	res := &DiffResult{A: diffSide(a), B: diffSide(b), Common: []string{}, OnlyA: []EventBrief{}, OnlyB: []EventBrief{}, Aligned: []AlignedPair{}}
+	res := &DiffResult{Common: []string{}, OnlyA: []EventBrief{}, OnlyB: []EventBrief{}, Aligned: []AlignedPair{}}
+	idsA, idsB := runIDs(a), runIDs(b)
+	inA, inB := oidSet(idsA), oidSet(idsB)
 	var divA, divB []int
-	for i, e := range a.Events {
-		if b.Position(e.ID) >= 0 {
-			res.Common = append(res.Common, e.ID.String())
-			res.CommonAncestor = e.ID.String()
+	for i, id := range idsA {
+		if inB[id] {
+			res.Common = append(res.Common, id.String())
+			res.CommonAncestor = id.String()
 			continue
 		}
 		divA = append(divA, i)
-		res.OnlyA = append(res.OnlyA, briefEvent(e, i))
 	}
-	for i, e := range b.Events {
-		if a.Position(e.ID) < 0 {
+	for i, id := range idsB {
+		if !inA[id] {
 			divB = append(divB, i)
-			res.OnlyB = append(res.OnlyB, briefEvent(e, i))
 		}
+	}
+	evA, err := divergent(ctx, g, a, idsA, divA)
+	if err != nil {
+		return nil, err
+	}
+	evB, err := divergent(ctx, g, b, idsB, divB)
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range divA {
+		res.OnlyA = append(res.OnlyA, briefEvent(evA[k], i))
+	}
+	for k, i := range divB {
+		res.OnlyB = append(res.OnlyB, briefEvent(evB[k], i))
+	}
+	shared := map[objects.OID]eventSummary{}
+	if res.A, err = diffSide(ctx, g, a, idsA, divA, evA, shared); err != nil {
+		return nil, err
+	}
+	if res.B, err = diffSide(ctx, g, b, idsB, divB, evB, shared); err != nil {
+		return nil, err
 	}
 	res.Identical = len(divA) == 0 && len(divB) == 0
 	keysA, keysB := make([]string, len(divA)), make([]string, len(divB))
-	for k, i := range divA {
-		keysA[k] = alignKey(a.Events[i])
+	for k, e := range evA {
+		keysA[k] = alignKey(e)
 	}
-	for k, i := range divB {
-		keysB[k] = alignKey(b.Events[i])
+	for k, e := range evB {
+		keysB[k] = alignKey(e)
 	}
 	for _, st := range Align(keysA, keysB) {
 		if st.A < 0 || st.B < 0 {
 			continue
 		}
-		ea, eb := a.Events[divA[st.A]], b.Events[divB[st.B]]
+		ea, eb := evA[st.A], evB[st.B]
 		p := AlignedPair{Alignment: st.Kind, A: res.OnlyA[st.A], B: res.OnlyB[st.B], Changes: eventChanges(ea, eb)}
 		if opt.Text {
 			td, err := blobDiffs(ctx, g, ea, eb, opt.TextOptions)
@@ -181,15 +214,6 @@ func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*D
 	}
 	res.ToolPathChanged = !sameStringList(res.A.ToolPath, res.B.ToolPath)
 	return res, nil
-}
-
-// diffSide summarises one run.
-func diffSide(r *Run) DiffSide {
-	s := DiffSide{Run: r.ID.String(), Stored: r.Stored, Totals: r.Totals(), Score: RunScore(r), ToolPath: make([]string, len(r.Events))}
-	for i, e := range r.Events {
-		s.ToolPath[i] = toolStep(e)
-	}
-	return s
 }
 
 // RunScore returns the run's score: the score of its newest event that

@@ -28,6 +28,14 @@
 // (ResolveRun, Show, Tag, Fork); record also needs the repository root for
 // its recovery file and ref guards.
 //
+// # Reading history costs what it shows
+//
+// log, diff and log --all decide from the run objects' event lists which
+// events they need and read only those (lazy.go): log -n N the N newest,
+// diff the divergent events and each shared one once, log --all each event
+// of the union once however many runs hold it. A run read that way has no
+// Events (EventsLoaded is false); LoadRun and LoadEvents read them all.
+//
 // # Runs as commits (ARCHITECTURE §4)
 //
 // A run object is an immutable snapshot of an event graph. Appending an event

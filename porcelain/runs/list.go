@@ -54,19 +54,9 @@ func LoadEvents(ctx context.Context, g objects.Getter, run *Run, cache map[objec
 			run.Events = append(run.Events, ev)
 			continue
 		}
-		if err := ctx.Err(); err != nil {
+		ev, err := loadEvent(ctx, g, run.ID, eid)
+		if err != nil {
 			return err
-		}
-		ev := &Event{ID: eid, Missing: true}
-		eo, err := g.Get(ctx, eid)
-		switch {
-		case errors.Is(err, objects.ErrNotFound):
-		case err != nil:
-			return fmt.Errorf("run %s: event %s: %w", run.ID, eid, err)
-		default:
-			if ev, err = DecodeEvent(eo); err != nil {
-				return fmt.Errorf("run %s: %w", run.ID, err)
-			}
 		}
 		if cache != nil {
 			cache[eid] = ev
@@ -75,4 +65,25 @@ func LoadEvents(ctx context.Context, g objects.Getter, run *Run, cache map[objec
 	}
 	run.Reindex()
 	return nil
+}
+
+// loadEvent reads and decodes event eid of run runID through g (the read
+// re-verifies the oid). An absent event is a Missing event (a shallow
+// boundary); a corrupt one is an error naming the run and the event.
+func loadEvent(ctx context.Context, g objects.Getter, runID, eid objects.OID) (*Event, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	eo, err := g.Get(ctx, eid)
+	switch {
+	case errors.Is(err, objects.ErrNotFound):
+		return &Event{ID: eid, Missing: true}, nil
+	case err != nil:
+		return nil, fmt.Errorf("run %s: event %s: %w", runID, eid, err)
+	}
+	ev, err := DecodeEvent(eo)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", runID, err)
+	}
+	return ev, nil
 }

@@ -3,11 +3,9 @@ package runs
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
-	"github.com/tinehq/tine/refs"
 )
 
 // LogOptions configures Log.
@@ -62,54 +60,24 @@ type LogResult struct {
 // promotions/, tags/ or remotes/ ref points at, merged by oid into one DAG
 // ordered children first, newest time_unix first, then by oid. Refs are
 // decorated at the tips of their runs.
+//
+// Only the events shown are read: a run's event list gives the order, so
+// -n N reads N events; with All every event of the union is read once,
+// however many runs share it (see lazy.go).
 func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, error) {
 	if opt.All && opt.Rev != "" {
 		return nil, fmt.Errorf("a revision and --all cannot be combined")
 	}
-	var runs []*Run
-	var names []string
+	var res *LogResult
+	var nodes []GraphNode
+	var err error
 	if opt.All {
-		var err error
-		if runs, names, err = allRuns(ctx, r.Objects(), r.Refs()); err != nil {
-			return nil, err
-		}
+		res, nodes, err = logAll(ctx, r.Objects(), r.Refs(), opt.Limit)
 	} else {
-		run, ref, err := ResolveRun(ctx, r, OrDefault(opt.Rev, DefaultRef))
-		if err != nil {
-			return nil, err
-		}
-		// REF~N and REF@{n} name a run the ref no longer points at: its
-		// tips are not the ref's, so they are not decorated with it.
-		if cur, err := r.Refs().Read(ctx, ref); ref != "" && (err != nil || cur != run.ID) {
-			ref = ""
-		}
-		runs, names = []*Run{run}, []string{ref}
+		res, nodes, err = logRun(ctx, r, r.Objects(), OrDefault(opt.Rev, DefaultRef), opt.Limit)
 	}
-	res := &LogResult{Runs: []LogRun{}, Entries: []LogEntry{}}
-	deco := map[objects.OID][]string{}
-	for i, run := range runs {
-		res.Runs = append(res.Runs, LogRun{Ref: names[i], Run: run.ID.String(), Status: run.Status, Events: len(run.Events)})
-		if names[i] != "" {
-			for _, t := range run.Tips {
-				deco[t] = append(deco[t], names[i])
-			}
-		}
-	}
-	var order []*Event
-	if opt.All {
-		order = mergedOrder(runs)
-	} else {
-		for i := len(runs[0].Events) - 1; i >= 0; i-- {
-			order = append(order, runs[0].Events[i])
-		}
-	}
-	if opt.Limit > 0 && len(order) > opt.Limit {
-		order = order[:opt.Limit]
-	}
-	nodes := make([]GraphNode, len(order))
-	for i, e := range order {
-		res.Entries = append(res.Entries, logEntry(e, deco[e.ID]))
-		nodes[i] = GraphNode{ID: e.ID, Parents: e.Parents}
+	if err != nil {
+		return nil, err
 	}
 	if opt.Graph {
 		res.Graph = RenderGraph(nodes)
@@ -117,71 +85,47 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 	return res, nil
 }
 
-// allRuns loads the run of every ref that points at one, in ref order.
-func allRuns(ctx context.Context, g objects.Getter, rl RefLister) ([]*Run, []string, error) {
-	var runs []*Run
-	var names []string
-	err := ListRuns(ctx, rl, g, "", func(name string, run *Run) error {
-		if refs.NamespaceOf(name) == refs.NamespaceAnnotations {
-			return nil
-		}
-		if err := LoadEvents(ctx, g, run, nil); err != nil {
-			return fmt.Errorf("ref %s: %w", name, err)
-		}
-		runs, names = append(runs, run), append(names, name)
-		return nil
-	})
-	return runs, names, err
-}
-
-// mergedOrder returns the union of the runs' events, children before
-// parents; among events whose children are all placed, the newest
-// time_unix comes first, then the smallest oid (a deterministic order).
-func mergedOrder(runs []*Run) []*Event {
-	byID := map[objects.OID]*Event{}
-	for _, run := range runs {
-		for _, e := range run.Events {
-			byID[e.ID] = e
+// logRun lists one run's newest limit events (all when limit is 0),
+// reading only those, through g.
+func logRun(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string, limit int) (*LogResult, []GraphNode, error) {
+	run, ref, err := resolveRunHead(ctx, r, g, rev)
+	if err != nil {
+		return nil, nil, err
+	}
+	// REF~N and REF@{n} name a run the ref no longer points at: its
+	// tips are not the ref's, so they are not decorated with it.
+	if cur, err := r.Refs().Read(ctx, ref); ref != "" && (err != nil || cur != run.ID) {
+		ref = ""
+	}
+	ids, err := newEventList(run)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &LogResult{Runs: []LogRun{{Ref: ref, Run: run.ID.String(), Status: run.Status, Events: ids.Len()}}, Entries: []LogEntry{}}
+	deco := map[objects.OID][]string{}
+	if ref != "" {
+		for _, t := range run.Tips {
+			deco[t] = append(deco[t], ref)
 		}
 	}
-	children := map[objects.OID]int{}
-	for _, e := range byID {
-		for _, p := range uniqueOIDs(e.Parents) {
-			if _, ok := byID[p]; ok {
-				children[p]++
-			}
+	n := ids.Len()
+	if limit > 0 && limit < n {
+		n = limit
+	}
+	nodes := make([]GraphNode, 0, n)
+	for k := 0; k < n; k++ {
+		id, err := ids.At(ids.Len() - 1 - k)
+		if err != nil {
+			return nil, nil, err
 		}
-	}
-	var ready []*Event
-	for id, e := range byID {
-		if children[id] == 0 {
-			ready = append(ready, e)
+		e, err := runEvent(ctx, g, run, id)
+		if err != nil {
+			return nil, nil, err
 		}
+		res.Entries = append(res.Entries, detached(logEntry(e, deco[e.ID])))
+		nodes = append(nodes, GraphNode{ID: e.ID, Parents: e.Parents})
 	}
-	out := make([]*Event, 0, len(byID))
-	for len(ready) > 0 {
-		sort.Slice(ready, func(i, j int) bool { return newerFirst(ready[i], ready[j]) })
-		e := ready[0]
-		ready = ready[1:]
-		out = append(out, e)
-		for _, p := range uniqueOIDs(e.Parents) {
-			if pe, ok := byID[p]; ok {
-				children[p]--
-				if children[p] == 0 {
-					ready = append(ready, pe)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// newerFirst orders by time_unix descending, then oid ascending.
-func newerFirst(a, b *Event) bool {
-	if a.TimeUnix != b.TimeUnix {
-		return a.TimeUnix > b.TimeUnix
-	}
-	return a.ID.Compare(b.ID) < 0
+	return res, nodes, nil
 }
 
 // uniqueOIDs drops repeats (parent lists are unique when valid).

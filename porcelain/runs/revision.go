@@ -35,19 +35,43 @@ const (
 // payload with events, roots and tips recomputed, its ID the oid it would
 // have if written. Walking past the first event is ErrUnknownRevision.
 func ResolveRun(ctx context.Context, r *plumbing.Repo, rev string) (*Run, string, error) {
-	base, steps, err := splitAncestry(rev)
+	run, ref, steps, err := resolveBase(ctx, r, r.Objects(), rev)
 	if err != nil {
 		return nil, "", err
+	}
+	return backSteps(ctx, r, r.Objects(), run, ref, rev, steps)
+}
+
+// resolveBase resolves the part of rev before any ~N to a run whose
+// payload is read through g (which verifies it) but whose events are not,
+// and returns the total of the ~N suffixes.
+func resolveBase(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string) (*Run, string, int, error) {
+	base, steps, err := splitAncestry(rev)
+	if err != nil {
+		return nil, "", 0, err
 	}
 	id, ref, err := r.ResolveRevision(ctx, base)
 	if err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	if id.Type != objects.TypeRun {
-		return nil, "", fmt.Errorf("revision %q names %s, a %s: %w", base, id, id.Type, ErrNotRun)
+		return nil, "", 0, fmt.Errorf("revision %q names %s, a %s: %w", base, id, id.Type, ErrNotRun)
 	}
-	run, err := LoadRun(ctx, r.Objects(), id)
+	o, err := g.Get(ctx, id)
 	if err != nil {
+		return nil, "", 0, fmt.Errorf("run %s: %w", id, err)
+	}
+	run, err := RunFromObject(o)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	return run, ref, steps, nil
+}
+
+// backSteps loads run's events through g and returns it, or with steps > 0
+// the run as it was steps events ago (runBack).
+func backSteps(ctx context.Context, r *plumbing.Repo, g objects.Getter, run *Run, ref, rev string, steps int) (*Run, string, error) {
+	if err := LoadEvents(ctx, g, run, nil); err != nil {
 		return nil, "", err
 	}
 	if steps == 0 {

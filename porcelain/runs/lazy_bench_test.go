@@ -1,0 +1,69 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// Benchmarks of the history verbs at 1k and 10k events (the whole-process
+// figures against git are in the README's Performance section):
+//
+//	go test -bench 'Log|Diff' -benchmem ./porcelain/runs
+//
+// log -n 20 should stay flat as the run grows; diff of two runs differing
+// in their last 100 events and log --graph --all over 50 runs sharing one
+// history grow with the events they show.
+
+var benchSizes = []int{1000, 10000}
+
+func BenchmarkLogLimit20(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := lazyRepo(b)
+			writeChain(b, r, "heads/main", nil, n, "m", false)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Log(context.Background(), r, LogOptions{Rev: "heads/main", Limit: 20}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDiff100Divergent(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := lazyRepo(b)
+			shared := writeChain(b, r, "heads/base", nil, n-100, "s", false)
+			writeChain(b, r, "heads/main", shared, 100, "a", false)
+			writeChain(b, r, "experiments/b", shared, 100, "b", false)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := DiffRevisions(context.Background(), r, "heads/main", "experiments/b", DiffOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkLogGraphAll50Runs(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := lazyRepo(b)
+			base := writeChain(b, r, "heads/main", nil, n, "m", false)
+			step := n / 50
+			for k := 1; k < 50; k++ {
+				writeChain(b, r, fmt.Sprintf("experiments/f%02d", k), base[:n-k*step], 2, fmt.Sprint("f", k), false)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Log(context.Background(), r, LogOptions{All: true, Graph: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
