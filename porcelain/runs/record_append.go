@@ -58,7 +58,7 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 		if err != nil {
 			return nil, err
 		}
-		err = Commit(ctx, r, h.ref, h.expect, actor, []*objects.Object{run})
+		err = commitAppend(ctx, r, h, actor, []*objects.Object{run})
 		if err == nil {
 			res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: h.run == nil}
 			if h.run != nil {
