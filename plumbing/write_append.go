@@ -64,7 +64,7 @@ func (r *Repo) WriteAppend(ctx context.Context, objs []*objects.Object, base *ob
 // validateAppendedRun checks run incrementally against base where that is
 // sound (see WriteAppend), else in full.
 func (r *Repo) validateAppendedRun(res *WriteResolver, run, base *objects.Object) error {
-	if base == nil || len(res.shallow) > 0 {
+	if base == nil || res.HasShallowBoundary() {
 		_, err := objects.Validate(run, res)
 		return err
 	}
