@@ -104,11 +104,11 @@ type loopBranch struct {
 	// for a new branch its fork-point snapshot): the next run is checked
 	// against it incrementally (putRun).
 	lastRun *objects.Object
-	dirty      bool
-	ended      bool
-	gate       loop.Gate
-	reason     string
-	steps      int
+	dirty   bool
+	ended   bool
+	gate    loop.Gate
+	reason  string
+	steps   int
 	// adopted is the state the branch holds but has not evaluated yet.
 	adopted *loop.Snapshot
 	result  objects.Value // loop.result, on the best branch at Finish
