@@ -30,21 +30,22 @@ var ErrNotAppend = errors.New("run is not an append to its base")
 //     and the added events, less every parent an added event names (an
 //     event of base named by an event of base was never a tip).
 //
-// The result is the result of CheckRunGraph on run (TestCheckRunAppendMatchesFull
-// compares them on randomized runs). A run whose events do not start with
-// base's is an error wrapping ErrNotAppend; added must be the event objects
-// of the appended ids, in order.
-func CheckRunAppend(run, base *Object, added []*Object) error {
+// The result is the result of CheckRunGraph on run
+// (TestCheckRunAppendMatchesFull compares them on randomized runs). The
+// appended events are read through r; a run whose events do not start
+// with base's, or whose appended events r does not hold, is an error
+// wrapping ErrNotAppend (the full check decides those).
+func CheckRunAppend(run, base *Object, r Resolver) error {
 	if run.Type != TypeRun || base.Type != TypeRun {
 		return fmt.Errorf("run %s: %w: not a run", run.ID, ErrNotAppend)
 	}
-	if err := checkRunAppend(run, base, added); err != nil {
+	if err := checkRunAppend(run, base, r); err != nil {
 		return fmt.Errorf("run %s: %w", run.ID, err)
 	}
 	return nil
 }
 
-func checkRunAppend(run, base *Object, added []*Object) error {
+func checkRunAppend(run, base *Object, r Resolver) error {
 	p := linkParser{o: run, a: run.ID.Algo}
 	pl, err := p.payload(ReasonLinkRunEventsInvalid)
 	if err != nil {
@@ -66,18 +67,24 @@ func checkRunAppend(run, base *Object, added []*Object) error {
 	if err != nil {
 		return err
 	}
-	if len(events) != len(baseEvents)+len(added) {
-		return fmt.Errorf("%w: %d events, base %s has %d and %d were added", ErrNotAppend, len(events), base.ID, len(baseEvents), len(added))
+	if len(events) < len(baseEvents) {
+		return fmt.Errorf("%w: %d events, base %s has %d", ErrNotAppend, len(events), base.ID, len(baseEvents))
 	}
 	for i, id := range baseEvents {
 		if events[i] != id {
 			return fmt.Errorf("%w: event %d differs from base %s", ErrNotAppend, i, base.ID)
 		}
 	}
-	for i, ev := range added {
-		if ev.ID != events[len(baseEvents)+i] {
-			return fmt.Errorf("%w: added event %d is not %s", ErrNotAppend, i, events[len(baseEvents)+i])
+	added := make([]*Object, 0, len(events)-len(baseEvents))
+	for _, id := range events[len(baseEvents):] {
+		ev, err := r.Resolve(id)
+		if err != nil {
+			return fmt.Errorf("event %s: %w", id, err)
 		}
+		if ev == nil {
+			return fmt.Errorf("%w: appended event %s is absent", ErrNotAppend, id)
+		}
+		added = append(added, ev)
 	}
 	// A set of ids, no event body read: membership and index.
 	position := make(map[OID]int, len(events))

@@ -25,14 +25,15 @@ func Validate(o *Object, r Resolver) ([]OID, error) {
 	return links, nil
 }
 
-// ValidateAppend is Validate for run, a run that is base plus the events
-// added (see CheckRunAppend for what base must be): its links are parsed
+// ValidateAppend is Validate for run, a run that is base plus events
+// appended at the end, read through r (see CheckRunAppend for what base
+// must be): its links are parsed
 // and checked as Validate checks them, but only the links base does not
 // hold are checked for existence (base's were when base was written, and
 // the objects a ref's run reaches are never pruned), and the run graph is
 // checked by CheckRunAppend, which reads no event of base. A run that is
 // not such an append is an error wrapping ErrNotAppend.
-func ValidateAppend(run, base *Object, added []*Object, r Resolver) ([]OID, error) {
+func ValidateAppend(run, base *Object, r Resolver) ([]OID, error) {
 	links, err := Links(run)
 	if err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func ValidateAppend(run, base *Object, added []*Object, r Resolver) ([]OID, erro
 	if err := CheckLinksExist(fresh, r); err != nil {
 		return nil, fmt.Errorf("%s %s: %w", run.Type, run.ID, err)
 	}
-	if err := CheckRunAppend(run, base, added); err != nil {
+	if err := CheckRunAppend(run, base, r); err != nil {
 		return nil, err
 	}
 	return links, nil

@@ -68,42 +68,9 @@ func (r *Repo) validateAppendedRun(res *WriteResolver, run, base *objects.Object
 		_, err := objects.Validate(run, res)
 		return err
 	}
-	added, err := appendedEvents(res, run, base)
-	if err == nil {
-		_, err = objects.ValidateAppend(run, base, added, res)
-	}
+	_, err := objects.ValidateAppend(run, base, res)
 	if errors.Is(err, objects.ErrNotAppend) {
 		_, err = objects.Validate(run, res)
 	}
 	return err
-}
-
-// appendedEvents returns the event objects run lists after base's events
-// (from the objects being written, or the store for events written
-// earlier, as tine record writes its event before the run), or an error
-// wrapping objects.ErrNotAppend when run does not extend base's list.
-func appendedEvents(res *WriteResolver, run, base *objects.Object) ([]*objects.Object, error) {
-	events, err := objects.RunEventIDs(run)
-	if err != nil {
-		return nil, err
-	}
-	baseEvents, err := objects.RunEventIDs(base)
-	if err != nil {
-		return nil, fmt.Errorf("base %s: %w", base.ID, err)
-	}
-	if len(events) < len(baseEvents) {
-		return nil, fmt.Errorf("%w: fewer events than base %s", objects.ErrNotAppend, base.ID)
-	}
-	added := make([]*objects.Object, 0, len(events)-len(baseEvents))
-	for _, id := range events[len(baseEvents):] {
-		o, err := res.Resolve(id)
-		if err != nil {
-			return nil, fmt.Errorf("event %s: %w", id, err)
-		}
-		if o == nil {
-			return nil, objects.Errorf(objects.ReasonLinkMissingObject, "linked object %s is missing", id)
-		}
-		added = append(added, o)
-	}
-	return added, nil
 }

@@ -83,23 +83,7 @@ func (lr *LoopRecorder) putRun(b *loopBranch, run *objects.Object) error {
 	if b.lastRun == nil || res.queued[run.ID] || res.base.HasShallowBoundary() {
 		return lr.putRunFull(b, run)
 	}
-	events, err := objects.RunEventIDs(run)
-	if err != nil {
-		return fmt.Errorf("loop %s: run %s: %w", lr.opt.Name, run.ID, err)
-	}
-	baseEvents, err := objects.RunEventIDs(b.lastRun)
-	if err != nil || len(events) < len(baseEvents) {
-		return lr.putRunFull(b, run)
-	}
-	added := make([]*objects.Object, 0, len(events)-len(baseEvents))
-	for _, id := range events[len(baseEvents):] {
-		o, ok := res.known[id]
-		if !ok {
-			return lr.putRunFull(b, run)
-		}
-		added = append(added, o)
-	}
-	_, err = objects.ValidateAppend(run, b.lastRun, added, res)
+	_, err := objects.ValidateAppend(run, b.lastRun, res)
 	if errors.Is(err, objects.ErrNotAppend) {
 		return lr.putRunFull(b, run)
 	}

@@ -79,7 +79,7 @@ func openCounting(t *testing.T, r *plumbing.Repo) (*plumbing.Repo, *countingStor
 }
 
 // importN imports n note events onto heads/main.
-func importN(t *testing.T, r *plumbing.Repo, n int) *runs.ImportResult {
+func importN(t testing.TB, r *plumbing.Repo, n int) *runs.ImportResult {
 	t.Helper()
 	var b strings.Builder
 	for i := range n {
@@ -147,5 +147,30 @@ func TestImportWritesInBatches(t *testing.T) {
 	run, err := runs.LoadRun(context.Background(), c.Objects(), mustOID(t, res.Run))
 	if err != nil || len(run.Events) != n {
 		t.Fatalf("imported run: %v", err)
+	}
+}
+
+// BenchmarkRecordOnLongRun times tine record (of true) onto a
+// 10,000-event run, in-process: what the append costs beyond the process
+// start.
+func BenchmarkRecordOnLongRun(b *testing.B) {
+	r := newRepo(b)
+	importN(b, r, 10000)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := runs.Record(ctx, r, runs.RecordOptions{Argv: []string{"true"}, Env: []string{}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkImport10k times tine import of 10,000 events into a new run.
+func BenchmarkImport10k(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		r := newRepo(b)
+		b.StartTimer()
+		importN(b, r, 10000)
 	}
 }

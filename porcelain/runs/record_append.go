@@ -43,7 +43,7 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 	}
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
-		h, err := readHead(ctx, r, before.ref)
+		h, err := currentHead(ctx, r, before)
 		if err != nil {
 			return nil, err
 		}
@@ -77,6 +77,20 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 			backoff = min(2*backoff, maxLockedBackoff)
 		}
 	}
+}
+
+// currentHead is the ref's head now: before itself when the ref still
+// names before's run (read and checked already; only the ref file is read
+// again), else readHead's.
+func currentHead(ctx context.Context, r *plumbing.Repo, before *head) (*head, error) {
+	id, err := r.Refs().Read(ctx, before.ref)
+	switch {
+	case errors.Is(err, refs.ErrNotFound) && before.run == nil:
+		return before, nil
+	case err == nil && before.run != nil && id == before.run.ID:
+		return before, nil
+	}
+	return readHead(ctx, r, before.ref)
 }
 
 // acceptsRecorded refuses to append de to h's run when the run changed in
