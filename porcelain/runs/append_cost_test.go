@@ -2,6 +2,7 @@ package runs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -172,5 +173,52 @@ func BenchmarkImport10k(b *testing.B) {
 		r := newRepo(b)
 		b.StartTimer()
 		importN(b, r, 10000)
+	}
+}
+
+// failingBatchStore stores the first half of every batch, then fails it:
+// a batch write that dies part way.
+type failingBatchStore struct{ objects.Store }
+
+var errBatch = errors.New("injected batch failure")
+
+func (s failingBatchStore) PutBatch(ctx context.Context, objs []*objects.Object) error {
+	if err := objects.PutAll(ctx, s.Store, objs[:len(objs)/2]); err != nil {
+		return err
+	}
+	return errBatch
+}
+
+// TestImportFailedBatchMovesNothing: an import whose batch write fails part
+// way is all or nothing: the error says so, the ref keeps its run, and the
+// objects that did land are complete, unreachable garbage (fsck clean).
+func TestImportFailedBatchMovesNothing(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	before := importN(t, r, 3)
+	f, err := plumbing.OpenWith(r.Root(), plumbing.OpenOptions{WrapObjects: func(s objects.Store) objects.Store {
+		return failingBatchStore{s}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, `{"kind":"note","text":"more %d"}`+"\n", i)
+	}
+	if _, err := runs.Import(ctx, f, runs.ImportOptions{Input: strings.NewReader(b.String())}); !errors.Is(err, errBatch) {
+		t.Fatalf("import over a failing batch: %v", err)
+	}
+	id, err := r.Refs().Read(ctx, runs.DefaultRef)
+	if err != nil || id.String() != before.Run {
+		t.Fatalf("heads/main is %s (%v), want %s", id, err, before.Run)
+	}
+	res, err := plumbing.Fsck(ctx, r, plumbing.FsckOptions{})
+	if err != nil || len(res.Problems) > 0 {
+		t.Fatalf("fsck: %v %+v", err, res.Problems)
+	}
+	if res.Objects <= 4+1 {
+		t.Fatalf("fsck counts %d objects: the failed batch stored none, the test proves nothing", res.Objects)
 	}
 }
