@@ -95,8 +95,18 @@ func (lr *LoopRecorder) putRun(b *loopBranch, run *objects.Object) error {
 		return fmt.Errorf("loop %s: store %s: %w", lr.opt.Name, run.ID, err)
 	}
 	lr.stats.Objects++
-	b.lastRun = run
+	b.keepRun(run)
 	return nil
+}
+
+// keepRun remembers run as b's newest run object, for the next putRun;
+// an ended branch gets no further run, so it keeps none (a loop may end
+// many branches, each run O(events) in memory).
+func (b *loopBranch) keepRun(run *objects.Object) {
+	b.lastRun = run
+	if b.ended {
+		b.lastRun = nil
+	}
 }
 
 // putRunFull is putRun's full validation (put).
@@ -104,7 +114,7 @@ func (lr *LoopRecorder) putRunFull(b *loopBranch, run *objects.Object) error {
 	if err := lr.put(run); err != nil {
 		return err
 	}
-	b.lastRun = run
+	b.keepRun(run)
 	return nil
 }
 
