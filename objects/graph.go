@@ -107,20 +107,8 @@ func checkRunGraph(run *Object, r Resolver) error {
 		if err != nil {
 			return err
 		}
-		for _, l := range parents {
-			if _, ok := position[l]; !ok {
-				return Errorf(ReasonGraphParentOutsideGraph, "event %s has parent %s outside the run", id, l)
-			}
-		}
-		for _, l := range causal {
-			if _, ok := position[l]; !ok {
-				return Errorf(ReasonGraphCausalOutsideGraph, "event %s has causal link %s outside the run", id, l)
-			}
-		}
-		for _, l := range append(parents[:len(parents):len(parents)], causal...) {
-			if position[l] >= i {
-				return Errorf(ReasonGraphOrderNotTopological, "event %s comes before its dependency %s", id, l)
-			}
+		if err := checkInside(id, i, parents, causal, position); err != nil {
+			return err
 		}
 		parentsOf[id] = parents
 	}

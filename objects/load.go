@@ -24,3 +24,39 @@ func Validate(o *Object, r Resolver) ([]OID, error) {
 	}
 	return links, nil
 }
+
+// ValidateAppend is Validate for run, a run that is base plus events
+// appended at the end, read through r (see CheckRunAppend for what base
+// must be): its links are parsed
+// and checked as Validate checks them, but only the links base does not
+// hold are checked for existence (base's were when base was written, and
+// the objects a ref's run reaches are never pruned), and the run graph is
+// checked by CheckRunAppend, which reads no event of base. A run that is
+// not such an append is an error wrapping ErrNotAppend.
+func ValidateAppend(run, base *Object, r Resolver) ([]OID, error) {
+	links, err := Links(run)
+	if err != nil {
+		return nil, err
+	}
+	baseLinks, err := Links(base)
+	if err != nil {
+		return nil, fmt.Errorf("base %s: %w", base.ID, err)
+	}
+	old := make(map[OID]bool, len(baseLinks))
+	for _, l := range baseLinks {
+		old[l] = true
+	}
+	var fresh []OID
+	for _, l := range links {
+		if !old[l] {
+			fresh = append(fresh, l)
+		}
+	}
+	if err := CheckLinksExist(fresh, r); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", run.Type, run.ID, err)
+	}
+	if err := CheckRunAppend(run, base, r); err != nil {
+		return nil, err
+	}
+	return links, nil
+}

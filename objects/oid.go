@@ -139,14 +139,28 @@ func ParseOID(s string) (OID, error) {
 	if Algo(a) == BLAKE3 {
 		id.Algo = BLAKE3
 	}
-	for i := 0; i < 64; i++ {
-		c := digest[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+	// Decoded in place, lowercase only: this runs for every oid of every
+	// run object read, so it neither allocates nor makes a second pass.
+	for i := 0; i < 64; i += 2 {
+		hi, ok1 := lowerHexDigit(digest[i])
+		lo, ok2 := lowerHexDigit(digest[i+1])
+		if !ok1 || !ok2 {
 			return OID{}, Errorf(ReasonOidMalformed, "not an oid: %.80q", s)
 		}
+		id.Digest[i/2] = hi<<4 | lo
 	}
-	hex.Decode(id.Digest[:], []byte(digest))
 	return id, nil
+}
+
+// lowerHexDigit is the value of a lowercase hex digit.
+func lowerHexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // ParseOIDFor parses an oid and requires it to use the hash profile a, so a

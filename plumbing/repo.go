@@ -49,6 +49,8 @@ type Repo struct {
 	packOptIn bool
 	// notice receives one-line messages about waits (OpenOptions.Notice).
 	notice func(string)
+	// wrap wraps objs (OpenOptions.WrapObjects).
+	wrap func(objects.Store) objects.Store
 	// lockMu guards writing: whether this handle holds its share of the
 	// writers' lock (repo_lock.go).
 	lockMu  sync.Mutex
@@ -70,6 +72,10 @@ type OpenOptions struct {
 	// makes the caller wait: a writer behind gc --prune, a gc behind
 	// another gc or behind running writers (repo_lock.go).
 	Notice func(string)
+	// WrapObjects, when set, wraps the object store every verb of this
+	// handle reads and writes through (Objects): instrumentation such as
+	// counting reads or batches, or injecting faults in tests.
+	WrapObjects func(objects.Store) objects.Store
 }
 
 // Root returns the absolute repository directory (the .tine directory, or a
@@ -204,7 +210,7 @@ func openRootWith(root string, opt OpenOptions) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open repository: %w", err)
 	}
-	r := &Repo{root: root, algo: algo, loose: loose, packOptIn: optIn, notice: opt.Notice}
+	r := &Repo{root: root, algo: algo, loose: loose, packOptIn: optIn, notice: opt.Notice, wrap: opt.WrapObjects}
 	packs, err := pack.Open(filepath.Join(root, "objects", pack.Dir), algo)
 	switch {
 	case err != nil && !opt.AllowDamagedPacks:

@@ -50,6 +50,11 @@ func (s *WriteResolver) Resolve(id objects.OID) (*objects.Object, error) {
 	return o, nil
 }
 
+// HasShallowBoundary reports whether the repository declares any shallow
+// oid: its runs may then lack events, and a run-graph check must not
+// assume a run it builds on was checked complete (objects.CheckRunAppend).
+func (s *WriteResolver) HasShallowBoundary() bool { return len(s.shallow) > 0 }
+
 // Shallow reports whether id is on the shallow boundary.
 func (s *WriteResolver) Shallow(id objects.OID) bool { return s.shallow[id] }
 

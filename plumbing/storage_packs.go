@@ -100,6 +100,9 @@ func (r *Repo) routeWrites() {
 	default:
 		r.objs = looseWriteStore{*r.combined}
 	}
+	if r.wrap != nil {
+		r.objs = r.wrap(r.objs)
+	}
 }
 
 // looseWriteStore is the object store of a sha256 repository that has not

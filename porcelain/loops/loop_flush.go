@@ -72,6 +72,52 @@ func (lr *LoopRecorder) put(o *objects.Object) error {
 	return nil
 }
 
+// putRun validates and queues run, branch b's newest run. Where b already
+// has a run object (lastRun) and the repository no shallow boundary, run
+// is checked against it by objects.ValidateAppend: only the events added
+// since, never the branch's whole chain again, so a long loop's
+// checkpoints cost the new iterations; otherwise (and for a run that is
+// not such an append) put validates it in full.
+func (lr *LoopRecorder) putRun(b *loopBranch, run *objects.Object) error {
+	res := lr.resolver(context.Background())
+	if b.lastRun == nil || res.queued[run.ID] || res.base.HasShallowBoundary() {
+		return lr.putRunFull(b, run)
+	}
+	_, err := objects.ValidateAppend(run, b.lastRun, res)
+	if errors.Is(err, objects.ErrNotAppend) {
+		return lr.putRunFull(b, run)
+	}
+	if err != nil {
+		return fmt.Errorf("loop %s: %s %s: %w", lr.opt.Name, run.Type, run.ID, err)
+	}
+	res.queued[run.ID] = true
+	if _, err := lr.bw.Add(run); err != nil {
+		return fmt.Errorf("loop %s: store %s: %w", lr.opt.Name, run.ID, err)
+	}
+	lr.stats.Objects++
+	b.keepRun(run)
+	return nil
+}
+
+// keepRun remembers run as b's newest run object, for the next putRun;
+// an ended branch gets no further run, so it keeps none (a loop may end
+// many branches, each run O(events) in memory).
+func (b *loopBranch) keepRun(run *objects.Object) {
+	b.lastRun = run
+	if b.ended {
+		b.lastRun = nil
+	}
+}
+
+// putRunFull is putRun's full validation (put).
+func (lr *LoopRecorder) putRunFull(b *loopBranch, run *objects.Object) error {
+	if err := lr.put(run); err != nil {
+		return err
+	}
+	b.keepRun(run)
+	return nil
+}
+
 // event builds an event from payload (redacted, SPEC §1.7, like every
 // porcelain write), checks its metrics and queues it.
 func (lr *LoopRecorder) event(payload objects.Value, blobs ...*objects.Object) (objects.OID, error) {
@@ -158,7 +204,7 @@ func (lr *LoopRecorder) Checkpoint(ctx context.Context, best *loop.BestSnapshot)
 		if err != nil {
 			return err
 		}
-		if err := lr.put(o); err != nil {
+		if err := lr.putRun(b, o); err != nil {
 			return err
 		}
 		lr.stats.Runs++

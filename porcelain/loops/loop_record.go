@@ -100,11 +100,15 @@ type loopBranch struct {
 	fromIter   int
 	expect     refs.Expect // the ref's value at the last checkpoint
 	run        objects.OID // the run written at the last checkpoint
-	dirty      bool
-	ended      bool
-	gate       loop.Gate
-	reason     string
-	steps      int
+	// lastRun is the branch's newest run object queued (a checkpoint's, or
+	// for a new branch its fork-point snapshot): the next run is checked
+	// against it incrementally (putRun).
+	lastRun *objects.Object
+	dirty   bool
+	ended   bool
+	gate    loop.Gate
+	reason  string
+	steps   int
 	// adopted is the state the branch holds but has not evaluated yet.
 	adopted *loop.Snapshot
 	result  objects.Value // loop.result, on the best branch at Finish
@@ -237,13 +241,13 @@ func (lr *LoopRecorder) Fork(ctx context.Context, f loop.ForkRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := lr.put(snap); err != nil {
+	if err := lr.putRun(parent, snap); err != nil {
 		return err
 	}
 	st := f.State
 	n := len(parent.events)
 	b := &loopBranch{id: f.BranchID, parent: f.ParentBranch, events: parent.events[:n:n], created: lr.opt.Now(),
-		fromIter: f.FromIteration, adopted: &st, dirty: true,
+		fromIter: f.FromIteration, adopted: &st, dirty: true, lastRun: snap,
 		forkedFrom: objects.ObjectValue(
 			objects.Member{Key: "event", Value: objects.String(parent.tip().String())},
 			objects.Member{Key: "reason", Value: objects.String(fmt.Sprintf("loop %s: %s forks candidate %d (score %s) of iteration %d",

@@ -42,6 +42,30 @@ func Commit(ctx context.Context, r *plumbing.Repo, ref string, expect refs.Expec
 	return nil
 }
 
+// commitAppend is Commit for objs (blobs, events, then the run) that
+// extend h's run: Repo.WriteAppend validates the new objects and the
+// run-graph delta against h's run object, never its older events, and
+// writes the new objects in batches, the run last; then h.ref moves from
+// h.expect by compare-and-swap and the catalog is refreshed, as in Commit.
+func commitAppend(ctx context.Context, r *plumbing.Repo, h *head, actor string, objs []*objects.Object) error {
+	var base *objects.Object
+	if h.run != nil {
+		base = h.run.Object
+	}
+	if err := r.WriteAppend(ctx, objs, base); err != nil {
+		return err
+	}
+	if actor == "" {
+		actor = DefaultActor
+	}
+	run := objs[len(objs)-1]
+	if err := r.Refs().UpdateExpect(ctx, h.ref, run.ID, h.expect, actor); err != nil {
+		return fmt.Errorf("move %s to %s: %w", h.ref, run.ID, err)
+	}
+	_ = RefreshIndex(ctx, r) // derived data: see refreshIndex
+	return nil
+}
+
 // head is the state of a ref a write builds on.
 type head struct {
 	ref    string
@@ -49,8 +73,9 @@ type head struct {
 	expect refs.Expect
 }
 
-// readHead reads ref and, when it exists, its run payload (events are not
-// loaded: an append needs only the lists).
+// readHead reads ref and, when it exists, its run payload, checked as
+// checkBase checks it: the run object and its tips, never the older events
+// (an append needs only the lists and the tips it links to).
 func readHead(ctx context.Context, r *plumbing.Repo, ref string) (*head, error) {
 	id, err := r.Refs().Read(ctx, ref)
 	if errors.Is(err, refs.ErrNotFound) {
@@ -67,7 +92,11 @@ func readHead(ctx context.Context, r *plumbing.Repo, ref string) (*head, error) 
 	if err != nil {
 		return nil, fmt.Errorf("ref %s: %w", ref, err)
 	}
-	return &head{ref: ref, run: run, expect: refs.ExpectValue(id)}, nil
+	h := &head{ref: ref, run: run, expect: refs.ExpectValue(id)}
+	if err := checkBase(ctx, r.Objects(), h); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // tips returns the current tips (nil for a new run).

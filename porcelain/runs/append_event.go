@@ -34,7 +34,7 @@ func appendOne(ctx context.Context, r *plumbing.Repo, h *head, payload objects.V
 		return nil, err
 	}
 	objs := append(append([]*objects.Object{}, blobs...), ev, run)
-	if err := Commit(ctx, r, h.ref, h.expect, actor, objs); err != nil {
+	if err := commitAppend(ctx, r, h, actor, objs); err != nil {
 		return nil, err
 	}
 	res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: h.run == nil}

@@ -3,7 +3,8 @@
 // recording and importing events, listing, showing, diffing, forking,
 // resuming, replaying and tagging, with the blob specs, redaction helpers
 // and run graph they share. It builds on package plumbing, writes objects
-// only through Repo.WriteValidated and refs only through refs.Store, and
+// only through Repo.WriteValidated (and Repo.WriteAppend, its form for
+// appends) and refs only through refs.Store, and
 // never prints or exits (cmd/tine renders the result structs).
 //
 // The other workflow rooms sit on this one and never the other way round
@@ -23,8 +24,10 @@
 // satisfy them. ListRuns, LoadRun and LoadEvents are such readers. The
 // verbs keep *plumbing.Repo because they need the whole handle: a write
 // goes through Repo.WriteValidated under the writers' lock, moves a ref by
-// compare-and-swap and refreshes the derived catalog (Commit, and every verb
-// that appends); revisions resolve through the repository's resolver
+// compare-and-swap and refreshes the derived catalog (Commit; the verbs
+// that append go through Repo.WriteAppend instead, which checks only the
+// new events and the run-graph delta against the run object they extend
+// and reads none of its older events: commitAppend); revisions resolve through the repository's resolver
 // (ResolveRun, Show, Tag, Fork); record also needs the repository root for
 // its recovery file and ref guards.
 //

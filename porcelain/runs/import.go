@@ -109,7 +109,7 @@ func Import(ctx context.Context, r *plumbing.Repo, opt ImportOptions) (*ImportRe
 	if err != nil {
 		return nil, err
 	}
-	if err := Commit(ctx, r, ref, h.expect, opt.Actor, append(im.objs, run)); err != nil {
+	if err := commitAppend(ctx, r, h, opt.Actor, append(im.objs, run)); err != nil {
 		return nil, err
 	}
 	im.res.AppendResult = AppendResult{Ref: ref, Run: run.ID.String(), Event: im.events[len(im.events)-1].ID.String(), Created: h.run == nil}

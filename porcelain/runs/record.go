@@ -72,9 +72,10 @@ type RecordResult struct {
 // opt.Ref (see the package documentation for its fields).
 //
 // Before running anything it checks that the event can be written: the
-// ref's namespace, the run still running, every event of the run readable,
-// the repository's directories writable (checkWritable) and the ref not
-// held by a stuck live writer (waitRefFree). Any failure there is an error
+// ref's namespace, the run still running, the run object and its tips
+// sound (checkBase), the repository's directories writable
+// (checkWritable) and the ref not held by a stuck live writer
+// (waitRefFree). Any failure there is an error
 // and nothing runs. A command that cannot start is an error wrapping
 // ErrCommandNotStarted and records nothing. Once the command ran, its
 // event is appended to whatever the run has become (appendRecorded); the
@@ -93,20 +94,15 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	if err := checkStatus(opt.Status); err != nil {
 		return nil, err
 	}
-	// Refuse a non-running run before spending the command's time.
+	// Refuse a non-running or damaged run (readHead checks the run object
+	// and its tips, all the append builds on) before spending the
+	// command's time.
 	h, err := readHead(ctx, r, ref)
 	if err != nil {
 		return nil, err
 	}
 	if err := h.checkAppendable(); err != nil {
 		return nil, err
-	}
-	// Read every event of the run now: a corrupt or missing event would
-	// only surface at the append, after the command had already run.
-	if h.run != nil {
-		if _, err := LoadRun(ctx, r.Objects(), h.run.ID); err != nil {
-			return nil, fmt.Errorf("ref %s: %w", ref, err)
-		}
 	}
 	if err := checkWritable(r, ref, opt.probe); err != nil {
 		return nil, err

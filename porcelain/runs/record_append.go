@@ -43,7 +43,7 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 	}
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
-		h, err := readHead(ctx, r, before.ref)
+		h, err := currentHead(ctx, r, before)
 		if err != nil {
 			return nil, err
 		}
@@ -58,7 +58,7 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 		if err != nil {
 			return nil, err
 		}
-		err = Commit(ctx, r, h.ref, h.expect, actor, []*objects.Object{run})
+		err = commitAppend(ctx, r, h, actor, []*objects.Object{run})
 		if err == nil {
 			res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: h.run == nil}
 			if h.run != nil {
@@ -77,6 +77,20 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 			backoff = min(2*backoff, maxLockedBackoff)
 		}
 	}
+}
+
+// currentHead is the ref's head now: before itself when the ref still
+// names before's run (read and checked already; only the ref file is read
+// again), else readHead's.
+func currentHead(ctx context.Context, r *plumbing.Repo, before *head) (*head, error) {
+	id, err := r.Refs().Read(ctx, before.ref)
+	switch {
+	case errors.Is(err, refs.ErrNotFound) && before.run == nil:
+		return before, nil
+	case err == nil && before.run != nil && id == before.run.ID:
+		return before, nil
+	}
+	return readHead(ctx, r, before.ref)
 }
 
 // acceptsRecorded refuses to append de to h's run when the run changed in

@@ -9,9 +9,35 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/refs"
 )
+
+// checkBase refuses, before record runs its command, a run the append
+// could not extend: its object must parse with valid links (objects.Links:
+// events, roots and tips well-formed oids, roots and tips among events)
+// and each of its tips must be a readable, intact event. That costs the
+// run object and its tips, never the older events, and it is enough: the
+// append reads nothing else. The new event names the tips as parents, and
+// the new run is checked against the run object alone
+// (Repo.WriteAppend), so an older event's damage cannot make the append
+// fail after the command ran. Such damage is fsck's to find, as git commit
+// does not re-read history before committing.
+func checkBase(ctx context.Context, g objects.Getter, h *head) error {
+	if h.run == nil {
+		return nil
+	}
+	if _, err := objects.Links(h.run.Object); err != nil {
+		return fmt.Errorf("ref %s: %w", h.ref, err)
+	}
+	for _, id := range h.run.Tips {
+		if _, err := g.Get(ctx, id); err != nil {
+			return fmt.Errorf("ref %s: run %s: tip %s: %w", h.ref, h.run.ID, id, err)
+		}
+	}
+	return nil
+}
 
 // busyWait is how long record waits for a live writer's guard on the run's
 // ref to change hands before refusing to run the command. A ref update

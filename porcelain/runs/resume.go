@@ -63,7 +63,7 @@ func Resume(ctx context.Context, r *plumbing.Repo, opt ResumeOptions) (*ResumeRe
 	if err != nil {
 		return nil, fmt.Errorf("build resumed run of %s: %w", h.run.ID, err)
 	}
-	if err := Commit(ctx, r, ref, h.expect, opt.Actor, []*objects.Object{run}); err != nil {
+	if err := commitAppend(ctx, r, h, opt.Actor, []*objects.Object{run}); err != nil {
 		return nil, err
 	}
 	res.Run, res.Previous = run.ID.String(), h.run.ID.String()
