@@ -43,18 +43,21 @@ func (l *loopResolver) Present(id objects.OID) (bool, error) {
 	return l.base.Present(id)
 }
 
-// resolver returns the session resolver, built on first use.
+// resolver returns the session resolver, built on first use, reading
+// stored objects under ctx (objects.Resolver takes no context, so the
+// resolver carries the one of the call it serves).
 func (lr *LoopRecorder) resolver(ctx context.Context) *loopResolver {
 	if lr.lres == nil {
-		lr.lres = &loopResolver{ctx: ctx, base: lr.res, known: map[objects.OID]*objects.Object{}, queued: map[objects.OID]bool{}}
+		lr.lres = &loopResolver{base: lr.res, known: map[objects.OID]*objects.Object{}, queued: map[objects.OID]bool{}}
 	}
+	lr.lres.ctx = ctx
 	return lr.lres
 }
 
 // put validates o against what is queued or stored and queues it; an
 // object already queued this session is not queued twice.
-func (lr *LoopRecorder) put(o *objects.Object) error {
-	res := lr.resolver(context.Background())
+func (lr *LoopRecorder) put(ctx context.Context, o *objects.Object) error {
+	res := lr.resolver(ctx)
 	if res.queued[o.ID] {
 		return nil
 	}
@@ -78,14 +81,14 @@ func (lr *LoopRecorder) put(o *objects.Object) error {
 // since, never the branch's whole chain again, so a long loop's
 // checkpoints cost the new iterations; otherwise (and for a run that is
 // not such an append) put validates it in full.
-func (lr *LoopRecorder) putRun(b *loopBranch, run *objects.Object) error {
-	res := lr.resolver(context.Background())
+func (lr *LoopRecorder) putRun(ctx context.Context, b *loopBranch, run *objects.Object) error {
+	res := lr.resolver(ctx)
 	if b.lastRun == nil || res.queued[run.ID] || res.base.HasShallowBoundary() {
-		return lr.putRunFull(b, run)
+		return lr.putRunFull(ctx, b, run)
 	}
 	_, err := objects.ValidateAppend(run, b.lastRun, res)
 	if errors.Is(err, objects.ErrNotAppend) {
-		return lr.putRunFull(b, run)
+		return lr.putRunFull(ctx, b, run)
 	}
 	if err != nil {
 		return fmt.Errorf("loop %s: %s %s: %w", lr.opt.Name, run.Type, run.ID, err)
@@ -110,8 +113,8 @@ func (b *loopBranch) keepRun(run *objects.Object) {
 }
 
 // putRunFull is putRun's full validation (put).
-func (lr *LoopRecorder) putRunFull(b *loopBranch, run *objects.Object) error {
-	if err := lr.put(run); err != nil {
+func (lr *LoopRecorder) putRunFull(ctx context.Context, b *loopBranch, run *objects.Object) error {
+	if err := lr.put(ctx, run); err != nil {
 		return err
 	}
 	b.keepRun(run)
@@ -120,7 +123,7 @@ func (lr *LoopRecorder) putRunFull(b *loopBranch, run *objects.Object) error {
 
 // event builds an event from payload (redacted, SPEC §1.7, like every
 // porcelain write), checks its metrics and queues it.
-func (lr *LoopRecorder) event(payload objects.Value, blobs ...*objects.Object) (objects.OID, error) {
+func (lr *LoopRecorder) event(ctx context.Context, payload objects.Value, blobs ...*objects.Object) (objects.OID, error) {
 	payload, _ = objects.RedactValue(payload)
 	if err := objects.CheckMetrics(payload); err != nil {
 		return objects.OID{}, fmt.Errorf("loop %s: %w: %w", lr.opt.Name, runs.ErrBadEvent, err)
@@ -131,12 +134,12 @@ func (lr *LoopRecorder) event(payload objects.Value, blobs ...*objects.Object) (
 	}
 	for _, b := range blobs {
 		if b != nil {
-			if err := lr.put(b); err != nil {
+			if err := lr.put(ctx, b); err != nil {
 				return objects.OID{}, err
 			}
 		}
 	}
-	if err := lr.put(o); err != nil {
+	if err := lr.put(ctx, o); err != nil {
 		return objects.OID{}, err
 	}
 	return o.ID, nil
@@ -204,7 +207,7 @@ func (lr *LoopRecorder) Checkpoint(ctx context.Context, best *loop.BestSnapshot)
 		if err != nil {
 			return err
 		}
-		if err := lr.putRun(b, o); err != nil {
+		if err := lr.putRun(ctx, b, o); err != nil {
 			return err
 		}
 		lr.stats.Runs++

@@ -186,7 +186,7 @@ func (lr *LoopRecorder) Start(ctx context.Context, s loop.StartRecord) error {
 	lr.start = s
 	lr.lastCkpt = lr.opt.Now()
 	blob := lr.stateBlob(s.Initial)
-	ev, err := lr.event(initPayload(lr.opt.Name, s, blob), blob)
+	ev, err := lr.event(ctx, initPayload(lr.opt.Name, s, blob), blob)
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func (lr *LoopRecorder) Iteration(ctx context.Context, it loop.IterationRecord) 
 	if err != nil {
 		return fmt.Errorf("loop %s: iteration %d: %w", lr.opt.Name, it.Iteration, err)
 	}
-	ev, err := lr.event(p, blobs...)
+	ev, err := lr.event(ctx, p, blobs...)
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func (lr *LoopRecorder) Fork(ctx context.Context, f loop.ForkRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := lr.putRun(parent, snap); err != nil {
+	if err := lr.putRun(ctx, parent, snap); err != nil {
 		return err
 	}
 	st := f.State
@@ -270,7 +270,7 @@ func (lr *LoopRecorder) End(ctx context.Context, e loop.EndRecord) error {
 	}
 	at := lr.start.Time.Add(e.Elapsed)
 	if isPolicyGate(e.Gate) {
-		ev, err := lr.event(policyPayload(lr.opt.Name, e, lr.start.Policy, lr.totalSteps, b.tip(), at))
+		ev, err := lr.event(ctx, policyPayload(lr.opt.Name, e, lr.start.Policy, lr.totalSteps, b.tip(), at))
 		if err != nil {
 			return err
 		}
@@ -280,7 +280,7 @@ func (lr *LoopRecorder) End(ctx context.Context, e loop.EndRecord) error {
 	if b.adopted != nil {
 		blob = lr.stateBlob(*b.adopted)
 	}
-	ev, err := lr.event(donePayload(lr.opt.Name, e, b.tip(), at, b.adopted, blob), blob)
+	ev, err := lr.event(ctx, donePayload(lr.opt.Name, e, b.tip(), at, b.adopted, blob), blob)
 	if err != nil {
 		return err
 	}

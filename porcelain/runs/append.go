@@ -187,10 +187,10 @@ func UnixSeconds(t time.Time) objects.Value {
 // WritableRef normalizes a ref a porcelain verb writes a run to: heads/
 // and experiments/ only (promotions move through tine promote's policy).
 // A short name such as "main" names an existing ref (heads/main).
-func WritableRef(r *plumbing.Repo, name string) (string, error) {
+func WritableRef(ctx context.Context, r *plumbing.Repo, name string) (string, error) {
 	ref, err := refs.NormalizeName(name)
 	if err != nil {
-		if id, short, rerr := r.ResolveRevision(context.Background(), name); rerr == nil && short != "" && !id.IsZero() && !hasReflogSuffix(name) {
+		if id, short, rerr := r.ResolveRevision(ctx, name); rerr == nil && short != "" && !id.IsZero() && !hasReflogSuffix(name) {
 			ref, err = short, nil
 		}
 	}

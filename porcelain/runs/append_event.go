@@ -72,7 +72,7 @@ const MaxEventFileBytes = 16 << 20
 // the event must pass the SPEC §1.5 link and metrics rules.
 func AppendEvent(ctx context.Context, r *plumbing.Repo, opt AppendEventOptions) (*AppendResult, error) {
 	now := Clock(opt.Now)()
-	ref, err := WritableRef(r, OrDefault(opt.Ref, DefaultRef))
+	ref, err := WritableRef(ctx, r, OrDefault(opt.Ref, DefaultRef))
 	if err != nil {
 		return nil, err
 	}

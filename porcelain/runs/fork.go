@@ -76,7 +76,7 @@ func Fork(ctx context.Context, r *plumbing.Repo, opt ForkOptions) (*ForkResult, 
 	if ref == "" {
 		ref = "experiments/" + sourceName(srcRef, src.ID) + "-" + Short(evID)
 	}
-	if ref, err = WritableRef(r, ref); err != nil {
+	if ref, err = WritableRef(ctx, r, ref); err != nil {
 		return nil, err
 	}
 	roots, tips := RootsTips(events)

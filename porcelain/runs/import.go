@@ -76,7 +76,7 @@ type ImportResult struct {
 // that names the line number.
 func Import(ctx context.Context, r *plumbing.Repo, opt ImportOptions) (*ImportResult, error) {
 	now := Clock(opt.Now)()
-	ref, err := WritableRef(r, OrDefault(opt.Ref, DefaultRef))
+	ref, err := WritableRef(ctx, r, OrDefault(opt.Ref, DefaultRef))
 	if err != nil {
 		return nil, err
 	}

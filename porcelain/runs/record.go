@@ -87,7 +87,7 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 		return nil, ErrNoCommand
 	}
 	now := Clock(opt.Now)
-	ref, err := WritableRef(r, OrDefault(opt.Ref, DefaultRef))
+	ref, err := WritableRef(ctx, r, OrDefault(opt.Ref, DefaultRef))
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ type ResumeResult struct {
 // (AlreadyRunning). Events are then appended with record --ref or import
 // --ref.
 func Resume(ctx context.Context, r *plumbing.Repo, opt ResumeOptions) (*ResumeResult, error) {
-	ref, err := WritableRef(r, opt.Ref)
+	ref, err := WritableRef(ctx, r, opt.Ref)
 	if err != nil {
 		return nil, err
 	}

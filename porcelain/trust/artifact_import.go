@@ -107,7 +107,7 @@ func ImportArtifact(ctx context.Context, r *plumbing.Repo, opt ArtifactImportOpt
 	if err != nil {
 		return nil, err
 	}
-	ref, err := runs.WritableRef(r, runs.OrDefault(opt.Ref, DefaultArtifactRef(art.RunID)))
+	ref, err := runs.WritableRef(ctx, r, runs.OrDefault(opt.Ref, DefaultArtifactRef(art.RunID)))
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@
 package runstest
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,7 +39,7 @@ func FakeClock(base time.Time, step time.Duration) func() time.Time {
 // AppendEvent appends an event given as JSON to ref.
 func AppendEvent(t testing.TB, r *plumbing.Repo, ref, js string, now func() time.Time) *runs.AppendResult {
 	t.Helper()
-	res, err := runs.AppendEvent(context.Background(), r, runs.AppendEventOptions{Ref: ref, Data: []byte(js), Now: now})
+	res, err := runs.AppendEvent(t.Context(), r, runs.AppendEventOptions{Ref: ref, Data: []byte(js), Now: now})
 	if err != nil {
 		t.Fatalf("append %s: %v", js, err)
 	}
@@ -60,7 +59,7 @@ func MustOID(t testing.TB, s string) objects.OID {
 // LoadRef loads the run at a revision.
 func LoadRef(t testing.TB, r *plumbing.Repo, rev string) *runs.Run {
 	t.Helper()
-	run, _, err := runs.ResolveRun(context.Background(), r, rev)
+	run, _, err := runs.ResolveRun(t.Context(), r, rev)
 	if err != nil {
 		t.Fatalf("resolve %s: %v", rev, err)
 	}
@@ -85,7 +84,7 @@ func PlantDeadWriter(t testing.TB, r *plumbing.Repo, ref string, meant objects.O
 // NoLeftovers fails if any ref guard, staging file or journal is on disk.
 func NoLeftovers(t testing.TB, r *plumbing.Repo) {
 	t.Helper()
-	if gs, err := r.Refs().StaleGuards(context.Background()); err != nil || len(gs) != 0 {
+	if gs, err := r.Refs().StaleGuards(t.Context()); err != nil || len(gs) != 0 {
 		t.Fatalf("left behind: %+v, %v", gs, err)
 	}
 }
