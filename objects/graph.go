@@ -160,21 +160,7 @@ func checkRootsTips(p *linkParser, pl Value, events []OID, parentsOf map[OID][]O
 			wantTips[e] = true
 		}
 	}
-	roots, err := p.oidList(pl, "roots", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
-	if err != nil {
-		return err
-	}
-	if !sameSet(roots, wantRoots) {
-		return Errorf(ReasonGraphRootsMismatch, "roots are not exactly the parentless events")
-	}
-	tips, err := p.oidList(pl, "tips", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
-	if err != nil {
-		return err
-	}
-	if !sameSet(tips, wantTips) {
-		return Errorf(ReasonGraphTipsMismatch, "tips are not exactly the events no event names as a parent")
-	}
-	return nil
+	return checkListsEqual(p, pl, wantRoots, wantTips)
 }
 
 // sameSet reports whether the distinct members of ids are exactly want.
