@@ -24,6 +24,7 @@ const (
 	stepRemove  = "remove"  // remove
 	stepSyncDir = "syncdir" // syncDir
 	stepMkdir   = "mkdir"   // mkdirAll
+	stepSyncFS  = "syncfs"  // syncFS
 )
 
 // step is one operation a faultFS saw: its kind and the file's path.
@@ -130,6 +131,26 @@ func (f *faultFS) mkdirAll(dir string, perm os.FileMode) error {
 		return fault("mkdir", dir)
 	}
 	return osFS{}.mkdirAll(dir, perm)
+}
+
+func (f *faultFS) syncFS(dir string) error {
+	if f.hit(stepSyncFS, dir) {
+		return fmt.Errorf("syncfs %s: %w", dir, errInjected)
+	}
+	return osFS{}.syncFS(dir)
+}
+
+// count returns how many steps of kind f saw.
+func (f *faultFS) count(kind string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, st := range f.steps {
+		if st.kind == kind {
+			n++
+		}
+	}
+	return n
 }
 
 // faultFile is a file of a faultFS.

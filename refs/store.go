@@ -27,6 +27,13 @@ type Store struct {
 	// fs performs every file operation of the write and recovery paths:
 	// osFS, or a faulty one in the fault-injection tests.
 	fs fileSystem
+	// syncParallel is how many fsyncs a transaction keeps in flight, and
+	// syncFSMin the number of staging files from which it uses one
+	// syncfs(2) instead (defaultSyncParallel, defaultSyncFSMin; the
+	// fault-injection tests change them to fix the order of steps or to
+	// reach the syncfs path).
+	syncParallel int
+	syncFSMin    int
 	// beforeUpdate runs before a transaction that moves a ref fetches its
 	// targets (WithBeforeUpdate).
 	beforeUpdate func(context.Context) error
@@ -53,7 +60,8 @@ func WithBeforeUpdate(fn func(context.Context) error) Option {
 // forward by the next write, List or Recover, and by a Read of a ref
 // it involves.
 func Open(repoRoot string, algo objects.Algo, objs objects.Getter, opts ...Option) *Store {
-	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader, fs: osFS{}}
+	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader, fs: osFS{},
+		syncParallel: defaultSyncParallel, syncFSMin: defaultSyncFSMin}
 	for _, o := range opts {
 		o(s)
 	}

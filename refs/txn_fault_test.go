@@ -38,7 +38,20 @@ type faultOp struct {
 	// newShallow are its sets.
 	shallow                bool
 	oldShallow, newShallow []objects.OID
-	run                    func(ctx context.Context, s *Store) error
+	// syncFSMin, when set, is the store's syncFSMin: 2 makes a
+	// transaction of two updates use syncfs(2) for its staging files.
+	syncFSMin int
+	run       func(ctx context.Context, s *Store) error
+}
+
+// faultStore makes s run op's file operations through fs in a fixed
+// order: one fsync at a time, so the nth step is the same on every run.
+func faultStore(s *Store, op faultOp, fs *faultFS) {
+	s.fs = fs
+	s.syncParallel = 1
+	if op.syncFSMin > 0 {
+		s.syncFSMin = op.syncFSMin
+	}
 }
 
 func TestRefFaultSingleUpdate(t *testing.T) {
@@ -67,16 +80,31 @@ func TestRefFaultDelete(t *testing.T) {
 	})
 }
 
-func TestRefFaultTransaction(t *testing.T) {
+func TestRefFaultTransaction(t *testing.T) { testRefFaultTransaction(t, 0) }
+
+// TestRefFaultTransactionSyncFS: the same transaction with its staging
+// files made durable by one syncfs(2) instead of an fsync each.
+func TestRefFaultTransactionSyncFS(t *testing.T) {
+	if !haveSyncFS {
+		t.Skip("no syncfs(2) here")
+	}
+	testRefFaultTransaction(t, 2)
+}
+
+// testRefFaultTransaction: an update, a delete, a create and a verify in
+// one transaction, with the store's syncFSMin set to syncFSMin (0 keeps
+// the default).
+func testRefFaultTransaction(t *testing.T, syncFSMin int) {
 	runFaultCase(t, func(t *testing.T, s *Store, g *memObjects) faultOp {
 		a1, b1, d1, x := g.run(objects.BLAKE3, "a1"), g.run(objects.BLAKE3, "b1"), g.run(objects.BLAKE3, "d1"), g.run(objects.BLAKE3, "x")
 		mustCreate(t, s, "heads/a", a1)
 		mustCreate(t, s, "heads/b", b1)
 		mustCreate(t, s, "heads/d", d1)
 		return faultOp{
-			refs: []string{"heads/a", "heads/b", "tags/c", "heads/d"},
-			old:  ids(a1, b1, objects.OID{}, d1),
-			new:  ids(x, objects.OID{}, x, d1),
+			syncFSMin: syncFSMin,
+			refs:      []string{"heads/a", "heads/b", "tags/c", "heads/d"},
+			old:       ids(a1, b1, objects.OID{}, d1),
+			new:       ids(x, objects.OID{}, x, d1),
 			run: func(ctx context.Context, s *Store) error {
 				txn := s.NewTransaction("txn")
 				txn.Update("heads/a", x, ExpectValue(a1))
@@ -156,7 +184,7 @@ func runFaultCase(t *testing.T, setup func(t *testing.T, s *Store, g *memObjects
 	s, g := newTestStore(t, objects.BLAKE3)
 	op := setup(t, s, g)
 	count := &faultFS{root: s.root}
-	s.fs = count
+	faultStore(s, op, count)
 	if err := op.run(ctx, s); err != nil {
 		t.Fatalf("without faults: %v", err)
 	}
@@ -176,7 +204,7 @@ func runFaultCase(t *testing.T, setup func(t *testing.T, s *Store, g *memObjects
 			op := setup(t, s, g)
 			logs := readLogs(t, s, op.refs)
 			ffs := &faultFS{root: s.root, kind: kind, failAt: n}
-			s.fs = ffs
+			faultStore(s, op, ffs)
 			err := op.run(ctx, s)
 			if ffs.failed == nil || ffs.failedIndex != i {
 				t.Fatalf("step %d (%s) was not reached again: the operation is not deterministic; failed %v at %d", i+1, steps[i], ffs.failed, ffs.failedIndex)
