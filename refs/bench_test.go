@@ -15,15 +15,6 @@ const benchTxnRefs = 1000
 // BenchmarkTransaction1000 creates benchTxnRefs refs under one directory
 // in one transaction on a fresh repository (git update-ref --stdin).
 func BenchmarkTransaction1000(b *testing.B) {
-	b.Run("fsync", func(b *testing.B) { benchTransaction(b, 1<<30) })
-	if haveSyncFS {
-		b.Run("syncfs", func(b *testing.B) { benchTransaction(b, 1) })
-	}
-}
-
-// benchTransaction is BenchmarkTransaction1000 with the store's
-// syncFSMin set: 1 always uses syncfs(2), a huge one never.
-func benchTransaction(b *testing.B, syncFSMin int) {
 	ctx := context.Background()
 	g := newMem()
 	targets := make([]objects.OID, benchTxnRefs)
@@ -33,7 +24,6 @@ func benchTransaction(b *testing.B, syncFSMin int) {
 	for b.Loop() {
 		b.StopTimer()
 		s := Open(b.TempDir(), objects.BLAKE3, g)
-		s.syncFSMin = syncFSMin
 		txn := s.NewTransaction("bench")
 		for i, id := range targets {
 			txn.Create(fmt.Sprintf("tags/bench/%05d", i), id)

@@ -24,7 +24,6 @@ const (
 	stepRemove  = "remove"  // remove
 	stepSyncDir = "syncdir" // syncDir
 	stepMkdir   = "mkdir"   // mkdirAll
-	stepSyncFS  = "syncfs"  // syncFS
 )
 
 // step is one operation a faultFS saw: its kind and the file's path.
@@ -131,13 +130,6 @@ func (f *faultFS) mkdirAll(dir string, perm os.FileMode) error {
 		return fault("mkdir", dir)
 	}
 	return osFS{}.mkdirAll(dir, perm)
-}
-
-func (f *faultFS) syncFS(dir string) error {
-	if f.hit(stepSyncFS, dir) {
-		return fmt.Errorf("syncfs %s: %w", dir, errInjected)
-	}
-	return osFS{}.syncFS(dir)
 }
 
 // count returns how many steps of kind f saw.

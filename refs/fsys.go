@@ -27,9 +27,6 @@ type fileSystem interface {
 	syncDir(dir string) error
 	// mkdirAll creates dir and its parents durably (fsutil.MkdirAllSync).
 	mkdirAll(dir string, perm os.FileMode) error
-	// syncFS flushes the whole file system holding dir (syncfs(2); only
-	// called where haveSyncFS).
-	syncFS(dir string) error
 }
 
 // file is the part of *os.File that refs uses.
@@ -68,7 +65,6 @@ func (osFS) rename(oldpath, newpath string) error        { return os.Rename(oldp
 func (osFS) remove(path string) error                    { return os.Remove(path) }
 func (osFS) syncDir(dir string) error                    { return fsutil.SyncDir(dir) }
 func (osFS) mkdirAll(dir string, perm os.FileMode) error { return fsutil.MkdirAllSync(dir, perm) }
-func (osFS) syncFS(dir string) error                     { return syncFS(dir) }
 
 // writeFileAtomic writes data to path so that readers see the old file or
 // the whole new one: a temporary .tmp-<name>-<random> in the same

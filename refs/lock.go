@@ -106,14 +106,12 @@ func (s *Store) createStaging(path string, data []byte) (file, error) {
 }
 
 // stage writes the staging file of every update in ops and makes them all
-// durable before it returns (SPEC §2.5 step 3). Files are written in
+// durable before it returns (SPEC §2.5 step 3): files are written in
 // chunks of syncChunk, each chunk then fsynced concurrently (syncFiles)
-// and closed, which bounds the open descriptors; from s.syncFSMin updates
-// on, each file is closed once written and the file system flushed once
-// with syncfs(2) instead. With dirsToo the staging files' directory
-// entries are made durable as well (a journal is about to name them):
-// each directory is fsynced once, or covered by the syncfs. It returns
-// the sorted, distinct directories of every op.
+// and closed, which bounds the open descriptors. With dirsToo the staging
+// files' directory entries are made durable as well (a journal is about to
+// name them), each directory fsynced once. It returns the sorted, distinct
+// directories of every op.
 func (s *Store) stage(ops []*txOp, dirsToo bool) ([]string, error) {
 	var updates []*txOp
 	var dirs []string
@@ -124,17 +122,10 @@ func (s *Store) stage(ops []*txOp, dirsToo bool) ([]string, error) {
 		}
 	}
 	dirs = sortedUnique(dirs)
-	useSyncFS := haveSyncFS && len(updates) > 1 && len(updates) >= s.syncFSMin
 	for chunk := range slices.Chunk(updates, syncChunk) {
-		if err := s.stageChunk(chunk, !useSyncFS); err != nil {
+		if err := s.stageChunk(chunk); err != nil {
 			return nil, err
 		}
-	}
-	if useSyncFS {
-		if err := s.fs.syncFS(s.root); err != nil {
-			return nil, fmt.Errorf("refs: make the staging files durable: %w", err)
-		}
-		return dirs, nil
 	}
 	if dirsToo {
 		for _, d := range dirs {
@@ -146,9 +137,9 @@ func (s *Store) stage(ops []*txOp, dirsToo bool) ([]string, error) {
 	return dirs, nil
 }
 
-// stageChunk writes the staging files of updates and, with fsync,
-// fsyncs them together; it closes every file it opened.
-func (s *Store) stageChunk(updates []*txOp, fsync bool) (err error) {
+// stageChunk writes the staging files of updates and fsyncs them
+// together; it closes every file it opened.
+func (s *Store) stageChunk(updates []*txOp) (err error) {
 	files := make([]file, 0, len(updates))
 	defer func() {
 		if i, cerr := closeFiles(files); cerr != nil && err == nil {
@@ -162,10 +153,8 @@ func (s *Store) stageChunk(updates []*txOp, fsync bool) (err error) {
 		}
 		files = append(files, f)
 	}
-	if fsync {
-		if i, err := s.syncFiles(files); err != nil {
-			return fmt.Errorf("ref %s: fsync staging file: %w", updates[i].norm, err)
-		}
+	if i, err := s.syncFiles(files); err != nil {
+		return fmt.Errorf("ref %s: fsync staging file: %w", updates[i].norm, err)
 	}
 	return nil
 }

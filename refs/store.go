@@ -27,13 +27,10 @@ type Store struct {
 	// fs performs every file operation of the write and recovery paths:
 	// osFS, or a faulty one in the fault-injection tests.
 	fs fileSystem
-	// syncParallel is how many fsyncs a transaction keeps in flight, and
-	// syncFSMin the number of staging files from which it uses one
-	// syncfs(2) instead (defaultSyncParallel, defaultSyncFSMin; the
-	// fault-injection tests change them to fix the order of steps or to
-	// reach the syncfs path).
+	// syncParallel is how many fsyncs a transaction keeps in flight
+	// (defaultSyncParallel; the fault-injection tests set 1 to fix the
+	// order of steps).
 	syncParallel int
-	syncFSMin    int
 	// beforeUpdate runs before a transaction that moves a ref fetches its
 	// targets (WithBeforeUpdate).
 	beforeUpdate func(context.Context) error
@@ -61,7 +58,7 @@ func WithBeforeUpdate(fn func(context.Context) error) Option {
 // it involves.
 func Open(repoRoot string, algo objects.Algo, objs objects.Getter, opts ...Option) *Store {
 	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader, fs: osFS{},
-		syncParallel: defaultSyncParallel, syncFSMin: defaultSyncFSMin}
+		syncParallel: defaultSyncParallel}
 	for _, o := range opts {
 		o(s)
 	}
