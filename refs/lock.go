@@ -110,9 +110,8 @@ func (s *Store) createStaging(path string, data []byte) (file, error) {
 // chunks of syncChunk, each chunk then fsynced concurrently (syncFiles)
 // and closed, which bounds the open descriptors. With dirsToo the staging
 // files' directory entries are made durable as well (a journal is about to
-// name them), each directory fsynced once. It returns the sorted, distinct
-// directories of every op.
-func (s *Store) stage(ops []*txOp, dirsToo bool) ([]string, error) {
+// name them), each directory fsynced once.
+func (s *Store) stage(ops []*txOp, dirsToo bool) error {
 	var updates []*txOp
 	var dirs []string
 	for _, op := range ops {
@@ -124,17 +123,17 @@ func (s *Store) stage(ops []*txOp, dirsToo bool) ([]string, error) {
 	dirs = sortedUnique(dirs)
 	for chunk := range slices.Chunk(updates, syncChunk) {
 		if err := s.stageChunk(chunk); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if dirsToo {
 		for _, d := range dirs {
 			if err := s.fs.syncDir(d); err != nil {
-				return nil, fmt.Errorf("refs: make the staging files durable: %w", err)
+				return fmt.Errorf("refs: make the staging files durable: %w", err)
 			}
 		}
 	}
-	return dirs, nil
+	return nil
 }
 
 // stageChunk writes the staging files of updates and fsyncs them

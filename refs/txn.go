@@ -198,7 +198,7 @@ func (t *Transaction) Commit(ctx context.Context) error {
 	// Step 3: staging files, all written and then made durable together
 	// (stage). A journal will name them, so their directory entries must
 	// be durable first too.
-	if _, err := s.stage(mut, len(mut) > 1); err != nil {
+	if err := s.stage(mut, len(mut) > 1); err != nil {
 		return err
 	}
 	commitHook("staged")

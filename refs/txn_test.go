@@ -119,7 +119,7 @@ func crash(t *testing.T, s *Store, ops []*txOp, applied int, commit bool) string
 			if op.row, err = EncodeReflogRow(ReflogEntry{Actor: "dead", New: op.newID, Old: op.cur, Ref: op.norm, TimeNS: 7}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.stage([]*txOp{{kind: opUpdate, norm: op.norm, newID: op.newID}}, false); err != nil {
+			if err := s.stage([]*txOp{{kind: opUpdate, norm: op.norm, newID: op.newID}}, false); err != nil {
 				t.Fatal(err)
 			}
 		}
