@@ -244,6 +244,11 @@ if want refs; then
 		fresh "$WORK/git-refs" "$X"
 		measure refs git git -C "$X" update-ref --stdin <"$WORK/git.refstream"
 		[ "$(git -C "$X" for-each-ref | wc -l)" = "$REFS" ] || { say "git made the wrong number of refs"; exit 1; }
+		# Durable git: ref files fsynced, every ref's update logged, as
+		# tine fsyncs every ref and reflog.
+		fresh "$WORK/git-refs" "$X"
+		measure refs gitd git -c core.fsync=reference -c core.logAllRefUpdates=always -C "$X" update-ref --stdin <"$WORK/git.refstream"
+		[ "$(ls "$X/.git/logs/refs/tags/bench" | wc -l)" = "$REFS" ] || { say "durable git logged the wrong number of refs"; exit 1; }
 		fresh "$WORK/tine-refs" "$X"
 		measure refs tine "$TINE" --repo "$X" update-ref --stdin <"$WORK/tine.refstream" >/dev/null
 		[ "$("$TINE" --repo "$X" refs | wc -l)" = "$REFS" ] || { say "tine made the wrong number of refs"; exit 1; }
@@ -333,7 +338,8 @@ row() { # row LABEL CASE GIT_TOOL TARGET
 	row "read all from packs" read git 1.0
 	row "repack (tine: its packs as written)" repack git 0.5
 	row "repack (tine: from loose)" repack-loose git -
-	row "$REFS ref updates, one transaction" refs git 1.0
+	row "$REFS refs, one txn, git defaults" refs git -
+	row "$REFS refs, one txn, durable git" refs gitd 1.0
 	if [ -f "$RES/large.raw" ]; then
 		row "$LARGE_MB MiB file: tine vs raw BLAKE3" large raw -
 		[ -f "$RES/large.git" ] && row "$LARGE_MB MiB file: tine vs git" large git -

@@ -34,7 +34,7 @@ func TestHarnessSmoke(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
-	for _, row := range []string{"bulk write (200", "fsck, loose", "fsck, packed", "read all from packs", "200 ref updates"} {
+	for _, row := range []string{"bulk write (200", "fsck, loose", "fsck, packed", "read all from packs", "200 refs, one txn, git defaults", "200 refs, one txn, durable git"} {
 		line := lineWith(report, row)
 		if line == "" {
 			t.Errorf("report lacks the %q row:\n%s", row, report)

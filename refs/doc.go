@@ -57,9 +57,14 @@
 // typed object; create every guard, in name order; read each current value
 // and compare it with the caller's Expect (ExpectValue, ExpectAbsent,
 // ExpectAny, ExpectExists), failing with *StaleError naming expected and
-// actual; write and fsync the staging files; rename them over the refs and
-// fsync the directories; append the reflog rows; remove the guards. Any
-// failure before the renames leaves every ref and reflog unchanged.
+// actual; write every staging file, then fsync them together (up to 32 in
+// flight, in chunks of 1,024 open files); rename them over the refs and
+// fsync each directory once; append the reflog rows, one append per log,
+// each new log's directory fsynced once and the logs fsynced together;
+// remove the guards. So a transaction costs O(refs) file fsyncs but
+// O(directories) directory fsyncs, and its fsyncs share the file
+// system's journal commits. Any failure before the renames leaves every
+// ref and reflog unchanged.
 //
 // # Transactions and crashes
 //

@@ -132,6 +132,19 @@ func (f *faultFS) mkdirAll(dir string, perm os.FileMode) error {
 	return osFS{}.mkdirAll(dir, perm)
 }
 
+// count returns how many steps of kind f saw.
+func (f *faultFS) count(kind string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, st := range f.steps {
+		if st.kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
 // faultFile is a file of a faultFS.
 type faultFile struct {
 	f    file

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 )
 
@@ -84,28 +85,75 @@ func within(dir, path string) bool {
 	return err == nil && rel != "." && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != ".."+string(filepath.Separator))
 }
 
-// writeStaging writes the staging file <ref>..lock and fsyncs it (SPEC
-// §2.5 step 3). A leftover from a crashed writer is replaced: the caller
-// holds the guard, so no live writer owns it. On failure the caller's
-// release of the guard removes what was written.
-func (s *Store) writeStaging(path string, data []byte) error {
+// createStaging writes the staging file <ref>..lock (SPEC §2.5 step 3)
+// and returns it open, not yet fsynced: stage fsyncs a transaction's
+// staging files together. A leftover from a crashed writer is replaced:
+// the caller holds the guard, so no live writer owns it. On failure the
+// caller's release of the guard removes what was written.
+func (s *Store) createStaging(path string, data []byte) (file, error) {
 	if err := s.fs.remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove a dead writer's staging file: %w", err)
+		return nil, fmt.Errorf("remove a dead writer's staging file: %w", err)
 	}
 	f, err := s.fs.openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollowFlag, 0o644)
 	if err != nil {
-		return fmt.Errorf("create staging file: %w", err)
+		return nil, fmt.Errorf("create staging file: %w", err)
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return fmt.Errorf("write staging file: %w", err)
+		return nil, fmt.Errorf("write staging file: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("fsync staging file: %w", err)
+	return f, nil
+}
+
+// stage writes the staging file of every update in ops and makes them all
+// durable before it returns (SPEC §2.5 step 3): files are written in
+// chunks of syncChunk, each chunk then fsynced concurrently (syncFiles)
+// and closed, which bounds the open descriptors. With dirsToo the staging
+// files' directory entries are made durable as well (a journal is about to
+// name them), each directory fsynced once.
+func (s *Store) stage(ops []*txOp, dirsToo bool) error {
+	var updates []*txOp
+	var dirs []string
+	for _, op := range ops {
+		dirs = append(dirs, filepath.Dir(s.refPath(op.norm)))
+		if op.kind == opUpdate {
+			updates = append(updates, op)
+		}
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close staging file: %w", err)
+	dirs = sortedUnique(dirs)
+	for chunk := range slices.Chunk(updates, syncChunk) {
+		if err := s.stageChunk(chunk); err != nil {
+			return err
+		}
+	}
+	if dirsToo {
+		for _, d := range dirs {
+			if err := s.fs.syncDir(d); err != nil {
+				return fmt.Errorf("refs: make the staging files durable: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// stageChunk writes the staging files of updates and fsyncs them
+// together; it closes every file it opened.
+func (s *Store) stageChunk(updates []*txOp) (err error) {
+	files := make([]file, 0, len(updates))
+	defer func() {
+		if i, cerr := closeFiles(files); cerr != nil && err == nil {
+			err = fmt.Errorf("ref %s: close staging file: %w", updates[i].norm, cerr)
+		}
+	}()
+	for _, op := range updates {
+		f, err := s.createStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(op.newID))
+		if err != nil {
+			return fmt.Errorf("ref %s: %w", op.norm, err)
+		}
+		files = append(files, f)
+	}
+	if i, err := s.syncFiles(files); err != nil {
+		return fmt.Errorf("ref %s: fsync staging file: %w", updates[i].norm, err)
 	}
 	return nil
 }

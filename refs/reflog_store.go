@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // MaxReflogBytes bounds a reflog on read. OpenTine does not rotate reflogs
@@ -110,52 +111,101 @@ func (s *Store) Reflog(name string) ([]ReflogEntry, error) {
 	return rr.Entries, err
 }
 
-// appendReflog appends one encoded row to ref norm's reflog and fsyncs it
-// (SPEC §2.5 step 5). The caller holds the ref's guard, which also
-// serializes appends. A torn final row left by a crash is cut off first, so
-// the new row starts on a line of its own. While the log holds no complete
-// row its directory is fsynced before the row is written: a log created by
-// this append, or by an earlier one that failed before the directory was
-// synced, must not vanish in a crash with the rows appended to it later.
-func (s *Store) appendReflog(norm string, row []byte) error {
-	path := s.logPath(norm)
-	dir := filepath.Dir(path)
-	if err := s.fs.mkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("reflog directory: %w", err)
+// appendReflogs appends each op's encoded row to its ref's reflog and
+// makes them durable (SPEC §2.5 step 5), one append per log, in chunks of
+// syncChunk logs: every log of a chunk is opened, the directories of logs
+// that hold no complete row yet are fsynced (each once per chunk: a log
+// created after a directory's fsync needs one of its own), then every row is written and the logs are fsynced
+// together (syncFiles). The caller holds each ref's guard, which also
+// serializes appends to its log. A torn final row left by a crash is cut
+// off first, so the new row starts on a line of its own. A log that holds
+// no complete row (created now, or by an append that failed before its
+// directory was synced) has its directory fsynced before its row is
+// written: it must not vanish in a crash with the rows appended later.
+func (s *Store) appendReflogs(ops []*txOp) error {
+	made := map[string]bool{}
+	for chunk := range slices.Chunk(ops, syncChunk) {
+		if err := s.appendReflogChunk(chunk, made); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// appendReflogChunk is appendReflogs for one chunk; made holds the log
+// directories this transaction already created.
+func (s *Store) appendReflogChunk(ops []*txOp, made map[string]bool) error {
+	logs := make([]file, 0, len(ops))
+	defer func() { closeFiles(logs) }()
+	ends := make([]int64, 0, len(ops))
+	var newDirs []string
+	for _, op := range ops {
+		path := s.logPath(op.norm)
+		dir := filepath.Dir(path)
+		if !made[dir] {
+			if err := s.fs.mkdirAll(dir, 0o755); err != nil {
+				return reflogError(op, fmt.Errorf("reflog directory: %w", err))
+			}
+			made[dir] = true
+		}
+		f, end, err := s.openReflog(path)
+		if err != nil {
+			return reflogError(op, err)
+		}
+		logs = append(logs, f)
+		ends = append(ends, end)
+		if end == 0 {
+			newDirs = append(newDirs, dir)
+		}
+	}
+	for _, d := range sortedUnique(newDirs) {
+		if err := s.fs.syncDir(d); err != nil {
+			return fmt.Errorf("refs: make the new reflogs durable: %w", err)
+		}
+	}
+	for i, op := range ops {
+		if _, err := logs[i].WriteAt(op.row, ends[i]); err != nil {
+			return reflogError(op, fmt.Errorf("append to reflog: %w", err))
+		}
+	}
+	if i, err := s.syncFiles(logs); err != nil {
+		return reflogError(ops[i], fmt.Errorf("fsync reflog: %w", err))
+	}
+	return nil
+}
+
+// reflogError says that op's ref moved but its row was not written.
+func reflogError(op *txOp, err error) error {
+	return fmt.Errorf("ref %s moved to %s but its reflog row was not written: %w", op.norm, op.newID, err)
+}
+
+// openReflog opens (creating) the reflog at path for an append, cuts off a
+// torn final row, and returns the file and the offset the row goes at.
+func (s *Store) openReflog(path string) (file, int64, error) {
 	f, err := s.fs.openFile(path, os.O_RDWR|os.O_CREATE|noFollowFlag, 0o644)
 	if err != nil {
-		return fmt.Errorf("open reflog: %w", err)
+		return nil, 0, fmt.Errorf("open reflog: %w", err)
 	}
-	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil {
-		return err
+	if err == nil {
+		err = checkRegular(path, fi, 1)
 	}
-	if err := checkRegular(path, fi, 1); err != nil {
-		return err
+	if err != nil {
+		f.Close()
+		return nil, 0, err
 	}
 	end, err := completeRowsEnd(f, fi.Size())
 	if err != nil {
-		return fmt.Errorf("read reflog: %w", err)
+		f.Close()
+		return nil, 0, fmt.Errorf("read reflog: %w", err)
 	}
 	if end != fi.Size() {
 		if err := f.Truncate(end); err != nil {
-			return fmt.Errorf("cut the torn row off the reflog: %w", err)
+			f.Close()
+			return nil, 0, fmt.Errorf("cut the torn row off the reflog: %w", err)
 		}
 	}
-	if end == 0 {
-		if err := s.fs.syncDir(dir); err != nil {
-			return fmt.Errorf("make the new reflog durable: %w", err)
-		}
-	}
-	if _, err := f.WriteAt(row, end); err != nil {
-		return fmt.Errorf("append to reflog: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("fsync reflog: %w", err)
-	}
-	return nil
+	return f, end, nil
 }
 
 // completeRowsEnd returns the offset just past the last LF of a file of the

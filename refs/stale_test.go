@@ -44,7 +44,7 @@ func TestStaleGuardsLiveAndDead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.release()
-	if err := s.writeStaging(s.refPath("heads/live")+stagingSuffix, EncodeRefFile(r2)); err != nil {
+	if err := s.stage([]*txOp{{kind: opUpdate, norm: "heads/live", newID: r2}}, false); err != nil {
 		t.Fatal(err)
 	}
 	// Leftovers of dead writers: files nobody flocks.

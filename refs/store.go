@@ -27,6 +27,10 @@ type Store struct {
 	// fs performs every file operation of the write and recovery paths:
 	// osFS, or a faulty one in the fault-injection tests.
 	fs fileSystem
+	// syncParallel is how many fsyncs a transaction keeps in flight
+	// (defaultSyncParallel; the fault-injection tests set 1 to fix the
+	// order of steps).
+	syncParallel int
 	// beforeUpdate runs before a transaction that moves a ref fetches its
 	// targets (WithBeforeUpdate).
 	beforeUpdate func(context.Context) error
@@ -53,7 +57,8 @@ func WithBeforeUpdate(fn func(context.Context) error) Option {
 // forward by the next write, List or Recover, and by a Read of a ref
 // it involves.
 func Open(repoRoot string, algo objects.Algo, objs objects.Getter, opts ...Option) *Store {
-	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader, fs: osFS{}}
+	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader, fs: osFS{},
+		syncParallel: defaultSyncParallel}
 	for _, o := range opts {
 		o(s)
 	}

@@ -195,23 +195,14 @@ func (t *Transaction) Commit(ctx context.Context) error {
 	if len(mut) == 0 {
 		return nil
 	}
-	// Step 3: staging files.
-	var dirs []string
-	for _, op := range mut {
-		if op.kind == opUpdate {
-			if err := s.writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(op.newID)); err != nil {
-				return fmt.Errorf("ref %s: %w", op.norm, err)
-			}
-		}
-		dirs = append(dirs, filepath.Dir(s.refPath(op.norm)))
+	// Step 3: staging files, all written and then made durable together
+	// (stage). A journal will name them, so their directory entries must
+	// be durable first too.
+	if err := s.stage(mut, len(mut) > 1); err != nil {
+		return err
 	}
 	commitHook("staged")
 	if len(mut) > 1 {
-		for _, d := range sortedUnique(dirs) {
-			if err := s.fs.syncDir(d); err != nil {
-				return fmt.Errorf("refs: make the staging files durable: %w", err)
-			}
-		}
 		// The commit point of a multi-ref transaction. A journal whose
 		// rename happened but could not be made durable may still apply:
 		// keep its guards and staging files for Recover.
@@ -280,12 +271,10 @@ func (s *Store) apply(ops []*txOp, all bool) error {
 			return fmt.Errorf("refs: make the moved refs durable: %w", err)
 		}
 	}
-	for _, op := range logged {
-		if err := s.appendReflog(op.norm, op.row); err != nil {
-			return fmt.Errorf("ref %s moved to %s but its reflog row was not written: %w", op.norm, op.newID, err)
-		}
+	if len(logged) == 0 {
+		return nil
 	}
-	return nil
+	return s.appendReflogs(logged)
 }
 
 // newTxnID returns 16 random bytes in hex: the owner written into guards

@@ -41,6 +41,13 @@ type faultOp struct {
 	run                    func(ctx context.Context, s *Store) error
 }
 
+// faultStore makes s run its file operations through fs in a fixed
+// order: one fsync at a time, so the nth step is the same on every run.
+func faultStore(s *Store, fs *faultFS) {
+	s.fs = fs
+	s.syncParallel = 1
+}
+
 func TestRefFaultSingleUpdate(t *testing.T) {
 	runFaultCase(t, func(t *testing.T, s *Store, g *memObjects) faultOp {
 		a1, a2 := g.run(objects.BLAKE3, "a1"), g.run(objects.BLAKE3, "a2")
@@ -156,7 +163,7 @@ func runFaultCase(t *testing.T, setup func(t *testing.T, s *Store, g *memObjects
 	s, g := newTestStore(t, objects.BLAKE3)
 	op := setup(t, s, g)
 	count := &faultFS{root: s.root}
-	s.fs = count
+	faultStore(s, count)
 	if err := op.run(ctx, s); err != nil {
 		t.Fatalf("without faults: %v", err)
 	}
@@ -176,7 +183,7 @@ func runFaultCase(t *testing.T, setup func(t *testing.T, s *Store, g *memObjects
 			op := setup(t, s, g)
 			logs := readLogs(t, s, op.refs)
 			ffs := &faultFS{root: s.root, kind: kind, failAt: n}
-			s.fs = ffs
+			faultStore(s, ffs)
 			err := op.run(ctx, s)
 			if ffs.failed == nil || ffs.failedIndex != i {
 				t.Fatalf("step %d (%s) was not reached again: the operation is not deterministic; failed %v at %d", i+1, steps[i], ffs.failed, ffs.failedIndex)
@@ -371,6 +378,56 @@ func TestRefFaultReflogDirectoryDurable(t *testing.T) {
 			if created < 0 || !synced {
 				t.Fatalf("failing %s: the reflog's directory was not synced after its creation: %v", count.steps[i], ffs.steps)
 			}
+		})
+	}
+}
+
+// TestRefFaultConcurrentFsync fails each fsync of a transaction whose
+// staging files and reflogs are fsynced concurrently (the store's
+// default), where the order of the fsyncs varies from run to run: whichever
+// file's fsync fails, the refs end wholly old or wholly new and the error
+// names that file.
+func TestRefFaultConcurrentFsync(t *testing.T) {
+	ctx := context.Background()
+	setup := func(t *testing.T, s *Store, g *memObjects) faultOp {
+		a1, x := g.run(objects.BLAKE3, "a1"), g.run(objects.BLAKE3, "x")
+		mustCreate(t, s, "heads/a", a1)
+		return faultOp{
+			refs: []string{"heads/a", "tags/c", "tags/d", "tags/e"},
+			old:  ids(a1, objects.OID{}, objects.OID{}, objects.OID{}),
+			new:  ids(x, x, x, x),
+			run: func(ctx context.Context, s *Store) error {
+				txn := s.NewTransaction("txn")
+				txn.Update("heads/a", x, ExpectValue(a1))
+				txn.Create("tags/c", x)
+				txn.Create("tags/d", x)
+				txn.Create("tags/e", x)
+				return txn.Commit(ctx)
+			}}
+	}
+	s, g := newTestStore(t, objects.BLAKE3)
+	op := setup(t, s, g)
+	count := &faultFS{root: s.root}
+	s.fs = count
+	if err := op.run(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	n := count.count(stepFsync)
+	for i := 1; i <= n; i++ {
+		t.Run(fmt.Sprintf("fsync%d", i), func(t *testing.T) {
+			s, g := newTestStore(t, objects.BLAKE3)
+			op := setup(t, s, g)
+			logs := readLogs(t, s, op.refs)
+			ffs := &faultFS{root: s.root, kind: stepFsync, failAt: i}
+			s.fs = ffs
+			err := op.run(ctx, s)
+			if ffs.failed == nil {
+				t.Fatalf("fsync %d was not reached", i)
+			}
+			r := Open(s.root, objects.BLAKE3, g, WithClock(tickClock()))
+			isNew := checkOutcome(t, r, op, err, ffs.failed)
+			checkLogs(t, r, op, logs, isNew)
+			nextWriter(t, r, g, op)
 		})
 	}
 }

@@ -119,7 +119,7 @@ func crash(t *testing.T, s *Store, ops []*txOp, applied int, commit bool) string
 			if op.row, err = EncodeReflogRow(ReflogEntry{Actor: "dead", New: op.newID, Old: op.cur, Ref: op.norm, TimeNS: 7}); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(op.newID)); err != nil {
+			if err := s.stage([]*txOp{{kind: opUpdate, norm: op.norm, newID: op.newID}}, false); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -228,7 +228,7 @@ func TestLiveJournalLeftAlone(t *testing.T) {
 		}
 		defer g.release()
 		op.row, _ = EncodeReflogRow(ReflogEntry{Actor: "live", New: x, Ref: op.norm})
-		s.writeStaging(s.refPath(op.norm)+stagingSuffix, EncodeRefFile(x))
+		s.stage([]*txOp{{kind: opUpdate, norm: op.norm, newID: x}}, false)
 	}
 	j, err := s.writeJournal(ctx, owner, ops)
 	if err != nil {
