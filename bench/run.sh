@@ -124,6 +124,12 @@ tine_help_mentions() { grep -q -- "$2" <<<"$("$TINE" "$1" --help 2>&1)"; }
 
 # ---------------------------------------------------------------- data
 DATA="$WORK/data"
+NEED_OBJECTS=0
+for c in bulk fsck-loose repack fsck-packed read; do want "$c" && NEED_OBJECTS=1; done
+# The JSON files feed the object cases and the refs case only.
+NEED_DATA="$NEED_OBJECTS"
+want refs && NEED_DATA=1
+if [ "$NEED_DATA" = 1 ]; then
 say "== generating $SCALE JSON files"
 if [ ! -f "$DATA/.done-$SCALE" ]; then
 	rm -rf "$DATA"
@@ -134,12 +140,11 @@ find "$DATA" -name '*.json' | sort >"$WORK/paths"
 [ "$(wc -l <"$WORK/paths")" = "$SCALE" ] || { say "expected $SCALE files"; exit 1; }
 head -n "$REFS" "$WORK/paths" >"$WORK/paths.refs"
 xargs cat <"$WORK/paths" >/dev/null # warm the page cache
+fi # NEED_DATA
 
 G_LOOSE="$WORK/git-loose" T_WRITTEN="$WORK/tine-written" T_LOOSE="$WORK/tine-loose"
 G_PACKED="$WORK/git-packed" T_PACKED="$WORK/tine-packed" X="$WORK/scratch"
 
-NEED_OBJECTS=0
-for c in bulk fsck-loose repack fsck-packed read; do want "$c" && NEED_OBJECTS=1; done
 if [ "$NEED_OBJECTS" = 1 ]; then
 # ---------------------------------------------------------------- bulk write
 # Also builds the as-written repositories the later cases start from.
@@ -354,7 +359,11 @@ machine() {
 	echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
 	echo "storage: $(df -PT "$WORK" | awk 'NR == 2 { print $2 " on " $1 }'); kernel $(uname -r)"
 	echo "software: $(go version | cut -d' ' -f3-), $(git --version), tine $("$TINE" version 2>/dev/null | head -n 1)"
-	echo "data: $SCALE JSON files of ~1 KiB ($(du -sk "$DATA" | cut -f1) KiB on disk), $REFS refs, a $LARGE_MB MiB file$(want history && echo ", a history of $EVENTS events and a fork of 100"); medians of $RUNS runs"
+	local data=""
+	[ "$NEED_DATA" = 1 ] && data="$SCALE JSON files of ~1 KiB ($(du -sk "$DATA" | cut -f1) KiB on disk), $REFS refs"
+	want large && data="${data:+$data, }a $LARGE_MB MiB file"
+	want history && data="${data:+$data, }a history of $EVENTS events and a fork of 100"
+	echo "data: $data; medians of $RUNS runs"
 }
 
 # mib KIB: KiB as MiB with one decimal, or the input unchanged.
