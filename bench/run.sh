@@ -312,7 +312,8 @@ if want history; then
 	done
 	git -C "$G_HIST" fast-import --quiet <"$H/div.fi" >/dev/null
 	# `git commit` below needs the index at main's tree, as after any
-	# checkout; the work tree is checked out with it.
+	# checkout; the work tree is checked out with it, as a git user's is
+	# (so git's commit also refreshes an index of EVENTS files).
 	git -C "$G_HIST" reset -q --hard main
 	"$TINE" --repo "$T_HIST" fork heads/main --from heads/main~100 --ref heads/div >/dev/null
 	"$TINE" --repo "$T_HIST" import "$H/div.jsonl" --ref heads/div >/dev/null

@@ -18,7 +18,8 @@ const historyEpoch = 1700000000
 // fork), and the git equivalents main.fi (n commits on refs/heads/main)
 // and div.fi (m commits on refs/heads/div from main~m), streams for
 // `git fast-import`. Event i of tine and commit i of git carry the same
-// ~1 KiB document: the import line as its output, the commit as a new file.
+// ~1 KiB document: the import line as its output, the commit as a new file
+// (in a directory of 100).
 func writeHistory(dir string, n, m int) error {
 	if m >= n {
 		return fmt.Errorf("the fork (%d events) must be shorter than the run (%d)", m, n)
@@ -47,7 +48,10 @@ func writeBranch(dir, name string, rng *rand.Rand, first, count int, from string
 			if i == first && from != "" {
 				fmt.Fprintf(fi, "from %s\n", from)
 			}
-			fmt.Fprintf(fi, "M 100644 inline %s%07d.json\ndata %d\n%s\n\n", name[:1], i, len(doc), doc)
+			// 100 files a directory: in one flat directory every commit
+			// would rewrite a tree of all the files before it, a cost of
+			// the layout rather than of git.
+			fmt.Fprintf(fi, "M 100644 inline %05d/%s%07d.json\ndata %d\n%s\n\n", i/100, name[:1], i, len(doc), doc)
 		}
 		return nil
 	})
