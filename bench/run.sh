@@ -12,8 +12,10 @@
 #   BENCH_RUNS      runs per operation and tool       (default 5)
 #   BENCH_LARGE_MB  size of the large file in MiB     (default 1024)
 #   BENCH_LARGE_GIT also time `git hash-object -w` of the large file (default 1)
+#   BENCH_EVENTS    history length for the history case (default 10000;
+#                   at least 101, at most 10000: one tine import)
 #   BENCH_ONLY      comma list of cases to run: bulk,fsck-loose,repack,
-#                   fsck-packed,read,refs,large       (default: all)
+#                   fsck-packed,read,refs,large,history (default: all)
 #   BENCH_TINE      use this tine binary instead of building ./cmd/tine
 #   BENCH_DIR       work directory (default: a new temporary directory,
 #                   removed at the end unless BENCH_KEEP=1)
@@ -26,9 +28,16 @@ SCALE="${BENCH_SCALE:-100000}"
 RUNS="${BENCH_RUNS:-5}"
 LARGE_MB="${BENCH_LARGE_MB:-1024}"
 LARGE_GIT="${BENCH_LARGE_GIT:-1}"
-ONLY="${BENCH_ONLY:-bulk,fsck-loose,repack,fsck-packed,read,refs,large}"
+EVENTS="${BENCH_EVENTS:-10000}"
+ONLY="${BENCH_ONLY:-bulk,fsck-loose,repack,fsck-packed,read,refs,large,history}"
 REFS=$((SCALE < 1000 ? SCALE : 1000))
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
+# The history case forks 100 events before the tip and imports the run in
+# one `tine import`, whose bound is 10000 events.
+if ! [[ "$EVENTS" =~ ^[0-9]+$ ]] || [ "$EVENTS" -le 100 ] || [ "$EVENTS" -gt 10000 ]; then
+	printf 'bench/run.sh: BENCH_EVENTS must be 101..10000, not %s\n' "$EVENTS" >&2
+	exit 2
+fi
 
 if [ -n "${BENCH_DIR:-}" ]; then
 	WORK="$BENCH_DIR"
@@ -115,6 +124,12 @@ tine_help_mentions() { grep -q -- "$2" <<<"$("$TINE" "$1" --help 2>&1)"; }
 
 # ---------------------------------------------------------------- data
 DATA="$WORK/data"
+NEED_OBJECTS=0
+for c in bulk fsck-loose repack fsck-packed read; do want "$c" && NEED_OBJECTS=1; done
+# The JSON files feed the object cases and the refs case only.
+NEED_DATA="$NEED_OBJECTS"
+want refs && NEED_DATA=1
+if [ "$NEED_DATA" = 1 ]; then
 say "== generating $SCALE JSON files"
 if [ ! -f "$DATA/.done-$SCALE" ]; then
 	rm -rf "$DATA"
@@ -125,12 +140,11 @@ find "$DATA" -name '*.json' | sort >"$WORK/paths"
 [ "$(wc -l <"$WORK/paths")" = "$SCALE" ] || { say "expected $SCALE files"; exit 1; }
 head -n "$REFS" "$WORK/paths" >"$WORK/paths.refs"
 xargs cat <"$WORK/paths" >/dev/null # warm the page cache
+fi # NEED_DATA
 
 G_LOOSE="$WORK/git-loose" T_WRITTEN="$WORK/tine-written" T_LOOSE="$WORK/tine-loose"
 G_PACKED="$WORK/git-packed" T_PACKED="$WORK/tine-packed" X="$WORK/scratch"
 
-NEED_OBJECTS=0
-for c in bulk fsck-loose repack fsck-packed read; do want "$c" && NEED_OBJECTS=1; done
 if [ "$NEED_OBJECTS" = 1 ]; then
 # ---------------------------------------------------------------- bulk write
 # Also builds the as-written repositories the later cases start from.
@@ -273,6 +287,57 @@ if want large; then
 	rm -rf "$X"
 fi
 
+# ---------------------------------------------------------------- history
+# Porcelain on a long history: a tine run of EVENTS events (one tine
+# import) and a fork at event EVENTS-100 with 100 more events, beside a git
+# repository of EVENTS commits (git fast-import) and a branch forking at
+# commit EVENTS-100 with 100 more commits. Event i and commit i carry the
+# same ~1 KiB document (bench/gendata history).
+if want history; then
+	H="$WORK/history-$EVENTS" G_HIST="$WORK/git-history" T_HIST="$WORK/tine-history"
+	say "== history: $EVENTS events, a fork of 100; $RUNS runs"
+	if [ ! -f "$H/.done" ]; then
+		rm -rf "$H"
+		"$BIN/gendata" history "$H" "$EVENTS" 100
+		touch "$H/.done"
+	fi
+	# The import rows also build the repositories the other rows read.
+	for i in $(seq "$RUNS"); do
+		rm -rf "$X" && git init -q -b main "$X"
+		measure import git git -C "$X" fast-import --quiet <"$H/main.fi" >/dev/null
+		rm -rf "$G_HIST" && mv "$X" "$G_HIST"
+		rm -rf "$X" && "$TINE" init "$X" >/dev/null
+		measure import tine "$TINE" --repo "$X" import "$H/main.jsonl" --ref heads/main >/dev/null
+		rm -rf "$T_HIST" && mv "$X" "$T_HIST"
+	done
+	git -C "$G_HIST" fast-import --quiet <"$H/div.fi" >/dev/null
+	# `git commit` below needs the index at main's tree, as after any
+	# checkout; the work tree is checked out with it, as a git user's is
+	# (so git's commit also refreshes an index of EVENTS files).
+	git -C "$G_HIST" reset -q --hard main
+	"$TINE" --repo "$T_HIST" fork heads/main --from heads/main~100 --ref heads/div >/dev/null
+	"$TINE" --repo "$T_HIST" import "$H/div.jsonl" --ref heads/div >/dev/null
+	n="$(git -C "$G_HIST" rev-list --count main)"
+	[ "$n" = "$EVENTS" ] || { say "git history has $n commits, want $EVENTS"; exit 1; }
+	n="$("$TINE" --repo "$T_HIST" log heads/main --oneline | wc -l)"
+	[ "$n" = "$EVENTS" ] || { say "tine history has $n events, want $EVENTS"; exit 1; }
+	for i in $(seq "$RUNS"); do
+		measure log git git -C "$G_HIST" log -n 20 main >/dev/null
+		measure log tine "$TINE" --repo "$T_HIST" log -n 20 heads/main >/dev/null
+		# git diff of the two tips: 200 files (100 each side), the nearest
+		# to tine's diff, which reads both runs' divergent events.
+		measure diff git git -C "$G_HIST" diff main div >/dev/null
+		measure diff tine "$TINE" --repo "$T_HIST" diff heads/main heads/div >/dev/null
+		fresh "$G_HIST" "$X"
+		measure record git git -C "$X" commit --allow-empty -q -m x
+		[ "$(git -C "$X" rev-list --count main)" = "$((EVENTS + 1))" ] || { say "git commit did not add a commit"; exit 1; }
+		fresh "$T_HIST" "$X"
+		measure record tine "$TINE" --repo "$X" record --ref heads/main -- true >/dev/null
+		[ "$("$TINE" --repo "$X" log heads/main --oneline | wc -l)" = "$((EVENTS + 1))" ] || { say "tine record did not append an event"; exit 1; }
+	done
+	rm -rf "$X"
+fi
+
 # ---------------------------------------------------------------- report
 # median FILE: the median seconds, peak RSS (KiB) and CPU seconds of a
 # result file, "FAIL" if any run failed, "SKIP ..." if not measured.
@@ -295,7 +360,11 @@ machine() {
 	echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
 	echo "storage: $(df -PT "$WORK" | awk 'NR == 2 { print $2 " on " $1 }'); kernel $(uname -r)"
 	echo "software: $(go version | cut -d' ' -f3-), $(git --version), tine $("$TINE" version 2>/dev/null | head -n 1)"
-	echo "data: $SCALE JSON files of ~1 KiB ($(du -sk "$DATA" | cut -f1) KiB on disk), $REFS refs, a $LARGE_MB MiB file; medians of $RUNS runs"
+	local data=""
+	[ "$NEED_DATA" = 1 ] && data="$SCALE JSON files of ~1 KiB ($(du -sk "$DATA" | cut -f1) KiB on disk), $REFS refs"
+	want large && data="${data:+$data, }a $LARGE_MB MiB file"
+	want history && data="${data:+$data, }a history of $EVENTS events and a fork of 100"
+	echo "data: $data; medians of $RUNS runs"
 }
 
 # mib KIB: KiB as MiB with one decimal, or the input unchanged.
@@ -340,6 +409,10 @@ row() { # row LABEL CASE GIT_TOOL TARGET
 	row "repack (tine: from loose)" repack-loose git -
 	row "$REFS refs, one txn, git defaults" refs git -
 	row "$REFS refs, one txn, durable git" refs gitd 1.0
+	row "log -n 20, $EVENTS-event run" log git -
+	row "diff, fork of 100 at $EVENTS" diff git -
+	row "record true onto $EVENTS vs commit" record git -
+	row "import $EVENTS events vs fast-import" import git -
 	if [ -f "$RES/large.raw" ]; then
 		row "$LARGE_MB MiB file: tine vs raw BLAKE3" large raw -
 		[ -f "$RES/large.git" ] && row "$LARGE_MB MiB file: tine vs git" large git -

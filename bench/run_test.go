@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// TestHarnessSmoke runs run.sh once at a tiny scale and checks that every
-// case produced a figure for both tools and that the report names the
+// TestHarnessSmoke runs run.sh once at a tiny scale (200 objects, a
+// 200-event history) and checks that every case, the history rows
+// included, produced a figure for both tools and that the report names the
 // machine. It needs bash and git; it takes a few seconds.
 func TestHarnessSmoke(t *testing.T) {
 	if testing.Short() {
@@ -21,7 +22,7 @@ func TestHarnessSmoke(t *testing.T) {
 	}
 	cmd := exec.Command("bash", "run.sh")
 	cmd.Env = append(os.Environ(), "BENCH_SCALE=200", "BENCH_RUNS=1", "BENCH_LARGE_MB=8",
-		"BENCH_LARGE_GIT=0", "BENCH_DIR="+t.TempDir())
+		"BENCH_LARGE_GIT=0", "BENCH_EVENTS=200", "BENCH_DIR="+t.TempDir())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -34,7 +35,8 @@ func TestHarnessSmoke(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
-	for _, row := range []string{"bulk write (200", "fsck, loose", "fsck, packed", "read all from packs", "200 refs, one txn, git defaults", "200 refs, one txn, durable git"} {
+	for _, row := range []string{"bulk write (200", "fsck, loose", "fsck, packed", "read all from packs", "200 refs, one txn, git defaults", "200 refs, one txn, durable git",
+		"log -n 20, 200-event run", "diff, fork of 100 at 200", "record true onto 200 vs commit", "import 200 events vs fast-import"} {
 		line := lineWith(report, row)
 		if line == "" {
 			t.Errorf("report lacks the %q row:\n%s", row, report)

@@ -2,6 +2,9 @@
 //
 //	gendata json DIR N     N distinct ~1 KiB JSON event files DIR/eNNNNNNN.json
 //	gendata large FILE MB  MB MiB of incompressible pseudo-random bytes
+//	gendata history DIR N M  a run of N events and a fork of M more, as
+//	                       JSONL for tine import and fast-import streams
+//	                       for git (see writeHistory)
 //
 // A fixed seed makes every run (and every machine) produce the same bytes,
 // so git and tine always store identical inputs.
@@ -35,8 +38,16 @@ func main() {
 
 // run dispatches the subcommand.
 func run(args []string) error {
+	if len(args) == 4 && args[0] == "history" {
+		n, err1 := strconv.Atoi(args[2])
+		m, err2 := strconv.Atoi(args[3])
+		if err1 != nil || err2 != nil || n < 1 || m < 1 {
+			return fmt.Errorf("bad counts %q %q", args[2], args[3])
+		}
+		return writeHistory(args[1], n, m)
+	}
 	if len(args) != 3 {
-		return fmt.Errorf("usage: gendata json DIR N | gendata large FILE MB")
+		return fmt.Errorf("usage: gendata json DIR N | gendata large FILE MB | gendata history DIR N M")
 	}
 	n, err := strconv.Atoi(args[2])
 	if err != nil || n < 1 {
