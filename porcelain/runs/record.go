@@ -134,7 +134,7 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	red := objects.NewEnvRedactor(env) // secret-named variables' values too
 	outBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stdout))
 	errBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stderr))
-	payload := recordPayload(opt.Argv, dir, env, cr, h.tips(), outBlob.ID, errBlob.ID)
+	payload := recordPayload(red, opt.Argv, dir, env, cr, h.tips(), outBlob.ID, errBlob.ID)
 	fail := func(err error) (*RecordResult, error) {
 		re := &RecordingError{Ref: ref, ExitCode: cr.code, Signal: cr.signal, Err: err}
 		re.Recovery, re.RecoveryErr = writeRecovery(r, payload, outBlob.Body, errBlob.Body, cr.end)
@@ -158,9 +158,8 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 }
 
 // recordPayload is the payload of the tool event describing cr, recorded
-// after parents, redacted also of the values of env's secret-named
-// variables.
-func recordPayload(argv []string, dir string, env []string, cr *commandRun, parents []objects.OID, out, errOut objects.OID) objects.Value {
+// after parents, redacted by red (which knows env's secret-named values).
+func recordPayload(red *objects.Redactor, argv []string, dir string, env []string, cr *commandRun, parents []objects.OID, out, errOut objects.OID) objects.Value {
 	attrs := []objects.Member{
 		{Key: "argv", Value: StringsValue(redactArgs(argv))},
 		{Key: "cwd", Value: objects.String(dir)},
@@ -175,7 +174,7 @@ func recordPayload(argv []string, dir string, env []string, cr *commandRun, pare
 	if len(cr.forwarded) > 0 {
 		attrs = append(attrs, objects.Member{Key: "forwarded_signals", Value: StringsValue(cr.forwarded)})
 	}
-	payload, _ := objects.NewEnvRedactor(env).Value(objects.ObjectValue(
+	payload, _ := red.Value(objects.ObjectValue(
 		objects.Member{Key: "kind", Value: objects.String("tool")},
 		objects.Member{Key: "tool", Value: objects.String("shell")},
 		objects.Member{Key: "attributes", Value: objects.ObjectValue(attrs...)},

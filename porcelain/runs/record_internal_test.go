@@ -167,7 +167,7 @@ func TestRecoveryFileAppendsTheSameEvent(t *testing.T) {
 	}
 	out := objects.NewBlob(r.Algo(), redactBlob(cr.stdout))
 	errOut := objects.NewBlob(r.Algo(), redactBlob(cr.stderr))
-	payload := recordPayload([]string{"sh", "-c", "x"}, "/w", []string{"A=1"}, cr, before.tips(), out.ID, errOut.ID)
+	payload := recordPayload(objects.NewEnvRedactor([]string{"A=1"}), []string{"sh", "-c", "x"}, "/w", []string{"A=1"}, cr, before.tips(), out.ID, errOut.ID)
 	ev, err := objects.NewJSONObject(r.Algo(), objects.TypeEvent, 1, payload)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func recordedEvent(t *testing.T, r *plumbing.Repo, before *head) *objects.Object
 	if err := r.Objects().Put(context.Background(), empty); err != nil {
 		t.Fatal(err)
 	}
-	payload := recordPayload([]string{"true"}, "/", nil, cr, before.tips(), empty.ID, empty.ID)
+	payload := recordPayload(objects.NewEnvRedactor(nil), []string{"true"}, "/", nil, cr, before.tips(), empty.ID, empty.ID)
 	ev, err := objects.NewJSONObject(r.Algo(), objects.TypeEvent, 1, payload)
 	if err != nil {
 		t.Fatal(err)
