@@ -57,6 +57,7 @@ type cli struct {
 	IndexPack    indexPackCmd    `cmd:"" name:"index-pack" help:"Rebuild a storage pack's damaged or missing index from the pack file."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
+	MCP          mcpCmd          `cmd:"" name:"mcp" help:"Serve the repository to AI agents as MCP tools over stdio (writes only under experiments/)."`
 }
 
 // run executes one tine command line and returns the process exit status.

@@ -41,8 +41,11 @@ var Table = []Layer{
 	{Prefix: "porcelain/trust", MayImport: []string{"objects", "refs", "index", "plumbing", "gate", "porcelain/runs"}},
 	{Prefix: "porcelain/loops", MayImport: []string{"objects", "refs", "plumbing", "loop", "porcelain/runs"}},
 	{Prefix: "porcelain/gates", MayImport: []string{"objects", "refs", "index", "plumbing", "gate", "porcelain/runs", "porcelain/trust"}},
+	// The agent room (tine mcp): MCP tools over the workflows below it,
+	// the same functions the CLI verbs call.
+	{Prefix: "porcelain/agents", MayImport: []string{"objects", "refs", "index", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates"}},
 	{Prefix: "porcelain/demo", MayImport: []string{"objects", "refs", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates"}},
-	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/demo", "plumbing"}},
+	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/demo", "porcelain/agents", "plumbing"}},
 	// The conformance adapter binary drives the library the way OpenTine's
 	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.
 	{Prefix: "cmd/tine-conformance", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},
