@@ -56,6 +56,12 @@ func (s *server) fork(ctx context.Context, r *plumbing.Repo, in forkIn) (any, er
 		if ref, err = experimentRef(ctx, r, ref); err != nil {
 			return nil, err
 		}
+		// Fork writes the run before its compare-and-swap finds the ref
+		// taken; asking first keeps a refused call from leaving an
+		// unreachable run behind.
+		if _, err := r.Refs().Read(ctx, ref); err == nil {
+			return nil, fmt.Errorf("%s: %w; name another ref", ref, runs.ErrRefExists)
+		}
 	}
 	// An empty ref makes Fork choose experiments/<source>-<event>.
 	return runs.Fork(ctx, r, runs.ForkOptions{Source: in.Source, From: in.From, Ref: ref, Reason: in.Reason, Now: s.opt.Now, Actor: Actor})
