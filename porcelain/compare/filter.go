@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -27,7 +28,8 @@ var ops = []string{OpLe, OpGe, OpNe, OpNotGlob, "==", OpLt, OpGt, OpEq, OpGlob}
 //
 //	=, !=     equal (numerically when both sides are numbers, else as text)
 //	<, <=, >, >=  numeric comparison; the column must be numeric
-//	~, !~     the cell matches (or not) a glob (path.Match: * stops at /)
+//	~, !~     the cell matches (or not) a glob (path.Match: * stops at /;
+//	          for ref, any of the run's refs matching MatchRef counts)
 //
 // A row whose cell is empty holds only for != and !~.
 type Filter struct {
@@ -113,11 +115,9 @@ func (f *Filter) holds(r *Row) bool {
 	case OpGlob, OpNotGlob:
 		ok, _ := path.Match(f.Value, c.Text)
 		if f.isRef {
-			// A run named by several refs matches when any of them does.
-			for _, name := range r.Refs {
-				m, _ := path.Match(f.Value, name)
-				ok = ok || m
-			}
+			// A run named by several refs matches when any of them does,
+			// and a glob matches the refs under what it names.
+			ok = slices.ContainsFunc(r.Refs, func(n string) bool { return MatchRef(f.Value, n) })
 		}
 		return ok == (f.Op == OpGlob)
 	}
@@ -144,4 +144,16 @@ func parseNumber(s string) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// MatchRef reports whether ref name matches glob (path.Match: * does not
+// cross /), either whole or by a leading run of its components, as git's
+// for-each-ref patterns do: experiments/* matches experiments/tune/a.
+func MatchRef(glob, name string) bool {
+	for i := len(name); i > 0; i = strings.LastIndexByte(name[:i], '/') {
+		if ok, _ := path.Match(glob, name[:i]); ok {
+			return true
+		}
+	}
+	return false
 }
