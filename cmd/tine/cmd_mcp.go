@@ -25,7 +25,8 @@ func (c *mcpCmd) Help() string {
 	return `Serves the repository to an AI agent over the Model Context Protocol on
 stdin/stdout (newline-delimited JSON-RPC); diagnostics go to stderr.
 
-Read tools: list_refs, log, show, context, diff, loop_show, gate_status.
+Read tools: list_refs, runs, log, show, context, diff, search, loop_show,
+gate_status.
 Write tools: record_event, fork, resume, evaluate, attest; they act only on
 experiments/* refs (checked on the canonical name), since run content an
 agent reads is untrusted. promote is a tool only with --allow-promotion and

@@ -168,6 +168,12 @@ func TestMCPOverStdio(t *testing.T) {
 	if g, _ := mcpCall(t, ctx, cs, true, "gate_status", map[string]any{"phase": "stop"}); len(g["constraints"].([]any)) != 1 {
 		t.Errorf("gate_status: %v", g)
 	}
+	if r, _ := mcpCall(t, ctx, cs, true, "runs", map[string]any{"filters": []string{"ref=heads/main"}}); len(r["rows"].([]any)) != 1 {
+		t.Errorf("runs: %v", r)
+	}
+	if s, _ := mcpCall(t, ctx, cs, true, "search", map[string]any{"query": "plan"}); len(s["hits"].([]any)) != 1 {
+		t.Errorf("search: %v", s)
+	}
 
 	if f, _ := mcpCall(t, ctx, cs, true, "fork", map[string]any{"source": "heads/main", "from": first, "ref": "experiments/agent"}); f["ref"] != "experiments/agent" {
 		t.Errorf("fork: %v", f)

@@ -18,7 +18,7 @@ const (
 // always, the write tools unless ReadOnly, promote only with
 // AllowPromotion.
 func (s *server) tools() []adder {
-	out := s.readTools()
+	out := append(s.readTools(), s.compareTools()...)
 	if s.opt.ReadOnly {
 		return out
 	}
@@ -32,6 +32,6 @@ func (s *server) tools() []adder {
 // ReadToolNames and WriteToolNames list the tools in registration order;
 // promote is registered only with AllowPromotion.
 var (
-	ReadToolNames  = []string{"list_refs", "log", "show", "context", "diff", "loop_show", "gate_status"}
+	ReadToolNames  = []string{"list_refs", "log", "show", "context", "diff", "loop_show", "gate_status", "runs", "search"}
 	WriteToolNames = []string{"record_event", "fork", "resume", "evaluate", "attest"}
 )
