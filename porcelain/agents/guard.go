@@ -29,7 +29,6 @@ var (
 	ErrReservedClaim = errors.New("claim kind is reserved")
 )
 
-
 // checkInput enforces the bounds a tool's input type declares in its
 // `max` tags (string bytes, integer maximum, list items) and refuses any
 // string, alone or in a list, that begins with "-" or is not UTF-8. The
