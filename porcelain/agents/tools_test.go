@@ -58,6 +58,9 @@ func TestToolsRegisteredWithHints(t *testing.T) {
 					t.Errorf("%s: readOnlyHint %v, want %v", name, a != nil && a.ReadOnlyHint, read)
 					continue
 				}
+				if a.OpenWorldHint == nil || *a.OpenWorldHint {
+					t.Errorf("%s: openWorldHint %v, want false", name, a.OpenWorldHint)
+				}
 				if !read && (a.DestructiveHint == nil || *a.DestructiveHint != (name == "promote")) {
 					t.Errorf("%s: destructiveHint %v, want %v", name, a.DestructiveHint, name == "promote")
 				}
