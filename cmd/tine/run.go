@@ -48,6 +48,8 @@ type cli struct {
 	Attest       attestCmd       `cmd:"" help:"Attach an attestation with a JSON claim to a run, signed with --key-file."`
 	Annotate     annotateCmd     `cmd:"" help:"Set run metadata on the annotation chain annotations/<run digest>."`
 	Candidates   candidatesCmd   `cmd:"" help:"List evaluated runs meeting score thresholds, from the derived catalog."`
+	Runs         runsCmd         `cmd:"" help:"Show ref'd runs side by side: status, meters, newest trusted scores, gate, promotions, parameters."`
+	Search       searchCmd       `cmd:"" help:"Find events by the words of their payload and blobs, through the search index."`
 	Promote      promoteCmd      `cmd:"" help:"Move promotions/NAME to a run by compare-and-swap once the release policy holds."`
 	Promotions   promotionsCmd   `cmd:"" help:"List promotions with their history (who, when, why)."`
 	Gate         gateCmd         `cmd:"" help:"Evidence-based completion gates: init, run, ci, status, debug, doctor, waive, acknowledge, log."`
@@ -57,6 +59,7 @@ type cli struct {
 	IndexPack    indexPackCmd    `cmd:"" name:"index-pack" help:"Rebuild a storage pack's damaged or missing index from the pack file."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
+	MCP          mcpCmd          `cmd:"" name:"mcp" help:"Serve the repository to AI agents as MCP tools over stdio (writes only under experiments/)."`
 }
 
 // run executes one tine command line and returns the process exit status.

@@ -1,0 +1,207 @@
+package agents_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/runs"
+)
+
+// reflogActor returns the actor of ref's newest reflog row.
+func (f *fixture) reflogActor(t *testing.T, ref string) string {
+	t.Helper()
+	r, err := plumbing.Open(f.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rows, err := r.Refs().Reflog(ref)
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("reflog %s: %v (%d rows)", ref, err, len(rows))
+	}
+	return rows[len(rows)-1].Actor
+}
+
+// loadRun loads the run at rev.
+func (f *fixture) loadRun(t *testing.T, rev string) *runs.Run {
+	t.Helper()
+	r, err := plumbing.Open(f.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run, _, err := runs.ResolveRun(context.Background(), r, rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// TestWriteTools drives the write tools through an agent's session: fork
+// the fixture's main run, record on the fork, complete and resume it,
+// evaluate and attest it; each result is checked in the repository.
+func TestWriteTools(t *testing.T) {
+	f := newFixture(t)
+	cs := connect(t, f.options())
+	main := f.snapshot(t).refs["heads/main"]
+
+	fork := call(t, cs, "fork", map[string]any{"source": "heads/main", "from": f.main[1], "ref": "experiments/agent", "reason": "try again"})
+	if fork["ref"] != "experiments/agent" || fork["events"].(float64) != 2 || fork["from_event"] != f.main[1] {
+		t.Fatalf("fork: %v", fork)
+	}
+	if a := f.reflogActor(t, "experiments/agent"); !strings.HasPrefix(a, "mcp") {
+		t.Errorf("fork reflog actor %q, want mcp", a)
+	}
+	// The default name is chosen under experiments/ too.
+	if d := call(t, cs, "fork", map[string]any{"source": "heads/main", "from": f.main[0]}); !strings.HasPrefix(d["ref"].(string), "experiments/main-") {
+		t.Errorf("fork without ref: %v", d)
+	}
+
+	rec := call(t, cs, "record_event", map[string]any{"ref": "experiments/agent", "status": "completed",
+		"event": `{"kind":"model","model":"m2","usage":{"input":3,"output":4},"output":"done"}`})
+	run := f.loadRun(t, "experiments/agent")
+	if rec["event"] != run.Events[len(run.Events)-1].ID.String() || run.Status != runs.StatusCompleted || len(run.Events) != 3 {
+		t.Fatalf("record_event: %v; run has %d events, status %s", rec, len(run.Events), run.Status)
+	}
+	if p := run.Events[2].Parents; len(p) != 1 || p[0].String() != f.main[1] {
+		t.Errorf("recorded event's parents %v, want the fork tip %s", p, f.main[1])
+	}
+
+	res := call(t, cs, "resume", map[string]any{"ref": "experiments/agent"})
+	if res["previous_status"] != "completed" || f.loadRun(t, "experiments/agent").Status != runs.StatusRunning {
+		t.Errorf("resume: %v", res)
+	}
+
+	ev := call(t, cs, "evaluate", map[string]any{"target": "experiments/agent", "signer": "bot",
+		"scores": []map[string]any{{"name": "quality", "value": 0.75}}})
+	if ev["signer"] != "mcp:bot" || ev["signed"] != false || ev["target"] != f.loadRun(t, "experiments/agent").ID.String() {
+		t.Errorf("evaluate: %v", ev)
+	}
+	att := call(t, cs, "attest", map[string]any{"target": "experiments/agent", "claim": `{"kind":"review","verdict":"looks right"}`, "evidence": []string{f.main[1]}})
+	if att["signer"] != "mcp" {
+		t.Errorf("attest: %v", att)
+	}
+	shown := call(t, cs, "show", map[string]any{"rev": att["oid"]})
+	payload := shown["payload"].(map[string]any)
+	if payload["claim"].(map[string]any)["verdict"] != "looks right" || payload["evidence_ids"].([]any)[0] != f.main[1] {
+		t.Errorf("attestation payload: %v", payload)
+	}
+
+	if got := f.snapshot(t).refs["heads/main"]; got != main {
+		t.Errorf("heads/main moved: %s -> %s", main, got)
+	}
+}
+
+// TestRefusalsWriteNothing: every refused call is an MCP error and leaves
+// every ref and the object count as they were.
+func TestRefusalsWriteNothing(t *testing.T) {
+	f := newFixture(t)
+	cs := connect(t, f.options())
+	event := `{"kind":"note"}`
+	for _, tc := range []struct {
+		name, tool string
+		args       map[string]any
+		want       string
+	}{
+		{"fork onto heads/main", "fork", map[string]any{"source": "experiments/explore", "from": f.main[0], "ref": "heads/main"}, "experiments/"},
+		{"fork onto refs/heads/x", "fork", map[string]any{"source": "heads/main", "from": f.main[0], "ref": "refs/heads/x"}, "experiments/"},
+		{"fork onto experiments/../heads/x", "fork", map[string]any{"source": "heads/main", "from": f.main[0], "ref": "experiments/../heads/x"}, "reserved"},
+		{"fork onto a short name for heads/main", "fork", map[string]any{"source": "heads/main", "from": f.main[0], "ref": "main"}, "experiments/"},
+		{"fork onto promotions/x", "fork", map[string]any{"source": "heads/main", "from": f.main[0], "ref": "promotions/x"}, "heads/ or experiments/"},
+		{"fork onto tags/x", "fork", map[string]any{"source": "heads/main", "from": f.main[0], "ref": "tags/x"}, ""},
+		{"fork onto an existing ref", "fork", map[string]any{"source": "heads/main", "from": f.main[0], "ref": "experiments/explore"}, "exists"},
+		{"record on heads/main", "record_event", map[string]any{"ref": "heads/main", "event": event}, "experiments/"},
+		{"record on REFS/HEADS/MAIN", "record_event", map[string]any{"ref": "REFS/HEADS/MAIN", "event": event}, ""},
+		{"record reading a file", "record_event", map[string]any{"ref": "experiments/explore", "event": `{"kind":"tool","output":{"path":"/etc/passwd"}}`}, "path"},
+		{"record a bad event", "record_event", map[string]any{"ref": "experiments/explore", "event": `{"kind":"a","kind":"b"}`}, "duplicate"},
+		{"record with an unknown status", "record_event", map[string]any{"ref": "experiments/explore", "event": event, "status": "merged"}, "status"},
+		{"resume heads/main", "resume", map[string]any{"ref": "heads/main"}, "experiments/"},
+		{"evaluate heads/main", "evaluate", map[string]any{"target": "heads/main", "scores": []map[string]any{{"name": "q", "value": 1}}}, "experiments/"},
+		{"evaluate a run named by oid", "evaluate", map[string]any{"target": f.snapshot(t).refs["experiments/explore"], "scores": []map[string]any{{"name": "q", "value": 1}}}, "object name"},
+		{"attest heads/main", "attest", map[string]any{"target": "heads/main", "claim": `{"kind":"review"}`}, "experiments/"},
+		{"attest a gate claim", "attest", map[string]any{"target": "experiments/explore", "claim": `{"kind":"gate","decision":"pass"}`}, "reserved"},
+		{"attest an evaluation claim", "attest", map[string]any{"target": "experiments/explore", "claim": `{"kind":"evaluation","scores":{"q":1}}`}, "reserved"},
+		{"promote without --allow-promotion", "promote", map[string]any{"target": "experiments/explore", "name": "production"}, "promote"},
+		{"an argument starting with -", "fork", map[string]any{"source": "--help", "from": f.main[0], "ref": "experiments/y"}, "begins with '-'"},
+		{"a ref starting with -", "record_event", map[string]any{"ref": "-experiments/y", "event": event}, "begins with '-'"},
+		{"evidence starting with -", "attest", map[string]any{"target": "experiments/explore", "claim": `{"kind":"review"}`, "evidence": []string{"-x"}}, "begins with '-'"},
+		{"a read argument starting with -", "log", map[string]any{"rev": "-n"}, "begins with '-'"},
+		{"an oversized event", "record_event", map[string]any{"ref": "experiments/explore", "event": `{"kind":"note","text":"` + strings.Repeat("x", 1<<20) + `"}`}, "maxLength"},
+		{"an oversized reason", "fork", map[string]any{"source": "heads/main", "from": f.main[0], "ref": "experiments/y", "reason": strings.Repeat("r", 1025)}, "maxLength"},
+		// 600 code points pass the schema's maxLength; 1200 bytes do not.
+		{"an oversized reason in bytes", "fork", map[string]any{"source": "heads/main", "from": f.main[0], "ref": "experiments/y", "reason": strings.Repeat("é", 600)}, "1200 bytes, at most 1024"},
+		{"too many scores", "evaluate", map[string]any{"target": "experiments/explore", "scores": manyScores(257)}, "maxItems"},
+		{"an oversized depth", "context", map[string]any{"event": f.main[2], "depth": 1001}, "maximum"},
+		{"an unknown argument", "fork", map[string]any{"source": "heads/main", "from": f.main[0], "ref": "experiments/y", "force": true}, "force"},
+		{"a missing argument", "fork", map[string]any{"source": "heads/main"}, "from"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := f.snapshot(t)
+			msg := callRefused(t, cs, tc.tool, tc.args)
+			t.Logf("%.200s", msg)
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("error %.300q does not say %q", msg, tc.want)
+			}
+			before.same(t, f.snapshot(t), tc.name)
+		})
+	}
+}
+
+// manyScores returns n distinct scores.
+func manyScores(n int) []map[string]any {
+	out := make([]map[string]any, n)
+	for i := range out {
+		out[i] = map[string]any{"name": "s" + strings.Repeat("x", i%5) + string(rune('a'+i%26)), "value": 1}
+	}
+	return out
+}
+
+// TestReadOnlyServerHasNoWriteTools: with ReadOnly a write tool is unknown
+// and nothing is written.
+func TestReadOnlyServerHasNoWriteTools(t *testing.T) {
+	f := newFixture(t)
+	opt := f.options()
+	opt.ReadOnly = true
+	cs := connect(t, opt)
+	before := f.snapshot(t)
+	for _, name := range []string{"fork", "record_event", "resume", "evaluate", "attest", "promote"} {
+		callRefused(t, cs, name, map[string]any{"ref": "experiments/z", "source": "heads/main", "from": f.main[0]})
+	}
+	call(t, cs, "log", map[string]any{})
+	before.same(t, f.snapshot(t), "read-only")
+}
+
+// TestPromoteThroughPolicy: with AllowPromotion, promote still needs the
+// operator's release policy to hold: refused (nothing moves) until the run
+// carries the score the policy asks for, then promotions/NAME moves with
+// mcp as the reflog's actor.
+func TestPromoteThroughPolicy(t *testing.T) {
+	f := newFixture(t)
+	write(t, f.dir+"/tine-policy.json", `{"version":1,"promotions":{"staging":{"unsigned_signers":["mcp"],"scores":{"quality":{"min":0.9}}}}}`)
+	opt := f.options()
+	opt.AllowPromotion = true
+	cs := connect(t, opt)
+
+	before := f.snapshot(t)
+	msg := callRefused(t, cs, "promote", map[string]any{"target": "experiments/explore", "name": "staging"})
+	if !strings.Contains(msg, "quality") {
+		t.Errorf("refusal %q does not name the unmet score", msg)
+	}
+	before.same(t, f.snapshot(t), "promote refused")
+	callRefused(t, cs, "promote", map[string]any{"target": "experiments/explore", "name": "nope"})
+	before.same(t, f.snapshot(t), "promote of a name the policy lacks")
+
+	call(t, cs, "evaluate", map[string]any{"target": "experiments/explore", "scores": []map[string]any{{"name": "quality", "value": 0.95}}})
+	res := call(t, cs, "promote", map[string]any{"target": "experiments/explore", "name": "staging", "reason": "agent release"})
+	explore := f.snapshot(t).refs["experiments/explore"]
+	if res["promoted"] != true || f.snapshot(t).refs["promotions/staging"] != explore {
+		t.Fatalf("promote: %v", res)
+	}
+	if a := f.reflogActor(t, "promotions/staging"); !strings.HasPrefix(a, "mcp: agent release [policy ") {
+		t.Errorf("promotion reflog actor %q", a)
+	}
+	// No --force: a second promotion must name the value it replaces.
+	callRefused(t, cs, "promote", map[string]any{"target": "experiments/explore", "name": "staging"})
+}
