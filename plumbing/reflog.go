@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
 )
 
 // ReflogOptions configures Reflog.
