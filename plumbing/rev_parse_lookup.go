@@ -126,22 +126,23 @@ func (r *Repo) reflogNewestFirst(name string) ([]refs.ReflogEntry, error) {
 
 // RefName resolves the name of a ref a verb reads or moves: a ref name
 // with or without "refs/" is taken as it is (whether or not the ref
-// exists), and a short name (main) must name exactly one existing ref
-// under the namespaces ResolveRevision tries.
+// exists), and a short name (main) naming exactly one existing ref under
+// the namespaces ResolveRevision tries is that ref. Anything else is the
+// ref-name error of the name as given (a short name matching several refs
+// is an *AmbiguousError).
 func (r *Repo) RefName(ctx context.Context, s string) (string, error) {
-	if name, err := refs.NormalizeName(s); err == nil {
-		return name, nil
-	} else if strings.ContainsAny(s, "~@:") {
-		return "", fmt.Errorf("%q names a revision, not a ref: %w", s, ErrBadRevision)
-	} else if names, legal, merr := r.refMatches(ctx, s); merr != nil {
-		return "", merr
-	} else if !legal {
-		return "", fmt.Errorf("ref %q: %w", s, err)
-	} else if len(names) == 0 {
-		return "", fmt.Errorf("ref %q: no ref heads/%s, tags/%s, experiments/%s, ... exists: %w", s, s, s, s, ErrUnknownRevision)
-	} else if len(names) > 1 {
-		return "", &AmbiguousError{Revision: s, Candidates: names}
-	} else {
-		return names[0], nil
+	name, err := refs.NormalizeName(s)
+	if err == nil || strings.ContainsAny(s, "~@{:") {
+		return name, err
 	}
+	names, _, merr := r.refMatches(ctx, s)
+	switch {
+	case merr != nil:
+		return "", merr
+	case len(names) == 1:
+		return names[0], nil
+	case len(names) > 1:
+		return "", &AmbiguousError{Revision: s, Candidates: names}
+	}
+	return "", err
 }

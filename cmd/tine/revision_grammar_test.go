@@ -139,11 +139,11 @@ func TestRefNameGrammar(t *testing.T) {
 		t.Fatalf("reflog main@{1}: %d rows", n)
 	}
 	code, _, errs := tineRun(t, "", "reflog", "main~1")
-	if code != 1 || !strings.Contains(errs, "names a revision, not a ref") {
+	if code != 1 || !strings.Contains(errs, "namespace must be one of") {
 		t.Fatalf("reflog main~1: %d %s", code, errs)
 	}
 	code, _, errs = tineRun(t, "", "reflog", "nope")
-	if code != 1 || !strings.Contains(errs, "unknown revision") {
+	if code != 1 || !strings.Contains(errs, "namespace must be one of") {
 		t.Fatalf("reflog nope: %d %s", code, errs)
 	}
 	mustTine(t, "", "update-ref", "imp", "main")
