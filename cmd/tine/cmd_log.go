@@ -9,7 +9,7 @@ import (
 
 // logCmd is `tine log [REV] [--all] [--graph] [--oneline] [-n N] [--json]`.
 type logCmd struct {
-	Rev     string `arg:"" optional:"" name:"run" help:"Run to list: ref, oid, prefix, REF~N or REF@{n} (default heads/main)."`
+	Rev     string `arg:"" optional:"" name:"run" help:"Run to list: ref, oid, prefix, REF~N or REF@{n} (default the current run, tine switch, else heads/main)."`
 	All     bool   `name:"all" help:"Every ref's run, as one DAG sharing events by oid."`
 	Graph   bool   `name:"graph" help:"Draw the event DAG with lanes, forks as branches."`
 	Oneline bool   `name:"oneline" help:"One short line per event."`
@@ -45,6 +45,11 @@ func (c *logCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
+	if !c.All {
+		if c.Rev, err = runs.RefOrCurrent(r, c.Rev); err != nil {
+			return err
+		}
+	}
 	res, err := runs.Log(e.ctx, r, runs.LogOptions{Rev: c.Rev, All: c.All, Graph: c.Graph, Limit: c.Limit})
 	if err != nil {
 		return err

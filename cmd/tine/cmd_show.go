@@ -10,7 +10,7 @@ import (
 
 // showCmd is `tine show OBJ|REF [--json]`.
 type showCmd struct {
-	Rev   string `arg:"" name:"object" help:"Any object: oid, prefix, ref, REF@{n}, a run as REF~N, or a .tine file (shown as the run it would import as, nothing written)."`
+	Rev   string `arg:"" optional:"" name:"object" help:"Any object: oid, prefix, ref, REF@{n}, a run as REF~N, or a .tine file (shown as the run it would import as, nothing written); default the current run (tine switch), else heads/main."`
 	Lines int    `name:"lines" default:"10" help:"Lines of each blob to preview in an event."`
 	jsonFlag
 }
@@ -42,6 +42,11 @@ func (c *showCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
+	if c.Rev, err = runs.RefOrCurrent(r, c.Rev); err != nil {
+		return err
+	} else if c.Rev == "" {
+		c.Rev = runs.DefaultRef
+	}
 	res, err := runs.Show(e.ctx, r, runs.ShowOptions{Rev: c.Rev, PreviewLines: c.Lines})
 	if err != nil {
 		return err

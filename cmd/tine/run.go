@@ -35,6 +35,8 @@ type cli struct {
 	Fork         forkCmd         `cmd:"" help:"Start a new run from an event of a run, keeping its ancestors."`
 	Resume       resumeCmd       `cmd:"" help:"Mark a paused, completed or failed run running again."`
 	Tag          tagCmd          `cmd:"" help:"Point tags/NAME at any object (--force to move it)."`
+	Switch       switchCmd       `cmd:"" help:"Set the current run (as git's HEAD) that record, import, log, show and loop run default to."`
+	Status       statusCmd       `cmd:"" help:"Show the current run: ref, status, tips, and whether its ref moved under it."`
 	Diff         diffCmd         `cmd:"" help:"Compare two runs: shared and divergent events, changed fields, cost, token and tool-path deltas."`
 	Replay       replayCmd       `cmd:"" help:"Check a run: --verify re-derives every object, --rerun re-executes its recorded commands."`
 	Demo         demoCmd         `cmd:"" help:"Build a scratch repository that tells a story: recorded, forked and retried runs, a loop, a signed evaluation and a gated promotion."`
