@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tinehq/tine/porcelain/runs"
 )
@@ -81,22 +82,23 @@ func printLog(p *printer, res *runs.LogResult, oneline bool) {
 	}
 }
 
+// Widths of a recorded command in log output.
+const (
+	commandChars        = 72
+	onelineCommandChars = 40
+)
+
 // printEntry renders one event: short oid, refs, kind and label, then the
-// metrics that are set.
+// metrics that are set; below it, indented, the event's time (UTC) and a
+// recorded command's argv, shortened. With oneline it is one short line
+// (printOneline).
 func printEntry(p *printer, prefix string, le *runs.LogEntry, oneline bool) {
+	if oneline {
+		printOneline(p, prefix, le)
+		return
+	}
 	var b strings.Builder
-	b.WriteString(p.style(styleYellow, le.Short))
-	if len(le.Refs) > 0 {
-		b.WriteString(" (" + p.style(styleGreen, strings.Join(le.Refs, ", ")) + ")")
-	}
-	what := le.Kind
-	if le.Label != "" && le.Label != le.Kind {
-		what += " " + le.Label
-	}
-	if le.Missing {
-		what = "(not stored locally)"
-	}
-	b.WriteString(" " + sanitize(what))
+	b.WriteString(entryHead(p, le))
 	if le.ExitCode != nil {
 		s := fmt.Sprintf("exit %d", *le.ExitCode)
 		if *le.ExitCode != 0 {
@@ -116,8 +118,80 @@ func printEntry(p *printer, prefix string, le *runs.LogEntry, oneline bool) {
 	if le.Score != nil {
 		b.WriteString(fmt.Sprintf(" score %g", *le.Score))
 	}
-	if le.Error != "" && !oneline {
+	if le.Error != "" {
 		b.WriteString(" " + p.bad("error: "+sanitize(clip(le.Error, 80))))
 	}
 	p.printf("%s%s\n", prefix, b.String())
+	var d []string
+	if le.TimeUnix != nil {
+		d = append(d, fmtEventTime(*le.TimeUnix))
+	}
+	if le.Command != "" {
+		d = append(d, "$ "+sanitize(clip(le.Command, commandChars)))
+	}
+	if len(d) > 0 {
+		p.printf("%s    %s\n", continuation(prefix, len(le.Parents) > 0), p.dim(strings.Join(d, "  ")))
+	}
+}
+
+// printOneline renders one event on one short line: short oid, refs, then
+// the recorded command shortened (else kind and label), a failing exit
+// code, a score.
+func printOneline(p *printer, prefix string, le *runs.LogEntry) {
+	var b strings.Builder
+	if le.Command != "" && !le.Missing {
+		// A recorded command says more than "tool shell".
+		b.WriteString(p.style(styleYellow, le.Short))
+		if len(le.Refs) > 0 {
+			b.WriteString(" (" + p.style(styleGreen, strings.Join(le.Refs, ", ")) + ")")
+		}
+		b.WriteString(" $ " + sanitize(clip(le.Command, onelineCommandChars)))
+	} else {
+		b.WriteString(entryHead(p, le))
+	}
+	if le.ExitCode != nil && *le.ExitCode != 0 {
+		b.WriteString(" " + p.bad(fmt.Sprintf("exit %d", *le.ExitCode)))
+	}
+	if le.Score != nil {
+		b.WriteString(fmt.Sprintf(" score %g", *le.Score))
+	}
+	p.printf("%s%s\n", prefix, b.String())
+}
+
+// entryHead is the start of an event's line: short oid, refs, kind and
+// label.
+func entryHead(p *printer, le *runs.LogEntry) string {
+	var b strings.Builder
+	b.WriteString(p.style(styleYellow, le.Short))
+	if len(le.Refs) > 0 {
+		b.WriteString(" (" + p.style(styleGreen, strings.Join(le.Refs, ", ")) + ")")
+	}
+	what := le.Kind
+	if le.Label != "" && le.Label != le.Kind {
+		what += " " + le.Label
+	}
+	if le.Missing {
+		what = "(not stored locally)"
+	}
+	b.WriteString(" " + sanitize(what))
+	return b.String()
+}
+
+// continuation is the prefix of an entry's second line: the graph's lanes
+// go on ("*" becomes "|", or nothing below a root); other prefixes become
+// blanks.
+func continuation(prefix string, hasParents bool) string {
+	if strings.ContainsRune(prefix, '*') {
+		lane := "|"
+		if !hasParents {
+			lane = " "
+		}
+		return strings.TrimRight(strings.Replace(prefix, "*", lane, 1), " ")
+	}
+	return strings.Repeat(" ", len(prefix))
+}
+
+// fmtEventTime renders an event's time_unix in UTC to the second.
+func fmtEventTime(unix float64) string {
+	return time.Unix(0, int64(unix*1e9)).UTC().Format("2006-01-02 15:04:05Z")
 }

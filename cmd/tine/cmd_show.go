@@ -125,8 +125,7 @@ func printRun(p *printer, run *runs.Run) {
 	}
 	for i := len(run.Events) - 1; i >= 0; i-- {
 		ev := run.Events[i]
-		le := runs.LogEntry{Short: runs.Short(ev.ID), Kind: ev.Kind, Label: ev.Label(), Cost: ev.Cost,
-			Duration: ev.Duration, Tokens: ev.Tokens(), Score: ev.Score, Error: ev.Error, Missing: ev.Missing}
+		le := runs.EntryOf(ev)
 		printEntry(p, "  ", &le, false)
 	}
 }
