@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/porcelain/runs"
 	"github.com/tinehq/tine/porcelain/trust"
 )
@@ -51,14 +52,30 @@ func (c *showCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	var assoc *trust.RunAssociations
+	if res.Run != nil && res.Run.Stored {
+		// What points at a stored run; a derived REV~N run has nothing.
+		if assoc, err = trust.Associations(e.ctx, r, res.Run.ID, objects.VerifyOptions{TrustEmbedded: true}); err != nil {
+			return err
+		}
+	}
 	if c.JSON {
-		return writeJSON(e.stdout, e.verb, res)
+		return writeJSON(e.stdout, e.verb, showJSON{ShowResult: res, Associations: assoc})
 	}
 	if res.Body != nil {
 		_, err := e.stdout.Write(res.Body)
 		return err
 	}
-	return e.page(func(p *printer) { printShow(p, res) })
+	return e.page(func(p *printer) {
+		printShow(p, res, assoc)
+	})
+}
+
+// showJSON is show's --json object: the object, and for a stored run what
+// points at it.
+type showJSON struct {
+	*runs.ShowResult
+	Associations *trust.RunAssociations `json:"associations,omitempty"`
 }
 
 // runArtifact shows a .tine file as a run, in the repository's hash
@@ -77,11 +94,12 @@ func (c *showCmd) runArtifact(e *env) error {
 	if c.JSON {
 		return writeJSON(e.stdout, e.verb, res)
 	}
-	return e.page(func(p *printer) { printShow(p, res) })
+	return e.page(func(p *printer) { printShow(p, res, nil) })
 }
 
-// printShow renders a run, an event or another JSON object.
-func printShow(p *printer, res *runs.ShowResult) {
+// printShow renders a run (with assoc, what points at it), an event or
+// another JSON object.
+func printShow(p *printer, res *runs.ShowResult, assoc *trust.RunAssociations) {
 	p.printf("%s %s", res.Type, p.style(styleYellow, res.OID))
 	if res.Ref != "" {
 		p.printf(" (%s)", p.style(styleGreen, res.Ref))
@@ -92,7 +110,7 @@ func printShow(p *printer, res *runs.ShowResult) {
 	p.printf("\n")
 	switch {
 	case res.Run != nil:
-		printRun(p, res.Run)
+		printRun(p, res.Run, assoc)
 	case res.Event != nil:
 		printEvent(p, res)
 	default:
@@ -100,8 +118,9 @@ func printShow(p *printer, res *runs.ShowResult) {
 	}
 }
 
-// printRun renders a run's header, totals and events (newest first).
-func printRun(p *printer, run *runs.Run) {
+// printRun renders a run's header, totals, what points at it and its
+// events (newest first).
+func printRun(p *printer, run *runs.Run, assoc *trust.RunAssociations) {
 	t := run.Totals()
 	p.printf("status:   %s\n", run.Status)
 	if run.HasCreatedAt {
@@ -119,6 +138,9 @@ func printRun(p *printer, run *runs.Run) {
 			p.printf(": %s", sanitize(ff.Reason))
 		}
 		p.printf("\n")
+	}
+	if assoc != nil {
+		printAssociations(p, assoc)
 	}
 	if len(run.Events) > 0 {
 		p.printf("\n")

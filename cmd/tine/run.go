@@ -37,6 +37,7 @@ type cli struct {
 	Tag          tagCmd          `cmd:"" help:"Point tags/NAME at any object (--force to move it)."`
 	Switch       switchCmd       `cmd:"" help:"Set the current run (as git's HEAD) that record, import, log, show and loop run default to."`
 	Status       statusCmd       `cmd:"" help:"Show the current run: ref, status, tips, and whether its ref moved under it."`
+	Attestations attestationsCmd `cmd:"" help:"List a run's attestations: evaluations with scores, gate decisions, signers and signature state."`
 	Diff         diffCmd         `cmd:"" help:"Compare two runs: shared and divergent events, changed fields, cost, token and tool-path deltas."`
 	Replay       replayCmd       `cmd:"" help:"Check a run: --verify re-derives every object, --rerun re-executes its recorded commands."`
 	Demo         demoCmd         `cmd:"" help:"Build a scratch repository that tells a story: recorded, forked and retried runs, a loop, a signed evaluation and a gated promotion."`
