@@ -21,8 +21,10 @@ type logCmd struct {
 // Help shows examples under `tine log --help`.
 func (c *logCmd) Help() string {
 	return `Lists events newest first with kind, model or tool, cost, duration and
-score; refs are shown at their tips. Paged through $PAGER (default
-"less -FRX") on a terminal.
+score; refs are shown at their tips. Below each event: its time (UTC) and,
+for a command tine record ran, its argv, shortened. --oneline prints one
+short line per event. Without RUN: the current run (tine switch), else
+heads/main. Paged through $PAGER (default "less -FRX") on a terminal.
 
 Examples:
 

@@ -19,7 +19,9 @@ type showCmd struct {
 // Help shows examples under `tine show --help`.
 func (c *showCmd) Help() string {
 	return `A run: status, created_at, totals (events, cost, duration, tokens),
-roots, tips, forked_from and its events. An event: its fields and previews of
+roots, tips, forked_from, its attestations (scores, gate decisions,
+signature state), annotation values, tags, promotions and refs, and its
+events. Without OBJECT: the current run (tine switch), else heads/main. An event: its fields and previews of
 its input, output and artifact blobs. An attestation or annotation: its
 payload. A blob: its bytes, raw. --json prints the payload with oid and type.
 
