@@ -26,6 +26,13 @@ type VerifyRunResult struct {
 	Problem string `json:"problem,omitempty"`
 }
 
+// NamesRun reports whether rev resolves to a stored run (tine verify then
+// checks the run's attestations rather than one object).
+func (r *Repo) NamesRun(ctx context.Context, rev string) bool {
+	id, err := r.Resolve(ctx, rev)
+	return err == nil && id.Type == objects.TypeRun
+}
+
 // VerifyRun checks the signature of every attestation whose target is the
 // run opt.Target names (found through the derived catalog, each read back
 // through the store, which verifies it), with Verify's keys and rules.

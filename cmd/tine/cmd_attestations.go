@@ -1,10 +1,6 @@
 package main
 
 import (
-	"fmt"
-
-	"github.com/tinehq/tine/objects"
-	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/runs"
 	"github.com/tinehq/tine/porcelain/trust"
 )
@@ -38,11 +34,11 @@ func (c *attestationsCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	run, err := storedRunOID(e, r, c.Rev)
+	rev, err := runs.RefOrCurrent(r, c.Rev)
 	if err != nil {
 		return err
 	}
-	a, err := trust.Associations(e.ctx, r, run, objects.VerifyOptions{TrustEmbedded: true})
+	a, err := trust.AssociationsAt(e.ctx, r, runs.OrDefault(rev, runs.DefaultRef))
 	if err != nil {
 		return err
 	}
@@ -57,22 +53,4 @@ func (c *attestationsCmd) Run(e *env) error {
 		}
 		printAttestations(p, "", a.Attestations)
 	})
-}
-
-// storedRunOID resolves rev (empty: the current run, else heads/main) to
-// the oid of a stored run, without reading its events.
-func storedRunOID(e *env, r *plumbing.Repo, rev string) (objects.OID, error) {
-	rev, err := runs.RefOrCurrent(r, rev)
-	if err != nil {
-		return objects.OID{}, err
-	}
-	rev = runs.OrDefault(rev, runs.DefaultRef)
-	res, err := plumbing.RevParse(e.ctx, r, plumbing.RevParseOptions{Revision: rev})
-	if err != nil {
-		return objects.OID{}, err
-	}
-	if res.Type != objects.TypeRun {
-		return objects.OID{}, fmt.Errorf("%s names a %s, not a run: %w", rev, res.Type, runs.ErrNotRun)
-	}
-	return objects.ParseOID(res.OID)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/porcelain/runs"
 	"github.com/tinehq/tine/porcelain/trust"
 )
@@ -57,7 +56,7 @@ func (c *showCmd) Run(e *env) error {
 	var assoc *trust.RunAssociations
 	if res.Run != nil && res.Run.Stored {
 		// What points at a stored run; a derived REV~N run has nothing.
-		if assoc, err = trust.Associations(e.ctx, r, res.Run.ID, objects.VerifyOptions{TrustEmbedded: true}); err != nil {
+		if assoc, err = trust.Associations(e.ctx, r, res.Run.ID); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -57,7 +56,7 @@ func (c *verifyCmd) Run(e *env) error {
 		RequireSignature: c.RequireSignature, TrustEmbedded: c.TrustEmbedded, Pins: c.Pin,
 	}
 	if r != nil {
-		if id, err := r.Resolve(e.ctx, c.Target); err == nil && id.Type == objects.TypeRun {
+		if r.NamesRun(e.ctx, c.Target) {
 			return c.runRun(e, r, opt)
 		}
 	}

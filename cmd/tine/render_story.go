@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/porcelain/trust"
 )
 
@@ -86,13 +85,23 @@ func printAttestations(p *printer, prefix string, atts []trust.RunAttestation) {
 		if a.Signer != "" {
 			b.WriteString(" signer " + sanitize(clip(a.Signer, 40)))
 		}
-		b.WriteString(" " + signatureText(p, a.Signature))
+		b.WriteString(" " + signatureText(p, a))
 		p.printf("%s%s\n", prefix, b.String())
 	}
 }
 
-// signatureText says in a few words what a verdict means.
-func signatureText(p *printer, v objects.Verdict) string {
+// Signature verdict states (SPEC §4.6), as objects.Verdict spells them.
+const (
+	stateUnsigned     = "unsigned"
+	stateVerified     = "verified"
+	stateVerifiedTOFU = "verified-tofu"
+	stateNoKey        = "no-key"
+)
+
+// signatureText says in a few words what a run attestation's verdict
+// means.
+func signatureText(p *printer, a trust.RunAttestation) string {
+	v := a.Signature
 	alg := ""
 	if v.Algorithm != nil {
 		alg = *v.Algorithm
@@ -102,13 +111,13 @@ func signatureText(p *printer, v objects.Verdict) string {
 		key = " key " + v.Fingerprint[:16]
 	}
 	switch v.State {
-	case objects.StateUnsigned:
+	case stateUnsigned:
 		return p.dim("unsigned")
-	case objects.StateVerified:
+	case stateVerified:
 		return p.good("signed " + alg + ", verified" + key)
-	case objects.StateVerifiedTOFU:
+	case stateVerifiedTOFU:
 		return "signed " + alg + ", intact against its own embedded" + key + " (not checked against a trusted key)"
-	case objects.StateNoKey:
+	case stateNoKey:
 		return "signed " + alg + ", not checked (no key)"
 	}
 	return p.bad("signature " + v.State + ": " + sanitize(v.Reason))

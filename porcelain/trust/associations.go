@@ -50,8 +50,10 @@ type RunAssociations struct {
 // Associations returns what points at run, found through the derived
 // catalog (attestations by target, refs by run; brought up to date first)
 // and read back through the store, which verifies every object. Each
-// attestation's signature is checked with vopt.
-func Associations(ctx context.Context, r *plumbing.Repo, run objects.OID, vopt objects.VerifyOptions) (*RunAssociations, error) {
+// attestation's signature is checked against the key embedded in it
+// (tine verify RUN checks against keys the caller trusts).
+func Associations(ctx context.Context, r *plumbing.Repo, run objects.OID) (*RunAssociations, error) {
+	vopt := objects.VerifyOptions{TrustEmbedded: true}
 	cat, _, err := plumbing.OpenIndex(r).Catalog(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
@@ -77,6 +79,19 @@ func Associations(ctx context.Context, r *plumbing.Repo, run objects.OID, vopt o
 		return nil, err
 	}
 	return res, nil
+}
+
+// AssociationsAt is Associations of the stored run rev names (a derived
+// REV~N is refused), resolved without reading the run's events.
+func AssociationsAt(ctx context.Context, r *plumbing.Repo, rev string) (*RunAssociations, error) {
+	id, err := r.Resolve(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	if id.Type != objects.TypeRun {
+		return nil, fmt.Errorf("%s names a %s, not a run: %w", rev, id.Type, runs.ErrNotRun)
+	}
+	return Associations(ctx, r, id)
 }
 
 // describeAttestation decodes an attestation's claim and checks its
