@@ -155,7 +155,7 @@ func AncestorRun(ctx context.Context, r *Repo, g objects.Getter, rev string, run
 	}
 	e, _ := objects.ParseOID(cur)
 	if ref != "" {
-		id, err := r.reflogRunAt(ctx, g, ref, cur, pos)
+		id, err := r.reflogRunAt(ctx, g, ref, cur, pos, run.ID)
 		if err != nil || !id.IsZero() {
 			return id, err
 		}
@@ -166,12 +166,14 @@ func AncestorRun(ctx context.Context, r *Repo, g objects.Getter, rev string, run
 // reflogRunAt returns the newest run in ref's reflog whose only tip is
 // event tip and whose events are tip last and events of the source run
 // (positions pos) before it in the source's order; the zero OID if none.
-func (r *Repo) reflogRunAt(ctx context.Context, g objects.Getter, ref, tip string, pos map[string]int) (objects.OID, error) {
+// The source run itself (src, whose newest event is not tip) is not read
+// again.
+func (r *Repo) reflogRunAt(ctx context.Context, g objects.Getter, ref, tip string, pos map[string]int, src objects.OID) (objects.OID, error) {
 	rows, err := r.reflogNewestFirst(ref)
 	if err != nil {
 		return objects.OID{}, fmt.Errorf("reflog of %s: %w", ref, err)
 	}
-	seen := map[objects.OID]bool{}
+	seen := map[objects.OID]bool{src: true}
 	for i := 0; i < len(rows) && i < maxReflogScan; i++ {
 		id := rows[i].New
 		if id.Type != objects.TypeRun || seen[id] {

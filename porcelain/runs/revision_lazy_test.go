@@ -29,6 +29,9 @@ func TestAncestorReadsOnlyWalkedEvents(t *testing.T) {
 	if ev, _ := c.of(objects.TypeEvent); ev > 30 {
 		t.Fatalf("log -n 20 heads/main~10 read %d events, want at most 10 walked + 20 shown", ev)
 	}
+	if n, most := c.of(objects.TypeRun); n != 2 || most != 1 {
+		t.Fatalf("log -n 20 heads/main~10 read %d run objects (one up to %d times), want the run and its snapshot once each", n, most)
+	}
 
 	run, _, err := ResolveRun(ctx, r, "heads/main~5")
 	if err != nil {
