@@ -99,10 +99,14 @@ func (r *Repo) resolveAncestry(ctx context.Context, rev string) (objects.OID, st
 		return objects.OID{}, "", fmt.Errorf("run %s: %w", id, err)
 	}
 	got, err := AncestorRun(ctx, r, r.objs, rev, o, ref, steps)
-	return got, ref, err
+	if err != nil {
+		return objects.OID{}, "", err
+	}
+	return got.ID, ref, nil
 }
 
-// AncestorRun finds the stored run that REV~steps names, where run is the
+// AncestorRun finds (and returns, read through g) the stored run that
+// REV~steps names, where run is the
 // run object REV named (through ref, "" for an object name): from the
 // run's newest event (the last of its list) it follows first parents steps
 // times to event E, reading only those events through g; then it looks in
@@ -113,13 +117,13 @@ func (r *Repo) resolveAncestry(ctx context.Context, rev string) (objects.OID, st
 // holds exactly E's ancestor closure, so no other event is read. When none
 // does, the error is a *NotStoredError naming E. Walking past the first
 // event is ErrUnknownRevision.
-func AncestorRun(ctx context.Context, r *Repo, g objects.Getter, rev string, run *objects.Object, ref string, steps int) (objects.OID, error) {
+func AncestorRun(ctx context.Context, r *Repo, g objects.Getter, rev string, run *objects.Object, ref string, steps int) (*objects.Object, error) {
 	events, err := payloadOIDs(run.Value, "events")
 	if err != nil {
-		return objects.OID{}, fmt.Errorf("run %s: %w", run.ID, err)
+		return nil, fmt.Errorf("run %s: %w", run.ID, err)
 	}
 	if len(events) == 0 {
-		return objects.OID{}, fmt.Errorf("revision %q: run %s has no events: %w", rev, run.ID, ErrUnknownRevision)
+		return nil, fmt.Errorf("revision %q: run %s has no events: %w", rev, run.ID, ErrUnknownRevision)
 	}
 	pos := make(map[string]int, len(events))
 	for i, s := range events {
@@ -129,49 +133,49 @@ func AncestorRun(ctx context.Context, r *Repo, g objects.Getter, rev string, run
 	for i := 0; i < steps; i++ {
 		id, err := objects.ParseOID(cur)
 		if err != nil {
-			return objects.OID{}, fmt.Errorf("run %s: event %q: %w", run.ID, cur, err)
+			return nil, fmt.Errorf("run %s: event %q: %w", run.ID, cur, err)
 		}
 		o, err := g.Get(ctx, id)
 		if errors.Is(err, objects.ErrNotFound) {
 			// A shallow boundary (SPEC §2.7): its parents are unknown here.
-			return objects.OID{}, fmt.Errorf("revision %q: run %s has only %d event(s) before its newest along first parents stored here: %w",
+			return nil, fmt.Errorf("revision %q: run %s has only %d event(s) before its newest along first parents stored here: %w",
 				rev, run.ID, i, ErrUnknownRevision)
 		}
 		if err != nil {
-			return objects.OID{}, fmt.Errorf("event %s, run %s: %w", id, run.ID, err)
+			return nil, fmt.Errorf("event %s, run %s: %w", id, run.ID, err)
 		}
 		parents, err := payloadOIDs(o.Value, "parent_ids")
 		if err != nil {
-			return objects.OID{}, fmt.Errorf("event %s: %w", id, err)
+			return nil, fmt.Errorf("event %s: %w", id, err)
 		}
 		if len(parents) == 0 {
-			return objects.OID{}, fmt.Errorf("revision %q: run %s has only %d event(s) before its newest along first parents: %w",
+			return nil, fmt.Errorf("revision %q: run %s has only %d event(s) before its newest along first parents: %w",
 				rev, run.ID, i, ErrUnknownRevision)
 		}
 		if _, ok := pos[parents[0]]; !ok {
-			return objects.OID{}, fmt.Errorf("event %s links parent %s outside run %s: %w", id, parents[0], run.ID, ErrUnknownRevision)
+			return nil, fmt.Errorf("event %s links parent %s outside run %s: %w", id, parents[0], run.ID, ErrUnknownRevision)
 		}
 		cur = parents[0]
 	}
 	e, _ := objects.ParseOID(cur)
 	if ref != "" {
-		id, err := r.reflogRunAt(ctx, g, ref, cur, pos, run.ID)
-		if err != nil || !id.IsZero() {
-			return id, err
+		o, err := r.reflogRunAt(ctx, g, ref, cur, pos, run.ID)
+		if err != nil || o != nil {
+			return o, err
 		}
 	}
-	return objects.OID{}, &NotStoredError{Revision: rev, Run: run.ID, Ref: ref, Event: e}
+	return nil, &NotStoredError{Revision: rev, Run: run.ID, Ref: ref, Event: e}
 }
 
 // reflogRunAt returns the newest run in ref's reflog whose only tip is
 // event tip and whose events are tip last and events of the source run
-// (positions pos) before it in the source's order; the zero OID if none.
+// (positions pos) before it in the source's order; nil if none.
 // The source run itself (src, whose newest event is not tip) is not read
 // again.
-func (r *Repo) reflogRunAt(ctx context.Context, g objects.Getter, ref, tip string, pos map[string]int, src objects.OID) (objects.OID, error) {
+func (r *Repo) reflogRunAt(ctx context.Context, g objects.Getter, ref, tip string, pos map[string]int, src objects.OID) (*objects.Object, error) {
 	rows, err := r.reflogNewestFirst(ref)
 	if err != nil {
-		return objects.OID{}, fmt.Errorf("reflog of %s: %w", ref, err)
+		return nil, fmt.Errorf("reflog of %s: %w", ref, err)
 	}
 	seen := map[objects.OID]bool{src: true}
 	for i := 0; i < len(rows) && i < maxReflogScan; i++ {
@@ -185,13 +189,13 @@ func (r *Repo) reflogRunAt(ctx context.Context, g objects.Getter, ref, tip strin
 			continue // the reflog is history, not authority (SPEC §2.6)
 		}
 		if err != nil {
-			return objects.OID{}, fmt.Errorf("reflog of %s: run %s: %w", ref, id, err)
+			return nil, fmt.Errorf("reflog of %s: run %s: %w", ref, id, err)
 		}
 		if holdsClosureOf(o.Value, tip, pos) {
-			return id, nil
+			return o, nil
 		}
 	}
-	return objects.OID{}, nil
+	return nil, nil
 }
 
 // holdsClosureOf reports whether run payload v has tips [tip] and events

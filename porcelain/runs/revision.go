@@ -50,7 +50,7 @@ func resolveRunHead(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev
 	if err != nil || steps == 0 {
 		return run, ref, err
 	}
-	id, err := plumbing.AncestorRun(ctx, r, g, rev, run.Object, ref, steps)
+	o, err := plumbing.AncestorRun(ctx, r, g, rev, run.Object, ref, steps)
 	var ns *plumbing.NotStoredError
 	switch {
 	case errors.As(err, &ns):
@@ -58,10 +58,6 @@ func resolveRunHead(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev
 		return sub, ref, err
 	case err != nil:
 		return nil, "", err
-	}
-	o, err := g.Get(ctx, id)
-	if err != nil {
-		return nil, "", fmt.Errorf("run %s: %w", id, err)
 	}
 	snap, err := RunFromObject(o)
 	return snap, ref, err
