@@ -20,6 +20,9 @@ var (
 	ErrUnknownRevision = errors.New("unknown revision")
 	// ErrBadRevision means a revision is syntactically invalid.
 	ErrBadRevision = errors.New("bad revision syntax")
+	// ErrNotStored means REV~N names a run no stored object holds; the
+	// error is a *NotStoredError naming the run and event.
+	ErrNotStored = errors.New("the run is derived, not stored")
 	// ErrAmbiguousRevision means a prefix or short ref name matches more than
 	// one object or ref; the error is an *AmbiguousError listing them.
 	ErrAmbiguousRevision = errors.New("ambiguous revision")

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/tinehq/tine/refs"
 )
 
 // ReflogOptions configures Reflog.
 type ReflogOptions struct {
-	// Ref is the ref whose history to show.
+	// Ref is the ref whose history to show: a ref name, a short name
+	// (RefName), or REF@{n} to start at row n.
 	Ref string
 }
 
@@ -38,7 +37,14 @@ type ReflogResult struct {
 // history, not authority: a crash between a ref move and its row loses the
 // row.
 func Reflog(ctx context.Context, r *Repo, opt ReflogOptions) (*ReflogResult, error) {
-	name, err := refs.NormalizeName(opt.Ref)
+	base, start, _, err := splitReflogIndex(opt.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("reflog: %w", err)
+	}
+	if base == "" {
+		base = opt.Ref
+	}
+	name, err := r.RefName(ctx, base)
 	if err != nil {
 		return nil, fmt.Errorf("reflog: %w", err)
 	}
@@ -46,12 +52,15 @@ func Reflog(ctx context.Context, r *Repo, opt ReflogOptions) (*ReflogResult, err
 	if err != nil {
 		return nil, fmt.Errorf("reflog: %w", err)
 	}
-	res := &ReflogResult{Ref: name, Entries: make([]ReflogRow, len(rows))}
+	res := &ReflogResult{Ref: name, Entries: make([]ReflogRow, 0, max(len(rows)-start, 0))}
 	for i, e := range rows {
-		res.Entries[i] = ReflogRow{
+		if i < start {
+			continue
+		}
+		res.Entries = append(res.Entries, ReflogRow{
 			Index: i, Old: e.Old.String(), New: e.New.String(), Actor: e.Actor,
 			TimeNS: strconv.FormatInt(e.TimeNS, 10), Time: e.Time().UTC(),
-		}
+		})
 	}
 	return res, nil
 }

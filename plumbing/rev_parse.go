@@ -41,6 +41,10 @@ type RevParseResult struct {
 	Type objects.Type `json:"type"`
 	// Ref is the normalized ref the revision went through, if any.
 	Ref string `json:"ref,omitempty"`
+	// Stored is false for REV~N naming a run no stored object holds: OID
+	// is then the oid that run would have if written (porcelain/runs
+	// derives it).
+	Stored bool `json:"stored"`
 }
 
 // RevParse resolves a revision to a full oid; see ResolveRevision.
@@ -49,7 +53,7 @@ func RevParse(ctx context.Context, r *Repo, opt RevParseOptions) (*RevParseResul
 	if err != nil {
 		return nil, err
 	}
-	return &RevParseResult{Revision: opt.Revision, OID: id.String(), Type: id.Type, Ref: ref}, nil
+	return &RevParseResult{Revision: opt.Revision, OID: id.String(), Type: id.Type, Ref: ref, Stored: true}, nil
 }
 
 // Resolve returns the oid a revision names; see ResolveRevision.
@@ -67,7 +71,11 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (objects.OID, error) {
 //   - a short ref name tried under heads/, tags/, experiments/,
 //     promotions/, remotes/ and annotations/ (main);
 //   - REF@{n}: the ref's value n updates ago from its reflog; REF@{0} is
-//     its current value.
+//     its current value;
+//   - REV~N (any of the above naming a run, then one or more ~N; "~" is
+//     ~1): the run as it was N events ago, when a stored run holds it
+//     (AncestorRun); otherwise a *NotStoredError, which porcelain/runs
+//     turns into a derived run.
 //
 // A prefix or short name with several matches (objects and refs alike) is
 // an *AmbiguousError; no match is ErrUnknownRevision; a string none of the
@@ -75,6 +83,10 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (objects.OID, error) {
 func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, string, error) {
 	if rev == "" || len(rev) > MaxRevisionLen {
 		return objects.OID{}, "", fmt.Errorf("revision %.40q: %w", rev, ErrBadRevision)
+	}
+	if strings.Contains(rev, "~") {
+		// No ref name, oid or prefix holds a '~' (refs.NormalizeName).
+		return r.resolveAncestry(ctx, rev)
 	}
 	if base, n, ok, err := splitReflogIndex(rev); err != nil {
 		return objects.OID{}, "", err

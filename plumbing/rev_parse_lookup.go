@@ -123,3 +123,26 @@ func (r *Repo) reflogNewestFirst(name string) ([]refs.ReflogEntry, error) {
 	}
 	return out, nil
 }
+
+// RefName resolves the name of a ref a verb reads or moves: a ref name
+// with or without "refs/" is taken as it is (whether or not the ref
+// exists), and a short name (main) naming exactly one existing ref under
+// the namespaces ResolveRevision tries is that ref. Anything else is the
+// ref-name error of the name as given (a short name matching several refs
+// is an *AmbiguousError).
+func (r *Repo) RefName(ctx context.Context, s string) (string, error) {
+	name, err := refs.NormalizeName(s)
+	if err == nil || strings.ContainsAny(s, "~@{:") {
+		return name, err
+	}
+	names, _, merr := r.refMatches(ctx, s)
+	switch {
+	case merr != nil:
+		return "", merr
+	case len(names) == 1:
+		return names[0], nil
+	case len(names) > 1:
+		return "", &AmbiguousError{Revision: s, Candidates: names}
+	}
+	return "", err
+}

@@ -14,7 +14,8 @@ const DefaultActor = "local"
 
 // UpdateRefOptions configures UpdateRef.
 type UpdateRefOptions struct {
-	// Ref is the ref to move, with or without "refs/".
+	// Ref is the ref to move, with or without "refs/", or the short name
+	// of an existing ref (Repo.RefName).
 	Ref string
 	// New is a revision naming the new value.
 	New string
@@ -52,7 +53,7 @@ type UpdateRefResult struct {
 // ref held by another writer a *refs.LockedError; the target must exist and
 // pass the namespace's type rule.
 func UpdateRef(ctx context.Context, r *Repo, opt UpdateRefOptions) (*UpdateRefResult, error) {
-	name, err := refs.NormalizeName(opt.Ref)
+	name, err := r.RefName(ctx, opt.Ref)
 	if err != nil {
 		return nil, fmt.Errorf("update-ref: %w", err)
 	}

@@ -13,7 +13,7 @@ type catObjectCmd struct {
 	Type   bool   `short:"t" name:"type" help:"Print only the object's type."`
 	Size   bool   `short:"s" name:"size" help:"Print only the body size in bytes."`
 	Batch  bool   `name:"batch" help:"Read one revision per line on standard input; print each object as \"OID TYPE SIZE\", LF, body, LF (like git cat-file --batch)."`
-	Object string `arg:"" optional:"" name:"obj" help:"Object: full oid, unique prefix, ref or REF@{n}."`
+	Object string `arg:"" optional:"" name:"obj" help:"Object: full oid, unique prefix, ref, REF@{n} or REV~N (a stored run)."`
 	jsonFlag
 }
 

@@ -106,6 +106,7 @@ func printDiff(p *printer, res *runs.DiffResult) {
 		p.printf("%s: the runs hold the same %d events\n", p.good("same"), len(res.Common))
 		return
 	}
+	printDiffLegend(p)
 	printBriefs(p, "only in a", "-", res.OnlyA)
 	printBriefs(p, "only in b", "+", res.OnlyB)
 	if len(res.Aligned) > 0 {
@@ -122,6 +123,12 @@ func printDiff(p *printer, res *runs.DiffResult) {
 		mark = p.dim(" (unchanged)")
 	}
 	p.printf("  a: %s\n  b: %s%s\n", sanitize(strings.Join(res.A.ToolPath, " ")), sanitize(strings.Join(res.B.ToolPath, " ")), mark)
+}
+
+// printDiffLegend explains the markers of the event lists below it.
+func printDiffLegend(p *printer) {
+	p.printf("%s\n", p.dim("legend: - only in a   + only in b   = aligned, the same step (kind, model or tool, program)"))
+	p.printf("%s\n", p.dim("        ~ aligned by position, a different step   [n] index in its run, from 0"))
 }
 
 // printBriefs lists divergent events under a heading.

@@ -17,7 +17,7 @@ import (
 // [--trust-embedded-key]`.
 type importCmd struct {
 	File string `arg:"" name:"file" help:"JSONL stream, one event per line (\"-\" reads standard input; blob paths are then relative to the current directory), or an OpenTine .tine artifact."`
-	Ref  string `name:"ref" placeholder:"REF" help:"Run to append to (default heads/main; created if absent). For a .tine file: the new run's ref (default heads/<run_id>; must not exist)."`
+	Ref  string `name:"ref" placeholder:"REF" help:"Run to append to (default the current run, tine switch, else heads/main; created if absent). For a .tine file: the new run's ref (default heads/<run_id>; must not exist)."`
 	// The .tine flags (SPEC §5.4, migrate-v3 semantics).
 	AllowUnverified bool   `name:"allow-unverified" help:"For a .tine file: import even when its integrity digest (or a requested signature) fails; the failed verdict is recorded."`
 	KeyFile         string `name:"key-file" placeholder:"K" help:"For a .tine file: require its signature to verify with this key file (HMAC secret or Ed25519 seed)."`
@@ -63,6 +63,9 @@ func (c *importCmd) Run(e *env) error {
 	}
 	if c.AllowUnverified || c.KeyFile != "" || c.PubKey != "" || c.TrustEmbedded {
 		return usagef("--allow-unverified, --key-file, --pubkey and --trust-embedded-key apply to a .tine file only")
+	}
+	if c.Ref, err = runs.RefOrCurrent(r, c.Ref); err != nil {
+		return err
 	}
 	var in io.Reader = e.stdin
 	dir, err := os.Getwd()

@@ -3,13 +3,14 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tinehq/tine/porcelain/runs"
 )
 
 // logCmd is `tine log [REV] [--all] [--graph] [--oneline] [-n N] [--json]`.
 type logCmd struct {
-	Rev     string `arg:"" optional:"" name:"run" help:"Run to list: ref, oid, prefix, REF~N or REF@{n} (default heads/main)."`
+	Rev     string `arg:"" optional:"" name:"run" help:"Run to list: ref, oid, prefix, REF~N or REF@{n} (default the current run, tine switch, else heads/main)."`
 	All     bool   `name:"all" help:"Every ref's run, as one DAG sharing events by oid."`
 	Graph   bool   `name:"graph" help:"Draw the event DAG with lanes, forks as branches."`
 	Oneline bool   `name:"oneline" help:"One short line per event."`
@@ -20,8 +21,10 @@ type logCmd struct {
 // Help shows examples under `tine log --help`.
 func (c *logCmd) Help() string {
 	return `Lists events newest first with kind, model or tool, cost, duration and
-score; refs are shown at their tips. Paged through $PAGER (default
-"less -FRX") on a terminal.
+score; refs are shown at their tips. Below each event: its time (UTC) and,
+for a command tine record ran, its argv, shortened. --oneline prints one
+short line per event. Without RUN: the current run (tine switch), else
+heads/main. Paged through $PAGER (default "less -FRX") on a terminal.
 
 Examples:
 
@@ -45,6 +48,11 @@ func (c *logCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
+	if !c.All {
+		if c.Rev, err = runs.RefOrCurrent(r, c.Rev); err != nil {
+			return err
+		}
+	}
 	res, err := runs.Log(e.ctx, r, runs.LogOptions{Rev: c.Rev, All: c.All, Graph: c.Graph, Limit: c.Limit})
 	if err != nil {
 		return err
@@ -76,22 +84,23 @@ func printLog(p *printer, res *runs.LogResult, oneline bool) {
 	}
 }
 
+// Widths of a recorded command in log output.
+const (
+	commandChars        = 72
+	onelineCommandChars = 40
+)
+
 // printEntry renders one event: short oid, refs, kind and label, then the
-// metrics that are set.
+// metrics that are set; below it, indented, the event's time (UTC) and a
+// recorded command's argv, shortened. With oneline it is one short line
+// (printOneline).
 func printEntry(p *printer, prefix string, le *runs.LogEntry, oneline bool) {
+	if oneline {
+		printOneline(p, prefix, le)
+		return
+	}
 	var b strings.Builder
-	b.WriteString(p.style(styleYellow, le.Short))
-	if len(le.Refs) > 0 {
-		b.WriteString(" (" + p.style(styleGreen, strings.Join(le.Refs, ", ")) + ")")
-	}
-	what := le.Kind
-	if le.Label != "" && le.Label != le.Kind {
-		what += " " + le.Label
-	}
-	if le.Missing {
-		what = "(not stored locally)"
-	}
-	b.WriteString(" " + sanitize(what))
+	b.WriteString(entryHead(p, le))
 	if le.ExitCode != nil {
 		s := fmt.Sprintf("exit %d", *le.ExitCode)
 		if *le.ExitCode != 0 {
@@ -111,8 +120,80 @@ func printEntry(p *printer, prefix string, le *runs.LogEntry, oneline bool) {
 	if le.Score != nil {
 		b.WriteString(fmt.Sprintf(" score %g", *le.Score))
 	}
-	if le.Error != "" && !oneline {
+	if le.Error != "" {
 		b.WriteString(" " + p.bad("error: "+sanitize(clip(le.Error, 80))))
 	}
 	p.printf("%s%s\n", prefix, b.String())
+	var d []string
+	if le.TimeUnix != nil {
+		d = append(d, fmtEventTime(*le.TimeUnix))
+	}
+	if le.Command != "" {
+		d = append(d, "$ "+sanitize(clip(le.Command, commandChars)))
+	}
+	if len(d) > 0 {
+		p.printf("%s    %s\n", continuation(prefix, len(le.Parents) > 0), p.dim(strings.Join(d, "  ")))
+	}
+}
+
+// printOneline renders one event on one short line: short oid, refs, then
+// the recorded command shortened (else kind and label), a failing exit
+// code, a score.
+func printOneline(p *printer, prefix string, le *runs.LogEntry) {
+	var b strings.Builder
+	if le.Command != "" && !le.Missing {
+		// A recorded command says more than "tool shell".
+		b.WriteString(p.style(styleYellow, le.Short))
+		if len(le.Refs) > 0 {
+			b.WriteString(" (" + p.style(styleGreen, strings.Join(le.Refs, ", ")) + ")")
+		}
+		b.WriteString(" $ " + sanitize(clip(le.Command, onelineCommandChars)))
+	} else {
+		b.WriteString(entryHead(p, le))
+	}
+	if le.ExitCode != nil && *le.ExitCode != 0 {
+		b.WriteString(" " + p.bad(fmt.Sprintf("exit %d", *le.ExitCode)))
+	}
+	if le.Score != nil {
+		b.WriteString(fmt.Sprintf(" score %g", *le.Score))
+	}
+	p.printf("%s%s\n", prefix, b.String())
+}
+
+// entryHead is the start of an event's line: short oid, refs, kind and
+// label.
+func entryHead(p *printer, le *runs.LogEntry) string {
+	var b strings.Builder
+	b.WriteString(p.style(styleYellow, le.Short))
+	if len(le.Refs) > 0 {
+		b.WriteString(" (" + p.style(styleGreen, strings.Join(le.Refs, ", ")) + ")")
+	}
+	what := le.Kind
+	if le.Label != "" && le.Label != le.Kind {
+		what += " " + le.Label
+	}
+	if le.Missing {
+		what = "(not stored locally)"
+	}
+	b.WriteString(" " + sanitize(what))
+	return b.String()
+}
+
+// continuation is the prefix of an entry's second line: the graph's lanes
+// go on ("*" becomes "|", or nothing below a root); other prefixes become
+// blanks.
+func continuation(prefix string, hasParents bool) string {
+	if strings.ContainsRune(prefix, '*') {
+		lane := "|"
+		if !hasParents {
+			lane = " "
+		}
+		return strings.TrimRight(strings.Replace(prefix, "*", lane, 1), " ")
+	}
+	return strings.Repeat(" ", len(prefix))
+}
+
+// fmtEventTime renders an event's time_unix in UTC to the second.
+func fmtEventTime(unix float64) string {
+	return time.Unix(0, int64(unix*1e9)).UTC().Format("2006-01-02 15:04:05Z")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/porcelain/loops"
+	"github.com/tinehq/tine/porcelain/runs"
 )
 
 // loopRunCmd is `tine loop run --strategy numeric|text | --step-cmd CMD ...`.
@@ -35,6 +36,8 @@ type loopRunCmd struct {
 	MinScore    *float64      `name:"min-score" placeholder:"S" help:"End a branch whose step scores at least S."`
 	TargetScore *float64      `name:"target-score" placeholder:"S" help:"End a branch whose step scores at least S (the engine's target_score)."`
 	Strict      bool          `name:"strict" help:"Fail instead of sanitizing a payload canonical JSON cannot hold."`
+	From        string        `name:"from" placeholder:"RUN" help:"Run the loop continues: its events come first in every branch's run (default the current run, tine switch; none without one)."`
+	Fresh       bool          `name:"fresh" help:"Start a loop of its own even when a current run is set."`
 	jsonFlag
 }
 
@@ -48,6 +51,11 @@ the proposed candidates; a branch ended by a budget, min-score or pruning
 gets a "policy" event, and every branch a closing "done" event naming its
 gate. Budgets (max-steps, max-cost, max-duration) count every step of every
 branch once.
+
+With a current run (tine switch) or --from RUN, the loop continues that
+run: its events come first in every branch's run and the loop's init event
+follows its tips, so the loop is part of the run's story; --fresh (or no
+current run) starts a loop of its own, as before.
 
 A --step-cmd is run once per step with sh -c; it reads one JSON object
 {"protocol":"tine-step/1","goal","context","state","iteration",...} on stdin
@@ -101,8 +109,16 @@ func (c *loopRunCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if c.Fresh && c.From != "" {
+		return usagef("--fresh and --from contradict: give one")
+	}
+	if !c.Fresh {
+		if c.From, err = runs.RefOrCurrent(r, c.From); err != nil {
+			return err
+		}
+	}
 	res, runErr := loops.LoopRun(e.ctx, r, loops.LoopRunOptions{
-		Name: name, Goal: c.Goal, Context: c.Context, Strategy: c.Strategy, StepCmd: c.StepCmd,
+		Name: name, Base: c.From, Goal: c.Goal, Context: c.Context, Strategy: c.Strategy, StepCmd: c.StepCmd,
 		StepHTTP: c.StepHTTP, Model: c.Model, KeyEnv: c.KeyEnv,
 		StepTimeout: c.StepTimeout, Dir: dir, Start: c.Start, State: []byte(c.State),
 		Target: c.Target, StepSize: c.StepSize, Tol: c.Tol, GoodWord: c.GoodWord, MaxLen: c.MaxLen,

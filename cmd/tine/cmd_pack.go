@@ -9,7 +9,7 @@ type packCmd struct {
 	Output    string   `name:"output" short:"o" placeholder:"FILE" help:"Write the TINEPACK3 frame to FILE (\"-\" for standard output)."`
 	Force     bool     `name:"force" short:"f" help:"Replace FILE if it exists."`
 	Store     bool     `name:"store" help:"Also keep the frame in the repository as packs/<digest>.pack."`
-	Revisions []string `arg:"" name:"rev" help:"Objects to pack (oid, prefix, ref, REF@{n}); their whole link closure goes in."`
+	Revisions []string `arg:"" name:"rev" help:"Objects to pack (oid, prefix, ref, REF@{n}, REV~N of a stored run); their whole link closure goes in."`
 	jsonFlag
 }
 

@@ -30,7 +30,7 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // recordCmd is `tine record [--ref REF] -- CMD ARGS...` and
 // `tine record --event FILE.json`.
 type recordCmd struct {
-	Ref    string   `name:"ref" placeholder:"REF" help:"Run to append to (default heads/main; created if absent)."`
+	Ref    string   `name:"ref" placeholder:"REF" help:"Run to append to (default the current run, tine switch, else heads/main; created if absent)."`
 	Event  string   `name:"event" placeholder:"FILE" help:"Append the event in this JSON file instead of running a command."`
 	Status string   `name:"status" enum:",running,paused,completed,failed" default:"" help:"Status of the run after this event (running, paused, completed, failed; default running)."`
 	Param  []string `name:"param" placeholder:"NAME=VALUE" help:"A run parameter the event declares (repeatable); tine runs shows it as column param.NAME."`
@@ -95,6 +95,9 @@ func (c *recordCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
+	if c.Ref, err = runs.RefOrCurrent(r, c.Ref); err != nil {
+		return err
+	}
 	if c.Event != "" {
 		return c.runEvent(e, r)
 	}

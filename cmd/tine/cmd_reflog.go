@@ -8,13 +8,14 @@ import (
 
 // reflogCmd is `tine reflog REF`.
 type reflogCmd struct {
-	Ref string `arg:"" name:"ref" help:"Ref whose history to show, e.g. heads/main."`
+	Ref string `arg:"" name:"ref" help:"Ref whose history to show: heads/main, a short name (main), or REF@{n} to start at row n."`
 	jsonFlag
 }
 
 // Help shows an example under `tine reflog --help`.
 func (c *reflogCmd) Help() string {
-	return `Newest first. REF@{n} in any revision names the value on row n.
+	return `Newest first. REF@{n} in any revision names the value on row n;
+tine reflog REF@{n} starts at that row.
 
 Example:
 

@@ -1,10 +1,14 @@
 package main
 
-import "github.com/tinehq/tine/plumbing"
+import (
+	"fmt"
+
+	"github.com/tinehq/tine/porcelain/runs"
+)
 
 // revParseCmd is `tine rev-parse NAME`.
 type revParseCmd struct {
-	Name string `arg:"" name:"name" help:"Revision: full oid, unique hex prefix (4+ digits), ref (heads/main, main, refs/heads/main) or REF@{n}."`
+	Name string `arg:"" name:"name" help:"Revision: full oid, unique hex prefix (4+ digits), ref (heads/main, main, refs/heads/main), REF@{n} or REV~N."`
 	jsonFlag
 }
 
@@ -13,12 +17,17 @@ func (c *revParseCmd) Help() string {
 	return `A short ref name is looked up in heads/, tags/, experiments/,
 promotions/, remotes/ and annotations/; a name or prefix matching more than
 one candidate is refused, listing them. REF@{n} is the ref's value n updates
-ago, from its reflog.
+ago, from its reflog. REV~N is the run as it was N events ago (see
+Revisions in the README): the stored run from the ref's reflog when one
+holds exactly those events, else the oid the derived run would have if
+written, with "(derived, not stored)" on stderr and "stored": false in
+--json.
 
-Example:
+Examples:
 
     $ tine rev-parse main@{1}
-    run:blake3:9f2c...`
+    run:blake3:9f2c...
+    $ tine rev-parse main~2`
 }
 
 // Run resolves the revision.
@@ -28,9 +37,12 @@ func (c *revParseCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := plumbing.RevParse(e.ctx, r, plumbing.RevParseOptions{Revision: c.Name})
+	res, err := runs.RevParse(e.ctx, r, c.Name)
 	if err != nil {
 		return err
+	}
+	if !res.Stored && !c.JSON {
+		fmt.Fprintf(e.stderr, "tine %s: %s is derived, not stored\n", e.verb, c.Name)
 	}
 	return e.emit(c.JSON, res, func(p *printer) { p.printf("%s\n", res.OID) })
 }

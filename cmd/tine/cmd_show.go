@@ -10,7 +10,7 @@ import (
 
 // showCmd is `tine show OBJ|REF [--json]`.
 type showCmd struct {
-	Rev   string `arg:"" name:"object" help:"Any object: oid, prefix, ref, REF@{n}, a run as REF~N, or a .tine file (shown as the run it would import as, nothing written)."`
+	Rev   string `arg:"" optional:"" name:"object" help:"Any object: oid, prefix, ref, REF@{n}, a run as REF~N, or a .tine file (shown as the run it would import as, nothing written); default the current run (tine switch), else heads/main."`
 	Lines int    `name:"lines" default:"10" help:"Lines of each blob to preview in an event."`
 	jsonFlag
 }
@@ -18,7 +18,9 @@ type showCmd struct {
 // Help shows examples under `tine show --help`.
 func (c *showCmd) Help() string {
 	return `A run: status, created_at, totals (events, cost, duration, tokens),
-roots, tips, forked_from and its events. An event: its fields and previews of
+roots, tips, forked_from, its attestations (scores, gate decisions,
+signature state), annotation values, tags, promotions and refs, and its
+events. Without OBJECT: the current run (tine switch), else heads/main. An event: its fields and previews of
 its input, output and artifact blobs. An attestation or annotation: its
 payload. A blob: its bytes, raw. --json prints the payload with oid and type.
 
@@ -42,18 +44,39 @@ func (c *showCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
+	if c.Rev, err = runs.RefOrCurrent(r, c.Rev); err != nil {
+		return err
+	} else if c.Rev == "" {
+		c.Rev = runs.DefaultRef
+	}
 	res, err := runs.Show(e.ctx, r, runs.ShowOptions{Rev: c.Rev, PreviewLines: c.Lines})
 	if err != nil {
 		return err
 	}
+	var assoc *trust.RunAssociations
+	if res.Run != nil && res.Run.Stored {
+		// What points at a stored run; a derived REV~N run has nothing.
+		if assoc, err = trust.Associations(e.ctx, r, res.Run.ID); err != nil {
+			return err
+		}
+	}
 	if c.JSON {
-		return writeJSON(e.stdout, e.verb, res)
+		return writeJSON(e.stdout, e.verb, showJSON{ShowResult: res, Associations: assoc})
 	}
 	if res.Body != nil {
 		_, err := e.stdout.Write(res.Body)
 		return err
 	}
-	return e.page(func(p *printer) { printShow(p, res) })
+	return e.page(func(p *printer) {
+		printShow(p, res, assoc)
+	})
+}
+
+// showJSON is show's --json object: the object, and for a stored run what
+// points at it.
+type showJSON struct {
+	*runs.ShowResult
+	Associations *trust.RunAssociations `json:"associations,omitempty"`
 }
 
 // runArtifact shows a .tine file as a run, in the repository's hash
@@ -72,11 +95,12 @@ func (c *showCmd) runArtifact(e *env) error {
 	if c.JSON {
 		return writeJSON(e.stdout, e.verb, res)
 	}
-	return e.page(func(p *printer) { printShow(p, res) })
+	return e.page(func(p *printer) { printShow(p, res, nil) })
 }
 
-// printShow renders a run, an event or another JSON object.
-func printShow(p *printer, res *runs.ShowResult) {
+// printShow renders a run (with assoc, what points at it), an event or
+// another JSON object.
+func printShow(p *printer, res *runs.ShowResult, assoc *trust.RunAssociations) {
 	p.printf("%s %s", res.Type, p.style(styleYellow, res.OID))
 	if res.Ref != "" {
 		p.printf(" (%s)", p.style(styleGreen, res.Ref))
@@ -87,7 +111,7 @@ func printShow(p *printer, res *runs.ShowResult) {
 	p.printf("\n")
 	switch {
 	case res.Run != nil:
-		printRun(p, res.Run)
+		printRun(p, res.Run, assoc)
 	case res.Event != nil:
 		printEvent(p, res)
 	default:
@@ -95,8 +119,9 @@ func printShow(p *printer, res *runs.ShowResult) {
 	}
 }
 
-// printRun renders a run's header, totals and events (newest first).
-func printRun(p *printer, run *runs.Run) {
+// printRun renders a run's header, totals, what points at it and its
+// events (newest first).
+func printRun(p *printer, run *runs.Run, assoc *trust.RunAssociations) {
 	t := run.Totals()
 	p.printf("status:   %s\n", run.Status)
 	if run.HasCreatedAt {
@@ -115,13 +140,15 @@ func printRun(p *printer, run *runs.Run) {
 		}
 		p.printf("\n")
 	}
+	if assoc != nil {
+		printAssociations(p, assoc)
+	}
 	if len(run.Events) > 0 {
 		p.printf("\n")
 	}
 	for i := len(run.Events) - 1; i >= 0; i-- {
 		ev := run.Events[i]
-		le := runs.LogEntry{Short: runs.Short(ev.ID), Kind: ev.Kind, Label: ev.Label(), Cost: ev.Cost,
-			Duration: ev.Duration, Tokens: ev.Tokens(), Score: ev.Score, Error: ev.Error, Missing: ev.Missing}
+		le := runs.EntryOf(ev)
 		printEntry(p, "  ", &le, false)
 	}
 }

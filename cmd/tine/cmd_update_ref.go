@@ -5,8 +5,8 @@ import "github.com/tinehq/tine/plumbing"
 // updateRefCmd is `tine update-ref REF NEW [--old OLD | --create]` and
 // `tine update-ref --stdin`.
 type updateRefCmd struct {
-	Ref    string `arg:"" optional:"" name:"ref" help:"Ref to move, e.g. heads/main (\"refs/\" optional)."`
-	New    string `arg:"" optional:"" name:"new" help:"Revision of the new value: oid, unique prefix, ref or REF@{n}."`
+	Ref    string `arg:"" optional:"" name:"ref" help:"Ref to move, e.g. heads/main (\"refs/\" optional), or the short name of an existing ref."`
+	New    string `arg:"" optional:"" name:"new" help:"Revision of the new value: oid, unique prefix, ref, REF@{n} or REV~N (a stored run)."`
 	Old    string `name:"old" placeholder:"OLD" help:"Move only if the ref holds OLD now (compare-and-swap); \"absent\" means it must not exist."`
 	Create bool   `name:"create" help:"Move only if the ref does not exist yet."`
 	Stdin  bool   `name:"stdin" help:"Read a transaction from standard input and apply it all or nothing."`

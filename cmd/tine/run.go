@@ -25,16 +25,19 @@ type cli struct {
 	DeleteRef    deleteRefCmd    `cmd:"" name:"delete-ref" help:"Delete a ref, optionally only if it still has an expected value."`
 	Refs         refsCmd         `cmd:"" help:"List refs and the objects they point at."`
 	Reflog       reflogCmd       `cmd:"" help:"Show the history of a ref."`
-	RevParse     revParseCmd     `cmd:"" name:"rev-parse" help:"Resolve a revision (oid, prefix, ref, REF@{n}) to a full object id."`
+	RevParse     revParseCmd     `cmd:"" name:"rev-parse" help:"Resolve a revision (oid, prefix, ref, short name, REF@{n}, REV~N) to a full object id."`
 	Fsck         fsckCmd         `cmd:"" help:"Verify every object, link and ref; exit 1 on any problem."`
 	CountObjects countObjectsCmd `cmd:"" name:"count-objects" help:"Count the stored objects by type."`
 	Record       recordCmd       `cmd:"" help:"Run a command and record it as an event (or append an event from a file)."`
 	Import       importCmd       `cmd:"" help:"Append the events of a JSONL stream to a run, all or nothing."`
-	Log          logCmd          `cmd:"" help:"List a run's events newest first; --graph --all draws every run as one DAG."`
-	Show         showCmd         `cmd:"" help:"Show any object for humans: runs with totals, events with blob previews."`
+	Log          logCmd          `cmd:"" help:"List a run's events newest first with their time and recorded command; --graph --all draws every run as one DAG."`
+	Show         showCmd         `cmd:"" help:"Show any object for humans: runs with totals, attestations, annotations, tags and promotions; events with blob previews."`
 	Fork         forkCmd         `cmd:"" help:"Start a new run from an event of a run, keeping its ancestors."`
 	Resume       resumeCmd       `cmd:"" help:"Mark a paused, completed or failed run running again."`
 	Tag          tagCmd          `cmd:"" help:"Point tags/NAME at any object (--force to move it)."`
+	Switch       switchCmd       `cmd:"" help:"Set the current run (as git's HEAD) that record, import, log, show and loop run default to."`
+	Status       statusCmd       `cmd:"" help:"Show the current run: ref, status, tips, and whether its ref moved under it."`
+	Attestations attestationsCmd `cmd:"" help:"List a run's attestations: evaluations with scores, gate decisions, signers and signature state."`
 	Diff         diffCmd         `cmd:"" help:"Compare two runs: shared and divergent events, changed fields, cost, token and tool-path deltas."`
 	Replay       replayCmd       `cmd:"" help:"Check a run: --verify re-derives every object, --rerun re-executes its recorded commands."`
 	Demo         demoCmd         `cmd:"" help:"Build a scratch repository that tells a story: recorded, forked and retried runs, a loop, a signed evaluation and a gated promotion."`
@@ -42,7 +45,7 @@ type cli struct {
 	Unpack       unpackCmd       `cmd:"" help:"Verify a TINEPACK3 frame and install its objects (and shallow boundary)."`
 	Keygen       keygenCmd       `cmd:"" help:"Generate a signing key: Ed25519 (default) or an HMAC secret (--hmac)."`
 	Sign         signCmd         `cmd:"" help:"Sign an attestation (tine-attest/1, storing a signed copy) or a .tine file (tine-sig/2, into -o OUT or --in-place)."`
-	Verify       verifyCmd       `cmd:"" help:"Check the signature of an attestation or a .tine file; any key flag makes it fail closed."`
+	Verify       verifyCmd       `cmd:"" help:"Check the signature of an attestation or a .tine file, or every attestation on a run; any key flag makes it fail closed."`
 	Index        indexCmd        `cmd:"" help:"Rebuild, update or check the derived catalog (runs by ref, attestations, evaluations, evidence)."`
 	Evaluate     evaluateCmd     `cmd:"" help:"Attach an evaluation (scores) to a run, signed with --key-file."`
 	Attest       attestCmd       `cmd:"" help:"Attach an attestation with a JSON claim to a run, signed with --key-file."`

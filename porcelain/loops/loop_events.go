@@ -108,6 +108,20 @@ func initPayload(name string, s loop.StartRecord, blob *objects.Object) objects.
 	)
 }
 
+// withBase makes the init payload p continue run base: its parents are
+// base's tips, and attributes.base_run names base.
+func withBase(p objects.Value, base *runs.Run) objects.Value {
+	out := make([]objects.Member, 0, len(p.Object)+1)
+	for _, mb := range p.Object {
+		if mb.Key == "attributes" {
+			mb.Value = objects.ObjectValue(append(mb.Value.Object[:len(mb.Value.Object):len(mb.Value.Object)],
+				m("base_run", objects.String(base.ID.String())))...)
+		}
+		out = append(out, mb)
+	}
+	return objects.ObjectValue(append(out, m("parent_ids", runs.OIDValues(base.Tips)))...)
+}
+
 // candidatesValue lists the proposals with digest, delta and fate.
 func candidatesValue(cs []loop.Candidate) objects.Value {
 	out := make([]objects.Value, 0, len(cs))

@@ -164,7 +164,7 @@ func (lr *LoopRecorder) runObject(b *loopBranch, withResult bool) (*objects.Obje
 	set := []objects.Member{
 		{Key: "created_at", Value: runs.UnixSeconds(b.created)},
 		{Key: "events", Value: runs.OIDValues(b.events)},
-		{Key: "roots", Value: runs.OIDValues([]objects.OID{lr.root})},
+		{Key: "roots", Value: runs.OIDValues(lr.roots())},
 		{Key: "tips", Value: runs.OIDValues([]objects.OID{b.tip()})},
 		{Key: "status", Value: objects.String(status)},
 		{Key: "loop", Value: lr.runLoopValue(b, withResult)},
@@ -177,6 +177,15 @@ func (lr *LoopRecorder) runObject(b *loopBranch, withResult bool) (*objects.Obje
 		return nil, fmt.Errorf("loop %s: run of branch %s: %w", lr.opt.Name, b.id, err)
 	}
 	return o, nil
+}
+
+// roots are every branch run's roots: the init event, or the base run's
+// roots when the loop continues one.
+func (lr *LoopRecorder) roots() []objects.OID {
+	if lr.opt.Base != nil && len(lr.opt.Base.Roots) > 0 {
+		return lr.opt.Base.Roots
+	}
+	return []objects.OID{lr.root}
 }
 
 // maybeCheckpoint checkpoints when enough iterations or time have passed.

@@ -58,6 +58,10 @@ type LoopRecorderOptions struct {
 	Now func() time.Time
 	// Actor names the writer in the reflogs.
 	Actor string
+	// Base is the run the loop continues (tine loop run on the current
+	// run), nil for a loop of its own: its events come first in every
+	// branch's run, and the init event's parents are its tips.
+	Base *runs.Run
 }
 
 // LoopRecorder is a loop.Recorder that writes a loop into a repository as
@@ -186,12 +190,19 @@ func (lr *LoopRecorder) Start(ctx context.Context, s loop.StartRecord) error {
 	lr.start = s
 	lr.lastCkpt = lr.opt.Now()
 	blob := lr.stateBlob(s.Initial)
-	ev, err := lr.event(ctx, initPayload(lr.opt.Name, s, blob), blob)
+	var base []objects.OID
+	p := initPayload(lr.opt.Name, s, blob)
+	if lr.opt.Base != nil {
+		base = lr.opt.Base.EventIDs()
+		p = withBase(p, lr.opt.Base)
+	}
+	ev, err := lr.event(ctx, p, blob)
 	if err != nil {
 		return err
 	}
 	lr.root = ev
-	b := &loopBranch{id: s.RootBranch, events: []objects.OID{ev}, created: lr.opt.Now(), dirty: true}
+	events := append(base[:len(base):len(base)], ev)
+	b := &loopBranch{id: s.RootBranch, events: events, created: lr.opt.Now(), dirty: true}
 	lr.add(b)
 	return nil
 }

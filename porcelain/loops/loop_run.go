@@ -37,6 +37,9 @@ var (
 type LoopRunOptions struct {
 	// Name is the loop: its branches are recorded at experiments/Name/.
 	Name string
+	// Base is a revision naming the run the loop continues (tine loop run
+	// defaults it to the current run); "" for a loop of its own.
+	Base string
 	// Goal and Context are passed to every step; an empty Goal gets the
 	// strategy's default ("Find x near 42.0", "Rewrite toward: ...").
 	Goal, Context string
@@ -145,7 +148,13 @@ func LoopRun(ctx context.Context, r *plumbing.Repo, opt LoopRunOptions) (*LoopRu
 	}
 	now := runs.Clock(opt.Now)
 	cfg.Now, cfg.Algo = now, r.Algo()
-	rec, err := NewLoopRecorder(ctx, r, LoopRecorderOptions{Name: opt.Name, CheckpointEvery: opt.CheckpointEvery, Now: now, Actor: opt.Actor})
+	var base *runs.Run
+	if opt.Base != "" {
+		if base, _, err = runs.ResolveRun(ctx, r, opt.Base); err != nil {
+			return nil, fmt.Errorf("loop %s: base run: %w", opt.Name, err)
+		}
+	}
+	rec, err := NewLoopRecorder(ctx, r, LoopRecorderOptions{Name: opt.Name, CheckpointEvery: opt.CheckpointEvery, Now: now, Actor: opt.Actor, Base: base})
 	if err != nil {
 		return nil, err
 	}

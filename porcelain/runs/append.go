@@ -46,7 +46,9 @@ func Commit(ctx context.Context, r *plumbing.Repo, ref string, expect refs.Expec
 // extend h's run: Repo.WriteAppend validates the new objects and the
 // run-graph delta against h's run object, never its older events, and
 // writes the new objects in batches, the run last; then h.ref moves from
-// h.expect by compare-and-swap and the catalog is refreshed, as in Commit.
+// h.expect by compare-and-swap, the current run's mark follows a move from
+// the value it holds (plumbing.Repo.NoteRefMove) and the catalog is
+// refreshed, as in Commit.
 func commitAppend(ctx context.Context, r *plumbing.Repo, h *head, actor string, objs []*objects.Object) error {
 	var base *objects.Object
 	if h.run != nil {
@@ -62,6 +64,14 @@ func commitAppend(ctx context.Context, r *plumbing.Repo, h *head, actor string, 
 	if err := r.Refs().UpdateExpect(ctx, h.ref, run.ID, h.expect, actor); err != nil {
 		return fmt.Errorf("move %s to %s: %w", h.ref, run.ID, err)
 	}
+	var prev objects.OID
+	if h.run != nil {
+		prev = h.run.ID
+	}
+	// The current run's mark (tine status) follows tine's own appends;
+	// failing to advance it only makes status report a move, so the
+	// append that succeeded is not failed for it.
+	_ = r.NoteRefMove(h.ref, prev, run.ID)
 	_ = RefreshIndex(ctx, r) // derived data: see refreshIndex
 	return nil
 }
@@ -188,12 +198,7 @@ func UnixSeconds(t time.Time) objects.Value {
 // and experiments/ only (promotions move through tine promote's policy).
 // A short name such as "main" names an existing ref (heads/main).
 func WritableRef(ctx context.Context, r *plumbing.Repo, name string) (string, error) {
-	ref, err := refs.NormalizeName(name)
-	if err != nil {
-		if id, short, rerr := r.ResolveRevision(ctx, name); rerr == nil && short != "" && !id.IsZero() && !hasReflogSuffix(name) {
-			ref, err = short, nil
-		}
-	}
+	ref, err := r.RefName(ctx, name)
 	if err != nil {
 		return "", fmt.Errorf("%w (give a full name such as heads/NAME or experiments/NAME)", err)
 	}
@@ -202,15 +207,4 @@ func WritableRef(ctx context.Context, r *plumbing.Repo, name string) (string, er
 		return ref, nil
 	}
 	return "", fmt.Errorf("ref %s: %w", ref, ErrNotRunRef)
-}
-
-// hasReflogSuffix reports a REF@{n} spelling, which names a past value and
-// is never a ref to write.
-func hasReflogSuffix(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '@' && s[i+1] == '{' {
-			return true
-		}
-	}
-	return false
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/tinehq/tine/objects"
-	"github.com/tinehq/tine/plumbing"
 )
 
 // Lazy history (log, diff, log --all).
@@ -22,18 +21,6 @@ import (
 // LoadEvents, a REV~N run), as opposed to a payload read alone
 // (RunFromObject), whose events are read on demand.
 func (r *Run) EventsLoaded() bool { return r.index != nil }
-
-// resolveRunHead is ResolveRun without reading the events of a run named
-// directly: the run object is read through g (and verified) and its events are left
-// for the caller to read. REV~N still needs the run's events (its closure
-// walks parents), so such a revision is resolved by ResolveRun.
-func resolveRunHead(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string) (*Run, string, error) {
-	run, ref, steps, err := resolveBase(ctx, r, g, rev)
-	if err != nil || steps == 0 {
-		return run, ref, err
-	}
-	return backSteps(ctx, r, g, run, ref, rev, steps)
-}
 
 // runEvent returns event id of run: from run.Events when they are loaded,
 // else read through g.

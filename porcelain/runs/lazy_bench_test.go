@@ -32,6 +32,24 @@ func BenchmarkLogLimit20(b *testing.B) {
 	}
 }
 
+// BenchmarkLogAncestor20 is log -n 20 of heads/main~10 whose reflog holds
+// that run: it should stay flat as the run grows, like log -n 20.
+func BenchmarkLogAncestor20(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := lazyRepo(b)
+			base := writeChain(b, r, "heads/main", nil, n-10, "m", false)
+			writeChain(b, r, "heads/main", base, 10, "n", false)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Log(context.Background(), r, LogOptions{Rev: "heads/main~10", Limit: 20}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkDiff100Divergent(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {

@@ -35,9 +35,12 @@ type LogEntry struct {
 	TimeUnix *float64 `json:"time_unix,omitempty"`
 	Error    string   `json:"error,omitempty"`
 	ExitCode *int64   `json:"exit_code,omitempty"`
-	Parents  []string `json:"parents"`
-	Refs     []string `json:"refs,omitempty"`
-	Missing  bool     `json:"missing,omitempty"`
+	// Command is a recorded command's attributes.argv as a shell command
+	// line, at most 200 characters (then "...").
+	Command string   `json:"command,omitempty"`
+	Parents []string `json:"parents"`
+	Refs    []string `json:"refs,omitempty"`
+	Missing bool     `json:"missing,omitempty"`
 }
 
 // LogRun names one run a log covers.
@@ -139,11 +142,14 @@ func uniqueOIDs(ids []objects.OID) []objects.OID {
 	return out
 }
 
+// EntryOf describes one event as log does, without refs.
+func EntryOf(e *Event) LogEntry { return logEntry(e, nil) }
+
 // logEntry describes one event.
 func logEntry(e *Event, refNames []string) LogEntry {
 	le := LogEntry{Event: e.ID.String(), Short: Short(e.ID), Kind: e.Kind, Model: e.Model, Tool: e.Tool,
 		Label: e.Label(), Cost: e.Cost, Duration: e.Duration, Tokens: e.Tokens(), Score: e.Score,
-		Error: e.Error, Parents: []string{}, Refs: refNames, Missing: e.Missing}
+		Error: e.Error, Command: eventCommand(e), Parents: []string{}, Refs: refNames, Missing: e.Missing}
 	if e.HasTime {
 		t := e.TimeUnix
 		le.TimeUnix = &t

@@ -76,7 +76,7 @@ func logAll(ctx context.Context, g objects.Getter, rl RefLister, limit int) (*Lo
 // keeping the entry does not keep the body.
 func detached(le LogEntry) LogEntry {
 	le.Kind, le.Model, le.Tool = strings.Clone(le.Kind), strings.Clone(le.Model), strings.Clone(le.Tool)
-	le.Label, le.Error = strings.Clone(le.Label), strings.Clone(le.Error)
+	le.Label, le.Error, le.Command = strings.Clone(le.Label), strings.Clone(le.Error), strings.Clone(le.Command)
 	return le
 }
 

@@ -4,18 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
-)
-
-// maxAncestorSteps bounds N in REV~N (the SPEC's graph traversal bound,
-// §1.6), and maxReflogScan the reflog rows ResolveRun inspects.
-const (
-	maxAncestorSteps = 10000
-	maxReflogScan    = 1000
 )
 
 // ResolveRun resolves rev to a loaded run and the normalized ref the
@@ -35,18 +26,48 @@ const (
 // payload with events, roots and tips recomputed, its ID the oid it would
 // have if written. Walking past the first event is ErrUnknownRevision.
 func ResolveRun(ctx context.Context, r *plumbing.Repo, rev string) (*Run, string, error) {
-	run, ref, steps, err := resolveBase(ctx, r, r.Objects(), rev)
+	run, ref, err := resolveRunHead(ctx, r, r.Objects(), rev)
 	if err != nil {
 		return nil, "", err
 	}
-	return backSteps(ctx, r, r.Objects(), run, ref, rev, steps)
+	if !run.EventsLoaded() {
+		if err := LoadEvents(ctx, r.Objects(), run, nil); err != nil {
+			return nil, "", err
+		}
+	}
+	return run, ref, nil
+}
+
+// resolveRunHead resolves rev like ResolveRun without reading the events
+// of the run it names when a stored run object is that run: the run object
+// is read through g (and verified) and its events are left for the caller
+// to read. REV~N reads the N events its first-parent walk steps through
+// (plumbing.AncestorRun) and, when a stored snapshot in the ref's reflog
+// holds the result, nothing more; only a run no stored object holds is
+// derived from the source run's events, which are then read.
+func resolveRunHead(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string) (*Run, string, error) {
+	run, ref, steps, err := resolveBase(ctx, r, g, rev)
+	if err != nil || steps == 0 {
+		return run, ref, err
+	}
+	o, err := plumbing.AncestorRun(ctx, r, g, rev, run.Object, ref, steps)
+	var ns *plumbing.NotStoredError
+	switch {
+	case errors.As(err, &ns):
+		sub, err := deriveBack(ctx, r, g, run, ref, ns.Event)
+		return sub, ref, err
+	case err != nil:
+		return nil, "", err
+	}
+	snap, err := RunFromObject(o)
+	return snap, ref, err
 }
 
 // resolveBase resolves the part of rev before any ~N to a run whose
 // payload is read through g (which verifies it) but whose events are not,
 // and returns the total of the ~N suffixes.
 func resolveBase(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string) (*Run, string, int, error) {
-	base, steps, err := splitAncestry(rev)
+	base, steps, err := plumbing.SplitAncestry(rev)
 	if err != nil {
 		return nil, "", 0, err
 	}
@@ -68,78 +89,21 @@ func resolveBase(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev st
 	return run, ref, steps, nil
 }
 
-// backSteps loads run's events through g and returns it, or with steps > 0
-// the run as it was steps events ago (runBack).
-func backSteps(ctx context.Context, r *plumbing.Repo, g objects.Getter, run *Run, ref, rev string, steps int) (*Run, string, error) {
+// deriveBack returns run restricted to the ancestor closure of its event
+// e: the stored snapshot in ref's reflog with exactly those events when
+// there is one (a closure whose causal links reach events off the parent
+// path has several tips, which plumbing.AncestorRun does not look for),
+// else the derived run. It reads run's events.
+func deriveBack(ctx context.Context, r *plumbing.Repo, g objects.Getter, run *Run, ref string, e objects.OID) (*Run, error) {
 	if err := LoadEvents(ctx, g, run, nil); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	if steps == 0 {
-		return run, ref, nil
-	}
-	sub, err := runBack(ctx, r, run, ref, rev, steps)
-	if err != nil {
-		return nil, "", err
-	}
-	return sub, ref, nil
-}
-
-// splitAncestry splits "BASE~N~M..." into BASE and N+M.
-func splitAncestry(rev string) (string, int, error) {
-	if len(rev) > plumbing.MaxRevisionLen {
-		return "", 0, fmt.Errorf("revision %.40q...: %w", rev, plumbing.ErrBadRevision)
-	}
-	total := 0
-	base := rev
-	for {
-		i := strings.LastIndexByte(base, '~')
-		if i < 0 {
-			break
-		}
-		digits := base[i+1:]
-		n := 1
-		if digits != "" {
-			v, err := strconv.Atoi(digits)
-			if err != nil || v < 0 || strings.Trim(digits, "0123456789") != "" {
-				return "", 0, fmt.Errorf("revision %q: want REV~N with a decimal N: %w", rev, plumbing.ErrBadRevision)
-			}
-			n = v
-		}
-		total += n
-		if total > maxAncestorSteps {
-			return "", 0, fmt.Errorf("revision %q: at most ~%d: %w", rev, maxAncestorSteps, plumbing.ErrBadRevision)
-		}
-		base = base[:i]
-	}
-	if base == "" {
-		return "", 0, fmt.Errorf("revision %q names nothing before ~: %w", rev, plumbing.ErrBadRevision)
-	}
-	return base, total, nil
-}
-
-// runBack returns the run as it was steps events ago (see ResolveRun).
-func runBack(ctx context.Context, r *plumbing.Repo, run *Run, ref, rev string, steps int) (*Run, error) {
-	if len(run.Events) == 0 {
-		return nil, fmt.Errorf("revision %q: run %s has no events: %w", rev, run.ID, plumbing.ErrUnknownRevision)
-	}
-	cur := run.Events[len(run.Events)-1]
-	for i := 0; i < steps; i++ {
-		if cur.Missing || len(cur.Parents) == 0 {
-			return nil, fmt.Errorf("revision %q: run %s has only %d event(s) before its newest along first parents: %w",
-				rev, run.ID, i, plumbing.ErrUnknownRevision)
-		}
-		next, ok := run.Event(cur.Parents[0])
-		if !ok {
-			return nil, fmt.Errorf("event %s, run %s: %w", cur.Parents[0], run.ID, ErrEventNotInRun)
-		}
-		cur = next
-	}
-	events, err := run.Closure(cur.ID)
+	events, err := run.Closure(e)
 	if err != nil {
 		return nil, err
 	}
 	if ref != "" {
-		if snap, err := reflogSnapshot(ctx, r.Objects(), r.Refs(), ref, events); err != nil {
+		if snap, err := reflogSnapshot(ctx, g, r.Refs(), ref, events); err != nil {
 			return nil, err
 		} else if snap != nil {
 			return snap, nil
@@ -147,6 +111,9 @@ func runBack(ctx context.Context, r *plumbing.Repo, run *Run, ref, rev string, s
 	}
 	return deriveRun(r.Algo(), run, events)
 }
+
+// maxReflogScan bounds the reflog rows reflogSnapshot inspects.
+const maxReflogScan = 1000
 
 // reflogSnapshot returns the newest stored run from ref's reflog whose
 // events are exactly events, or nil when there is none.

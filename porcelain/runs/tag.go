@@ -45,17 +45,10 @@ func Tag(ctx context.Context, r *plumbing.Repo, opt TagOptions) (*TagResult, err
 	if err != nil {
 		return nil, fmt.Errorf("tag %q: %w", opt.Name, err)
 	}
-	var id objects.OID
-	if strings.ContainsRune(opt.Target, '~') {
-		run, _, rerr := ResolveRun(ctx, r, opt.Target)
-		if rerr != nil {
-			return nil, rerr
-		}
-		if !run.Stored {
-			return nil, fmt.Errorf("%s names a derived run that is not stored; tag a stored run (see tine reflog)", opt.Target)
-		}
-		id = run.ID
-	} else if id, err = r.Resolve(ctx, opt.Target); err != nil {
+	// REV~N resolves lazily to a stored run; a derived one is refused
+	// (plumbing.NotStoredError says how to store it).
+	id, err := r.Resolve(ctx, opt.Target)
+	if err != nil {
 		return nil, err
 	}
 	res := &TagResult{Ref: ref, OID: id.String(), Type: id.Type}
