@@ -31,6 +31,7 @@ type cli struct {
 	Record       recordCmd       `cmd:"" help:"Run a command and record it as an event (or append an event from a file)."`
 	Import       importCmd       `cmd:"" help:"Append the events of a JSONL stream to a run, all or nothing."`
 	Log          logCmd          `cmd:"" help:"List a run's events newest first; --graph --all draws every run as one DAG."`
+	Graph        graphCmd        `cmd:"" help:"Write the event DAG of runs with refs, forks, statuses and scores as Mermaid, Graphviz DOT or JSON."`
 	Show         showCmd         `cmd:"" help:"Show any object for humans: runs with totals, events with blob previews."`
 	Fork         forkCmd         `cmd:"" help:"Start a new run from an event of a run, keeping its ancestors."`
 	Resume       resumeCmd       `cmd:"" help:"Mark a paused, completed or failed run running again."`
