@@ -1,0 +1,127 @@
+package view_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tinehq/tine/porcelain/demo"
+	"github.com/tinehq/tine/porcelain/runs"
+)
+
+// TestViewDemoInBrowser loads the demo repository's view in headless
+// Chromium: the page draws every event in as many lanes as log --graph
+// --all, a click on a node shows the event and its blob, two runs diff,
+// a run shows its attestation and promotion; no console error, and no
+// request leaves the loopback origin.
+func TestViewDemoInBrowser(t *testing.T) {
+	b := newBrowser(t, 1400, 1000)
+	ctx := context.Background()
+	opt := demo.DemoOptions{Dir: filepath.Join(t.TempDir(), "tour"), Stdout: io.Discard, Stderr: io.Discard,
+		Rand: bytes.NewReader(bytes.Repeat([]byte{7}, 32))}
+	r, res, err := demo.Demo(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rel, err := demo.DemoRelease(ctx, r, opt, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := runs.Log(ctx, r, runs.LogOptions{All: true, Graph: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes := 0
+	for _, gl := range log.Graph {
+		lanes = max(lanes, (len(gl.Graph)+1)/2)
+	}
+	if lanes < 2 {
+		t.Fatalf("the demo's graph has %d lanes; the fork needs at least 2", lanes)
+	}
+	base := serve(t, r)
+	b.do(t, chromedp.Navigate(base))
+	b.waitJS(t, "window.tineView.ready === true")
+	if n := evalJS[int](t, b, "window.tineView.events"); n != len(log.Entries) {
+		t.Fatalf("the page knows %d events, log --all lists %d", n, len(log.Entries))
+	}
+	// Fit the whole graph in the window: every node and lane is drawn.
+	b.do(t, chromedp.Click("#fit"))
+	b.waitJS(t, "window.tineView.drawnNodes === "+strconv.Itoa(len(log.Entries)))
+	if got := evalJS[int](t, b, "window.tineView.drawnLanes"); got != lanes {
+		t.Fatalf("the page drew %d lanes, log --graph --all draws %d", got, lanes)
+	}
+	b.screenshot(t, "view-demo-fit.png")
+
+	// Back at 100%, click the failing test run of heads/main: its fields
+	// and its stdout blob show.
+	b.do(t, chromedp.Click("#reset"))
+	var failing *runs.LogEntry
+	for i := range log.Entries {
+		le := &log.Entries[i]
+		if le.ExitCode != nil && *le.ExitCode != 0 {
+			failing = le
+			break
+		}
+	}
+	if failing == nil {
+		t.Fatal("the demo has no failing event")
+	}
+	p := b.nodePoint(t, failing.Event)
+	b.do(t, chromedp.MouseClickXY(p.X, p.Y))
+	b.waitJS(t, `document.querySelector("#event-fields") !== null && document.querySelector("#tab-event").textContent.includes(`+strconv.Quote(failing.Event)+`)`)
+	if got := evalJS[string](t, b, `window.tineView.selected`); got != failing.Event {
+		t.Fatalf("selected %q, clicked %q", got, failing.Event)
+	}
+	fields := evalJS[string](t, b, `[...document.querySelectorAll("#event-fields th")].map(th => th.textContent).join(",")`)
+	if !strings.Contains(fields, "kind") || !strings.Contains(fields, "parent_ids") {
+		t.Fatalf("event fields shown: %s", fields)
+	}
+	shown, err := runs.Show(ctx, r, runs.ShowOptions{Rev: failing.Event})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout *runs.BlobPreview
+	for i := range shown.Blobs {
+		if !shown.Blobs[i].Binary && shown.Blobs[i].Size > 0 {
+			stdout = &shown.Blobs[i]
+			break
+		}
+	}
+	if stdout == nil {
+		t.Fatalf("the failing event has no text blob: %+v", shown.Blobs)
+	}
+	b.do(t, chromedp.Click(`#tab-event .blob button.link`))
+	b.waitJS(t, `document.querySelector("#tab-event .blob-text") !== null`)
+	if got := evalJS[string](t, b, `document.querySelector("#tab-event .blob-text").textContent`); !strings.HasPrefix(got, stdout.Lines[0]) {
+		t.Fatalf("blob shown %q, want it to start with %q", got, stdout.Lines[0])
+	}
+	b.screenshot(t, "view-demo-event.png")
+
+	// Diff the two attempts: three aligned divergent events (as
+	// TestDemoStory finds with runs.DiffRevisions).
+	b.do(t, chromedp.Click(`.tabs button[data-tab="runs"]`))
+	b.do(t, chromedp.Click(`input[aria-label="A: `+res.Main+`"]`), chromedp.Click(`input[aria-label="B: `+res.Fork+`"]`), chromedp.Click("#diff-go"))
+	b.waitJS(t, `document.querySelector("#diff-aligned") !== null`)
+	if n := evalJS[int](t, b, `document.querySelectorAll("#diff-aligned tr").length`); n != 1+3 {
+		t.Fatalf("diff shows %d rows, want a header and 3 aligned pairs", n)
+	}
+
+	// The promoted run shows its evaluation and its promotion.
+	promoted := rel.Promoted.Run
+	b.do(t, chromedp.Click(`.tabs button[data-tab="runs"]`))
+	b.do(t, chromedp.Click(`#refs tr[data-run="`+promoted+`"] button.link`))
+	b.waitJS(t, `document.querySelector("#tab-run h2") !== null`)
+	text := evalJS[string](t, b, `document.querySelector("#tab-run").textContent`)
+	if !strings.Contains(text, "attestations (1)") || !strings.Contains(text, "evaluation") || !strings.Contains(text, rel.Promoted.Ref) {
+		t.Fatalf("run panel: %s", text)
+	}
+	b.screenshot(t, "view-demo-run.png")
+	b.check(t, base)
+}
