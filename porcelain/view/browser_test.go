@@ -13,6 +13,7 @@ import (
 
 	"github.com/tinehq/tine/porcelain/demo"
 	"github.com/tinehq/tine/porcelain/runs"
+	"github.com/tinehq/tine/porcelain/view"
 )
 
 // TestViewDemoInBrowser loads the demo repository's view in headless
@@ -123,5 +124,50 @@ func TestViewDemoInBrowser(t *testing.T) {
 		t.Fatalf("run panel: %s", text)
 	}
 	b.screenshot(t, "view-demo-run.png")
+	b.check(t, base)
+}
+
+// TestViewEscapesInBrowser: an event whose tool and error hold markup is
+// drawn and shown as text; the page gains no element from it, and the
+// strict Content-Security-Policy reports no violation.
+func TestViewEscapesInBrowser(t *testing.T) {
+	b := newBrowser(t, 1200, 800)
+	r := fixture(t)
+	g, err := view.BuildGraph(context.Background(), r, view.GraphOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oid string
+	for _, le := range g.Events {
+		if le.Tool == hostile {
+			oid = le.Event
+		}
+	}
+	if oid == "" {
+		t.Fatal("the fixture has no hostile event")
+	}
+	base := serve(t, r)
+	b.do(t, chromedp.Navigate(base))
+	b.waitJS(t, "window.tineView.ready === true")
+	elements := evalJS[int](t, b, `document.getElementsByTagName("*").length`)
+	p := b.nodePoint(t, oid)
+	b.do(t, chromedp.MouseClickXY(p.X, p.Y))
+	b.waitJS(t, `document.querySelector("#event-fields") !== null`)
+	text := evalJS[string](t, b, `document.querySelector("#tab-event").textContent`)
+	if !strings.Contains(text, `<script>alert(1)</script>`) || !strings.Contains(text, `\"]) --> x;`) {
+		t.Fatalf("the hostile text is not shown as text: %s", text)
+	}
+	for _, sel := range []string{"script", "img", "a", "iframe", "object"} {
+		if n := evalJS[int](t, b, `document.querySelectorAll("main `+sel+`").length`); n != 0 {
+			t.Fatalf("the page gained %d <%s> elements", n, sel)
+		}
+	}
+	if n := evalJS[int](t, b, `document.querySelectorAll("script").length`); n != 1 {
+		t.Fatalf("%d script elements, want the page's own one", n)
+	}
+	// The panel added rows and cells for the fields, nothing else.
+	if n := evalJS[int](t, b, `document.getElementsByTagName("*").length`); n <= elements {
+		t.Fatalf("the event panel did not render (%d elements before, %d after)", elements, n)
+	}
 	b.check(t, base)
 }
