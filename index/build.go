@@ -77,13 +77,21 @@ type builder struct {
 	oldRun map[objects.OID]*RunEntry
 	oldRef map[string]objects.OID
 	events map[objects.OID][]KeyedEvent
-	reads  int
+	// summ holds every event summary known: the old catalog's and those
+	// read during this build; runEvents each run's event list.
+	summ      map[objects.OID]*EventSummary
+	runEvents map[objects.OID][]objects.OID
+	reads     int
 }
 
 func newBuilder(ctx context.Context, src objects.Getter, algo objects.Algo, rules []EvidenceRule, old *data) *builder {
 	b := &builder{ctx: ctx, src: src, algo: algo, rules: rules, old: old,
-		oldRun: map[objects.OID]*RunEntry{}, oldRef: map[string]objects.OID{}, events: map[objects.OID][]KeyedEvent{}}
+		oldRun: map[objects.OID]*RunEntry{}, oldRef: map[string]objects.OID{}, events: map[objects.OID][]KeyedEvent{},
+		summ: map[objects.OID]*EventSummary{}, runEvents: map[objects.OID][]objects.OID{}}
 	if old != nil {
+		for i := range old.events {
+			b.summ[old.events[i].ID] = &old.events[i]
+		}
 		for i := range old.runs {
 			b.oldRun[old.runs[i].Run] = &old.runs[i]
 		}
@@ -99,6 +107,11 @@ func (b *builder) build(st *state) (*data, error) {
 	d := &data{algo: b.algo, rules: b.rules, refs: st.refs}
 	for _, run := range runTargets(st.refs) {
 		if e, ok := b.oldRun[run]; ok {
+			ids := make([]objects.OID, len(e.Events))
+			for i, n := range e.Events {
+				ids[i] = b.old.events[n].ID
+			}
+			b.runEvents[run] = ids
 			d.runs = append(d.runs, *e)
 			continue
 		}
@@ -108,6 +121,7 @@ func (b *builder) build(st *state) (*data, error) {
 		}
 		d.runs = append(d.runs, e)
 	}
+	b.eventTable(d)
 	var err error
 	if d.atts, err = b.attestations(st.atts); err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func (b *builder) indexRun(run objects.OID, refs []RefEntry) (RunEntry, error) {
 	}
 	slices.SortFunc(e.Keyed, compareKeyed)
 	e.Keyed = slices.CompactFunc(e.Keyed, func(x, y KeyedEvent) bool { return compareKeyed(x, y) == 0 })
-	return e, nil
+	return e, b.summarizeRun(o, events, &e)
 }
 
 // related returns the indexed runs whose events o most likely extends: the
@@ -86,16 +86,28 @@ func (b *builder) eventKeys(ev objects.OID) ([]KeyedEvent, error) {
 	if keys, ok := b.events[ev]; ok {
 		return keys, nil
 	}
-	o, err := b.get(ev)
-	if err != nil {
+	if err := b.readEvent(ev); err != nil {
 		return nil, err
 	}
+	return b.events[ev], nil
+}
+
+// readEvent reads an event once and keeps both its evidence rows and its
+// summary; an absent event is summarized as missing.
+func (b *builder) readEvent(ev objects.OID) error {
+	o, err := b.get(ev)
+	if err != nil {
+		return err
+	}
 	var keys []KeyedEvent
+	s := EventSummary{ID: ev, Missing: true}
 	if o != nil && o.Type == objects.TypeEvent {
 		keys = extractKeys(o, b.rules)
+		s = summarizeEvent(o)
 	}
 	b.events[ev] = keys
-	return keys, nil
+	b.summ[ev] = &s
+	return nil
 }
 
 // runTargets returns the distinct run-typed targets of refs, sorted.

@@ -3,6 +3,7 @@ package index
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -19,6 +20,12 @@ type Catalog struct {
 	annByTarget map[objects.OID][]objects.OID
 	byScore     map[string][]scoreRow
 	evidence    map[evidenceKey][]objects.OID
+	runByID     map[objects.OID]int
+	eventByID   map[objects.OID]int
+	// inverse guards runsOf, event position -> run positions, built on
+	// first use by RunsWithEvent.
+	inverse sync.Once
+	runsOf  [][]int32
 }
 
 // scoreRow is one evaluation score, pointing into the attestations.
@@ -39,6 +46,14 @@ func newCatalog(d *data) *Catalog {
 		annByTarget: map[objects.OID][]objects.OID{},
 		byScore:     map[string][]scoreRow{},
 		evidence:    map[evidenceKey][]objects.OID{},
+		runByID:     make(map[objects.OID]int, len(d.runs)),
+		eventByID:   make(map[objects.OID]int, len(d.events)),
+	}
+	for i := range d.runs {
+		c.runByID[d.runs[i].Run] = i
+	}
+	for i := range d.events {
+		c.eventByID[d.events[i].ID] = i
 	}
 	for _, r := range d.refs {
 		c.refsOf[r.ID] = append(c.refsOf[r.ID], r.Name)

@@ -48,9 +48,14 @@ func TestDamagedCatalogIsRebuilt(t *testing.T) {
 		}, StateCorrupt, "trailer counts"},
 		{"future version", func(t *testing.T, f *fixture, good []byte) {
 			b := bytes.Clone(good)
-			b[len(magic)] = 2
+			b[len(magic)] = Version + 1
 			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 2"},
+		}, StateMismatch, "version 3"},
+		{"version 1 (no run summaries)", func(t *testing.T, f *fixture, good []byte) {
+			b := bytes.Clone(good)
+			b[len(magic)] = 1
+			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
+		}, StateMismatch, "version 1, want 2"},
 		{"other hash", func(t *testing.T, f *fixture, good []byte) {
 			d, err := decode(good)
 			if err != nil {

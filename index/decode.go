@@ -153,6 +153,7 @@ func decodeBody(b []byte) (*data, error) {
 		out.rules[i] = EvidenceRule{Table: d.str(), Kind: d.str(), Path: d.str()}
 	}
 	d.refs(out)
+	d.events(out)
 	d.runs(out)
 	d.atts(out)
 	d.anns(out)
@@ -183,6 +184,16 @@ func (d *decoder) runs(out *data) {
 	for i := range out.runs {
 		r := &out.runs[i]
 		r.Run = d.oid(out.algo, objects.TypeRun, false)
+		r.Status = d.str()
+		r.HasCreatedAt, r.CreatedAt = d.flagFloat()
+		r.Events = make([]int, d.count(1))
+		for j := range r.Events {
+			n := d.uv()
+			if d.err == nil && n >= uint64(len(out.events)) {
+				d.fail("run %s names event %d of %d", r.Run, n, len(out.events))
+			}
+			r.Events[j] = int(n)
+		}
 		r.Keyed = make([]KeyedEvent, d.count(3))
 		for j := range r.Keyed {
 			k := &r.Keyed[j]
@@ -202,7 +213,7 @@ func (d *decoder) runs(out *data) {
 }
 
 func (d *decoder) atts(out *data) {
-	out.atts = make([]Attestation, d.count(6))
+	out.atts = make([]Attestation, d.count(8))
 	for i := range out.atts {
 		a := &out.atts[i]
 		a.ID = d.oid(out.algo, objects.TypeAttestation, false)
@@ -230,6 +241,8 @@ func (d *decoder) atts(out *data) {
 				d.fail("scores of %s out of order", a.ID)
 			}
 		}
+		a.Signed = d.flag()
+		a.SignedAt = d.str()
 		if d.err == nil && i > 0 && out.atts[i-1].ID.Compare(a.ID) >= 0 {
 			d.fail("attestations out of order at %s", a.ID)
 		}
@@ -251,4 +264,65 @@ func (d *decoder) anns(out *data) {
 // compareKeyed orders evidence rows by table, key, then event.
 func compareKeyed(a, b KeyedEvent) int {
 	return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Key, b.Key), a.Event.Compare(b.Event))
+}
+
+// flag reads a one-byte boolean (0 or 1).
+func (d *decoder) flag() bool {
+	if d.err != nil {
+		return false
+	}
+	if d.off >= len(d.b) || d.b[d.off] > 1 {
+		d.fail("bad flag")
+		return false
+	}
+	d.off++
+	return d.b[d.off-1] == 1
+}
+
+// flagFloat reads a presence flag and, when set, a float.
+func (d *decoder) flagFloat() (bool, float64) {
+	if !d.flag() {
+		return false, 0
+	}
+	return true, d.float()
+}
+
+// events reads the event summaries, sorted by oid.
+func (d *decoder) events(out *data) {
+	out.events = make([]EventSummary, d.count(34))
+	for i := range out.events {
+		s := &out.events[i]
+		s.ID = d.oid(out.algo, objects.TypeEvent, false)
+		s.Missing = d.flag()
+		if d.err == nil && i > 0 && out.events[i-1].ID.Compare(s.ID) >= 0 {
+			d.fail("events out of order at %s", s.ID)
+		}
+		if s.Missing || d.err != nil {
+			continue
+		}
+		s.Kind, s.Label = d.str(), d.str()
+		s.HasTime, s.Time = d.flagFloat()
+		s.Cost, s.Duration, s.Tokens = d.float(), d.float(), d.float()
+		if s.HasExit = d.flag(); s.HasExit && d.err == nil {
+			n, k := binary.Varint(d.b[d.off:])
+			if k <= 0 {
+				d.fail("bad exit code")
+			} else {
+				d.off += k
+				s.ExitCode = n
+			}
+		}
+		s.HasScore, s.Score = d.flagFloat()
+		if n := d.count(2); n > MaxParams {
+			d.fail("%d params", n)
+		} else if n > 0 {
+			s.Params = make([]Param, n)
+		}
+		for j := range s.Params {
+			s.Params[j] = Param{Name: d.str(), Value: d.str()}
+			if d.err == nil && (s.Params[j].Name == "" || j > 0 && s.Params[j-1].Name >= s.Params[j].Name) {
+				d.fail("params of %s out of order", s.ID)
+			}
+		}
+	}
 }

@@ -11,7 +11,7 @@ import (
 const magic = "TINECTLG"
 
 // Version is the catalog format version this package reads and writes.
-const Version = 1
+const Version = 2
 
 // checksumSize is the trailer checksum's length (SHA-256).
 const checksumSize = 32
@@ -78,9 +78,19 @@ func (e *encoder) body(d *data) {
 		e.str(r.Name)
 		e.oid(r.ID)
 	}
+	e.uv(uint64(len(d.events)))
+	for i := range d.events {
+		e.event(&d.events[i])
+	}
 	e.uv(uint64(len(d.runs)))
 	for _, r := range d.runs {
 		e.oid(r.Run)
+		e.str(r.Status)
+		e.flagFloat(r.HasCreatedAt, r.CreatedAt)
+		e.uv(uint64(len(r.Events)))
+		for _, i := range r.Events {
+			e.uv(uint64(i))
+		}
 		e.uv(uint64(len(r.Keyed)))
 		for _, k := range r.Keyed {
 			e.oid(k.Event)
@@ -105,10 +115,54 @@ func (e *encoder) body(d *data) {
 			e.str(s.Name)
 			e.float(s.Value)
 		}
+		e.flag(a.Signed)
+		e.str(a.SignedAt)
 	}
 	e.uv(uint64(len(d.anns)))
 	for _, a := range d.anns {
 		e.oid(a.ID)
 		e.oid(a.Target)
+	}
+}
+
+// flag appends a boolean as one byte.
+func (e *encoder) flag(b bool) {
+	if b {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+// flagFloat appends a presence flag and, when set, the float.
+func (e *encoder) flagFloat(has bool, f float64) {
+	e.flag(has)
+	if has {
+		e.float(f)
+	}
+}
+
+// event appends one event summary.
+func (e *encoder) event(s *EventSummary) {
+	e.oid(s.ID)
+	e.flag(s.Missing)
+	if s.Missing {
+		return
+	}
+	e.str(s.Kind)
+	e.str(s.Label)
+	e.flagFloat(s.HasTime, s.Time)
+	e.float(s.Cost)
+	e.float(s.Duration)
+	e.float(s.Tokens)
+	e.flag(s.HasExit)
+	if s.HasExit {
+		e.b = binary.AppendVarint(e.b, s.ExitCode)
+	}
+	e.flagFloat(s.HasScore, s.Score)
+	e.uv(uint64(len(s.Params)))
+	for _, p := range s.Params {
+		e.str(p.Name)
+		e.str(p.Value)
 	}
 }

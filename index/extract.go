@@ -26,6 +26,12 @@ func extractAttestation(o *objects.Object) Attestation {
 	if v, ok := pl.Get("signer"); ok && v.Kind == objects.KindString && len(v.Str) <= MaxStringBytes {
 		a.Signer = v.Str
 	}
+	if sig, ok := pl.Get("signature"); ok && sig.Kind != objects.KindNull {
+		a.Signed = true
+		if at := strMember(sig, "signed_at"); len(at) <= MaxStringBytes {
+			a.SignedAt = at
+		}
+	}
 	claim, ok := pl.Get("claim")
 	if !ok || claim.Kind != objects.KindObject {
 		return a

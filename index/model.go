@@ -56,11 +56,16 @@ type KeyedEvent struct {
 	Key   string
 }
 
-// RunEntry is one indexed run (a run-typed ref target) and the evidence
-// rows of its events, sorted by table, key, then event.
+// RunEntry is one indexed run (a run-typed ref target): its status, its
+// events (positions in the catalog's event table, in the run's order) and
+// the evidence rows of its events, sorted by table, key, then event.
 type RunEntry struct {
-	Run   objects.OID
-	Keyed []KeyedEvent
+	Run          objects.OID
+	Status       string
+	CreatedAt    float64
+	HasCreatedAt bool
+	Events       []int
+	Keyed        []KeyedEvent
 }
 
 // Field is one top-level string member of an attestation claim.
@@ -90,6 +95,10 @@ type Attestation struct {
 	Fields []Field
 	// Scores are an evaluation's finite numeric scores, sorted by name.
 	Scores []Score
+	// Signed reports a signature block; SignedAt is its signed_at label
+	// (RFC 3339 as tine writes it) when it carries one, else "".
+	Signed   bool
+	SignedAt string
 }
 
 // Field returns the claim field name and whether the catalog holds it.
@@ -130,15 +139,16 @@ var DefaultRules = []EvidenceRule{
 
 // data is the decoded content of a catalog file.
 type data struct {
-	algo  objects.Algo
-	rules []EvidenceRule
-	refs  []RefEntry
-	runs  []RunEntry
-	atts  []Attestation
-	anns  []Annotation
+	algo   objects.Algo
+	rules  []EvidenceRule
+	refs   []RefEntry
+	events []EventSummary
+	runs   []RunEntry
+	atts   []Attestation
+	anns   []Annotation
 }
 
 // entries is the entry count recorded in the trailer.
 func (d *data) entries() uint64 {
-	return uint64(len(d.refs) + len(d.runs) + len(d.atts) + len(d.anns))
+	return uint64(len(d.refs) + len(d.events) + len(d.runs) + len(d.atts) + len(d.anns))
 }

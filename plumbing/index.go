@@ -30,30 +30,64 @@ type IndexRebuildResult struct {
 	// Path is the catalog file relative to the repository directory.
 	Path string `json:"path"`
 	index.Report
+	// Search is what the same call did to the search index
+	// (SearchIndexPath), which is kept with the catalog.
+	Search *index.SearchReport `json:"search"`
 }
 
-// IndexRebuild builds the derived catalog from scratch out of the refs and
-// objects, replacing the file atomically whatever state it was in.
+// SearchIndexPath is the search index file relative to the repository
+// directory (`tine search`; index.SearchFile beside the catalog).
+const SearchIndexPath = index.Dir + "/" + index.SearchFile
+
+// withSearch brings the search index up to date with the catalog (from
+// scratch when rebuild), as `tine index rebuild` and `update` promise.
+func withSearch(ctx context.Context, r *Repo, rep *index.Report, rebuild bool) (*IndexRebuildResult, error) {
+	ix := OpenIndex(r)
+	cat, _, err := ix.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, srep, err := ix.Search(ctx, cat, rebuild)
+	if err != nil {
+		return nil, err
+	}
+	if srep.SaveErr != nil {
+		return nil, srep.SaveErr
+	}
+	return &IndexRebuildResult{Path: IndexPath, Report: *rep, Search: srep}, nil
+}
+
+// IndexRebuild builds the derived catalog and the search index from
+// scratch out of the refs and objects, replacing the files atomically
+// whatever state they were in.
 func IndexRebuild(ctx context.Context, r *Repo, _ IndexRebuildOptions) (*IndexRebuildResult, error) {
 	rep, err := OpenIndex(r).Rebuild(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index rebuild: %w", err)
 	}
-	return &IndexRebuildResult{Path: IndexPath, Report: *rep}, nil
+	res, err := withSearch(ctx, r, rep, true)
+	if err != nil {
+		return nil, fmt.Errorf("index rebuild: search index: %w", err)
+	}
+	return res, nil
 }
 
 // IndexUpdateOptions configures IndexUpdate (no options yet).
 type IndexUpdateOptions struct{}
 
 // IndexUpdate brings the derived catalog up to date, reading only the runs,
-// attestations and annotations it lacks; a missing or damaged file is
-// rebuilt. It is what writers call after moving refs or adding objects.
+// attestations and annotations it lacks, then the search index, reading
+// only the events it lacks; a missing or damaged file is rebuilt. It is what writers call after moving refs or adding objects.
 func IndexUpdate(ctx context.Context, r *Repo, _ IndexUpdateOptions) (*IndexRebuildResult, error) {
 	rep, err := OpenIndex(r).Update(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index update: %w", err)
 	}
-	return &IndexRebuildResult{Path: IndexPath, Report: *rep}, nil
+	res, err := withSearch(ctx, r, rep, false)
+	if err != nil {
+		return nil, fmt.Errorf("index update: search index: %w", err)
+	}
+	return res, nil
 }
 
 // IndexStatusOptions configures IndexStatus (no options yet).

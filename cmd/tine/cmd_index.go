@@ -93,6 +93,9 @@ func printIndexReport(p *printer, res *plumbing.IndexRebuildResult) {
 	}
 	p.printf(": %d refs, %d runs, %d attestations (%d evaluations), %d annotations, %d evidence rows\n",
 		res.Refs, res.Runs, res.Attestations, res.Evaluations, res.Annotations, res.EvidenceRows)
+	if s := res.Search; s != nil {
+		p.printf("%s %s: %d events, %d terms, %d bytes\n", s.Action, plumbing.SearchIndexPath, s.Events, s.Terms, s.Bytes)
+	}
 }
 
 // indexStatusCmd is `tine index status`.

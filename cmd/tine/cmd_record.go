@@ -33,6 +33,7 @@ type recordCmd struct {
 	Ref    string   `name:"ref" placeholder:"REF" help:"Run to append to (default heads/main; created if absent)."`
 	Event  string   `name:"event" placeholder:"FILE" help:"Append the event in this JSON file instead of running a command."`
 	Status string   `name:"status" enum:",running,paused,completed,failed" default:"" help:"Status of the run after this event (running, paused, completed, failed; default running)."`
+	Param  []string `name:"param" placeholder:"NAME=VALUE" help:"A run parameter the event declares (repeatable); tine runs shows it as column param.NAME."`
 	Argv   []string `arg:"" optional:"" passthrough:"partial" name:"command" help:"The command to run, after --."`
 	jsonFlag
 }
@@ -66,6 +67,7 @@ Examples:
 
     $ tine record -- make test
     $ tine record --ref experiments/retry -- ./agent.sh --seed 2
+    $ tine record --param lr=0.01 --param seed=2 -- ./train.sh
     $ tine record --event step.json`
 }
 
@@ -81,6 +83,13 @@ func (c *recordCmd) Run(e *env) error {
 	if c.Event == "" && len(c.Argv) == 0 {
 		return usagef("need a command after -- (or --event FILE)")
 	}
+	if c.Event != "" && len(c.Param) > 0 {
+		return usagef("--param applies to a recorded command; put \"params\" in the event file's attributes instead")
+	}
+	params, err := parseParams(c.Param)
+	if err != nil {
+		return err
+	}
 	r, err := e.openRepo()
 	if err != nil {
 		return err
@@ -95,7 +104,7 @@ func (c *recordCmd) Run(e *env) error {
 	res, err := runs.Record(e.ctx, r, runs.RecordOptions{
 		Ref: c.Ref, Argv: c.Argv, Status: c.Status,
 		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
-		Signals: sigs,
+		Signals: sigs, Params: params,
 	})
 	if errors.Is(err, runs.ErrCommandNotStarted) {
 		fmt.Fprintf(e.stderr, "tine record: %s; nothing was recorded\n", oneLine(err.Error()))

@@ -50,6 +50,8 @@ type cli struct {
 	Attest       attestCmd       `cmd:"" help:"Attach an attestation with a JSON claim to a run, signed with --key-file."`
 	Annotate     annotateCmd     `cmd:"" help:"Set run metadata on the annotation chain annotations/<run digest>."`
 	Candidates   candidatesCmd   `cmd:"" help:"List evaluated runs meeting score thresholds, from the derived catalog."`
+	Runs         runsCmd         `cmd:"" help:"Show ref'd runs side by side: status, meters, newest trusted scores, gate, promotions, parameters."`
+	Search       searchCmd       `cmd:"" help:"Find events by the words of their payload and blobs, through the search index."`
 	Promote      promoteCmd      `cmd:"" help:"Move promotions/NAME to a run by compare-and-swap once the release policy holds."`
 	Promotions   promotionsCmd   `cmd:"" help:"List promotions with their history (who, when, why)."`
 	Gate         gateCmd         `cmd:"" help:"Evidence-based completion gates: init, run, ci, status, debug, doctor, waive, acknowledge, log."`

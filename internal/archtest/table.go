@@ -35,17 +35,20 @@ var Table = []Layer{
 	{Prefix: "loop", MayImport: []string{"objects"}},
 	// The workflows, one room each, in a fixed order: runs at the bottom;
 	// trust and loops build on runs; gates build on runs and trust (gate
-	// attestations are signed like promotions); demo sits on all of them.
+	// attestations are signed like promotions); compare (the runs table and
+	// search) reads runs and trust's policy; demo sits on all of them.
 	// No room imports one above it, so e.g. runs can never import gates.
 	{Prefix: "porcelain/runs", MayImport: []string{"objects", "refs", "index", "plumbing"}},
 	{Prefix: "porcelain/trust", MayImport: []string{"objects", "refs", "index", "plumbing", "gate", "porcelain/runs"}},
 	{Prefix: "porcelain/loops", MayImport: []string{"objects", "refs", "plumbing", "loop", "porcelain/runs"}},
 	{Prefix: "porcelain/gates", MayImport: []string{"objects", "refs", "index", "plumbing", "gate", "porcelain/runs", "porcelain/trust"}},
+	{Prefix: "porcelain/compare", MayImport: []string{"objects", "refs", "index", "plumbing", "porcelain/runs", "porcelain/trust"}},
 	{Prefix: "porcelain/demo", MayImport: []string{"objects", "refs", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates"}},
 	// The pictures of run graphs (tine graph, tine view) read runs, their
-	// attestations and promotions; the view's browser tests load the demo.
-	{Prefix: "porcelain/view", MayImport: []string{"objects", "refs", "index", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/demo"}},
-	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/demo", "porcelain/view", "plumbing"}},
+	// attestations and promotions and the runs table; the view's browser
+	// tests load the demo.
+	{Prefix: "porcelain/view", MayImport: []string{"objects", "refs", "index", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/compare", "porcelain/demo"}},
+	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/compare", "porcelain/demo", "porcelain/view", "plumbing"}},
 	// The conformance adapter binary drives the library the way OpenTine's
 	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.
 	{Prefix: "cmd/tine-conformance", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},

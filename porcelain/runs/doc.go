@@ -76,7 +76,8 @@
 //	attributes    {"argv", "cwd", "exit_code", "env_names",
 //	               "stdout_truncated", "stderr_truncated",
 //	               "signal" (the signal that ended it),
-//	               "forwarded_signals" (what tine sent it, in order)}
+//	               "forwarded_signals" (what tine sent it, in order),
+//	               "params" ({NAME: VALUE} from --param, redacted)}
 //
 // Every blob an event holds is named by one of the three link fields
 // input_blob, output_blob and artifact_blob, so fsck, packs and gc see it.

@@ -43,6 +43,8 @@ type RecordOptions struct {
 	Now func() time.Time
 	// Actor names the writer in the reflog; empty means "local".
 	Actor string
+	// Params are the run parameters the event declares (record_params.go).
+	Params []Param
 
 	// probe replaces probeWritable in tests.
 	probe probeFunc
@@ -94,6 +96,9 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	if err := checkStatus(opt.Status); err != nil {
 		return nil, err
 	}
+	if err := checkParams(opt.Params); err != nil {
+		return nil, err
+	}
 	// Refuse a non-running or damaged run (readHead checks the run object
 	// and its tips, all the append builds on) before spending the
 	// command's time.
@@ -135,6 +140,7 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	outBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stdout))
 	errBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stderr))
 	payload := recordPayload(red, opt.Argv, dir, env, cr, h.tips(), outBlob.ID, errBlob.ID)
+	payload = withParams(red, payload, opt.Params)
 	fail := func(err error) (*RecordResult, error) {
 		re := &RecordingError{Ref: ref, ExitCode: cr.code, Signal: cr.signal, Err: err}
 		re.Recovery, re.RecoveryErr = writeRecovery(r, payload, outBlob.Body, errBlob.Body, cr.end)
