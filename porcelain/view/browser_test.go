@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/tinehq/tine/porcelain/compare"
 	"github.com/tinehq/tine/porcelain/demo"
 	"github.com/tinehq/tine/porcelain/runs"
 	"github.com/tinehq/tine/porcelain/view"
@@ -124,6 +125,36 @@ func TestViewDemoInBrowser(t *testing.T) {
 		t.Fatalf("run panel: %s", text)
 	}
 	b.screenshot(t, "view-demo-run.png")
+
+	// The runs table: one row per run, as tine runs lists them; a click
+	// on a column sorts by it, a second click reverses.
+	tbl, err := compare.BuildTable(ctx, r, compare.TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, chromedp.Click(`.tabs button[data-tab="table"]`))
+	b.waitJS(t, `document.querySelectorAll("#runs-table tbody tr").length === `+strconv.Itoa(len(tbl.Rows)))
+	col := tbl.Col(compare.ColCost)
+	if col < 0 {
+		t.Fatal("the runs table has no cost column")
+	}
+	costs := `[...document.querySelectorAll("#runs-table tbody tr")].map(tr => tr.children[` + strconv.Itoa(col) + `].textContent).filter(s => s !== "").map(Number)`
+	for _, dir := range []string{"ascending", "descending"} {
+		b.do(t, chromedp.Click(`#runs-table th[data-col="cost"] button`))
+		got := evalJS[[]float64](t, b, costs)
+		if len(got) < 2 {
+			t.Fatalf("cost column: %v", got)
+		}
+		for i := 1; i < len(got); i++ {
+			if dir == "ascending" && got[i] < got[i-1] || dir == "descending" && got[i] > got[i-1] {
+				t.Fatalf("%s by cost: %v", dir, got)
+			}
+		}
+		if got[0] == got[len(got)-1] {
+			t.Fatalf("the demo's costs are all %v: the sort is not tested", got[0])
+		}
+	}
+	b.screenshot(t, "view-demo-table.png")
 	b.check(t, base)
 }
 

@@ -56,6 +56,7 @@ func NewServer(r *plumbing.Repo) *Server {
 	s.mux.HandleFunc("GET /api/blob/{oid}", s.api(s.handleBlob))
 	s.mux.HandleFunc("GET /api/run/{oid}", s.api(s.handleRun))
 	s.mux.HandleFunc("GET /api/diff", s.api(s.handleDiff))
+	s.mux.HandleFunc("GET /api/table", s.api(s.handleTable))
 	return s
 }
 

@@ -572,6 +572,68 @@
     }
   }
 
+  // ---- the runs table ------------------------------------------------
+
+  const table = { data: null, sortCol: -1, desc: false };
+
+  async function loadTable() {
+    try {
+      table.data = await getJSON("/api/table");
+      renderTable();
+    } catch (e) {
+      say(e.message);
+    }
+  }
+
+  // compareCells orders two cells of a column: numbers by value, text by
+  // text; empty cells last whichever the direction.
+  function compareCells(a, b, numeric, desc) {
+    const ea = a.text === "", eb = b.text === "";
+    if (ea || eb) return ea === eb ? 0 : ea ? 1 : -1;
+    let c;
+    if (numeric && a.value !== undefined && b.value !== undefined) c = a.value - b.value;
+    else c = a.text < b.text ? -1 : a.text > b.text ? 1 : 0;
+    return desc ? -c : c;
+  }
+
+  function renderTable() {
+    const t = table.data;
+    if (!t) return;
+    const head = document.querySelector("#runs-table thead");
+    const body = document.querySelector("#runs-table tbody");
+    clear(head);
+    clear(body);
+    const tr = el("tr");
+    t.columns.forEach((c, i) => {
+      const mark = i === table.sortCol ? (table.desc ? " ▼" : " ▲") : "";
+      tr.appendChild(el("th", { "data-col": c.name }, el("button", {
+        onclick: () => {
+          table.desc = table.sortCol === i ? !table.desc : false;
+          table.sortCol = i;
+          renderTable();
+        },
+      }, c.name + mark)));
+    });
+    head.appendChild(tr);
+    const rows = t.rows.slice();
+    if (table.sortCol >= 0) {
+      const i = table.sortCol, numeric = t.columns[i].numeric;
+      rows.sort((x, y) => compareCells(x.cells[i], y.cells[i], numeric, table.desc) || (x.ref < y.ref ? -1 : x.ref > y.ref ? 1 : 0));
+    }
+    for (const r of rows) {
+      const row = el("tr", { "data-run": r.run });
+      r.cells.forEach((cell, i) => {
+        const c = t.columns[i];
+        if (c.name === "ref") {
+          row.appendChild(el("td", null, el("button", { class: "link", onclick: () => selectRun(r.run) }, cell.text)));
+          return;
+        }
+        row.appendChild(el("td", c.numeric ? { class: "num" } : null, cell.text));
+      });
+      body.appendChild(row);
+    }
+  }
+
   resize();
-  loadGraph().catch((e) => say(e.message));
+  loadGraph().then(loadTable).catch((e) => say(e.message));
 })();
