@@ -96,12 +96,18 @@ func loopbackAddr(addr string) error {
 // openBrowser asks the desktop to open url (tine's own address, never
 // recorded text).
 func openBrowser(url string) error {
-	name := "xdg-open"
+	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
-		name = "open"
+		cmd = exec.Command("open", url)
 	case "windows":
-		return exec.Command("rundll32", "url.dll,FileProtocolHandler", url).Start()
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
 	}
-	return exec.Command(name, url).Start()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }() // reap it; its outcome is the desktop's
+	return nil
 }
