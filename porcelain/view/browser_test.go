@@ -114,6 +114,7 @@ func TestViewDemoInBrowser(t *testing.T) {
 	if n := evalJS[int](t, b, `document.querySelectorAll("#diff-aligned tr").length`); n != 1+3 {
 		t.Fatalf("diff shows %d rows, want a header and 3 aligned pairs", n)
 	}
+	b.screenshot(t, "view-demo-diff.png")
 
 	// The promoted run shows its evaluation and its promotion.
 	promoted := rel.Promoted.Run

@@ -51,7 +51,6 @@ func Mermaid(g *Graph) (string, error) {
 		}
 		fmt.Fprintf(&b, "  %s %s %s\n", e.from, arrow, e.to)
 	}
-	b.WriteString(mermaidStyles)
 	byClass := map[string][]string{}
 	var classes []string
 	for _, n := range d.nodes {
@@ -64,6 +63,9 @@ func Mermaid(g *Graph) (string, error) {
 		byClass[n.class] = append(byClass[n.class], n.id)
 	}
 	for _, c := range classes {
+		fmt.Fprintf(&b, "  classDef %s %s\n", c, mermaidStyles[c])
+	}
+	for _, c := range classes {
 		fmt.Fprintf(&b, "  class %s %s\n", strings.Join(byClass[c], ","), c)
 	}
 	if b.Len() > MermaidMaxTextSize {
@@ -73,16 +75,18 @@ func Mermaid(g *Graph) (string, error) {
 	return b.String(), nil
 }
 
-// mermaidStyles are the style classes newDrawing assigns.
-const mermaidStyles = `  classDef bad stroke:#c62828,stroke-width:2px
-  classDef missing stroke-dasharray:4 3
-  classDef chain fill:#f3f3f3,stroke:#999
-  classDef ref fill:#e8eaf6,stroke:#3949ab
-  classDef st_running fill:#e3f2fd,stroke:#1565c0
-  classDef st_paused fill:#eeeeee,stroke:#757575
-  classDef st_completed fill:#e8f5e9,stroke:#2e7d32
-  classDef st_failed fill:#ffebee,stroke:#c62828
-`
+// mermaidStyles are the styles of the classes newDrawing assigns; a
+// diagram defines the ones it uses.
+var mermaidStyles = map[string]string{
+	"bad":          "stroke:#c62828,stroke-width:2px",
+	"missing":      "stroke-dasharray:4 3",
+	"chain":        "fill:#f3f3f3,stroke:#999",
+	"ref":          "fill:#e8eaf6,stroke:#3949ab",
+	"st_running":   "fill:#e3f2fd,stroke:#1565c0",
+	"st_paused":    "fill:#eeeeee,stroke:#757575",
+	"st_completed": "fill:#e8f5e9,stroke:#2e7d32",
+	"st_failed":    "fill:#ffebee,stroke:#c62828",
+}
 
 // mermaidText escapes recorded text for a quoted Mermaid label: every
 // character but ASCII letters, digits, space and ".,:/=+-@" becomes an

@@ -522,8 +522,17 @@
     return clip(s, 200);
   }
 
+  // num prints a number without binary noise (0.0016358 not
+  // 0.0016358279999999992).
+  function num(x) {
+    return typeof x === "number" ? String(Number(x.toPrecision(8))) : String(x);
+  }
+
   function fmtChange(v) {
-    return v === undefined || v === null ? "—" : typeof v === "string" ? v : JSON.stringify(v);
+    if (v === undefined || v === null) return "—";
+    if (typeof v === "number") return num(v);
+    if (typeof v === "string") return /^(blob|event|run|attestation|annotation):/.test(v) ? short(v) : v;
+    return JSON.stringify(v);
   }
 
   async function showDiff(a, b) {
@@ -544,10 +553,10 @@
         ["only in A", String(d.only_a.length)],
         ["only in B", String(d.only_b.length)],
         ["Δ events", String(d.delta.events)],
-        ["Δ cost", String(d.delta.cost)],
-        ["Δ duration", String(d.delta.duration)],
-        ["Δ tokens", String(d.delta.tokens)],
-        ["Δ score", d.delta.score === undefined ? "—" : String(d.delta.score)],
+        ["Δ cost", num(d.delta.cost)],
+        ["Δ duration", num(d.delta.duration)],
+        ["Δ tokens", num(d.delta.tokens)],
+        ["Δ score", d.delta.score === undefined ? "—" : num(d.delta.score)],
         ["tool path", d.tool_path_changed ? "changed" : "same"],
       ]));
       pane.appendChild(el("h3", null, "aligned divergent events"));
