@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -105,8 +106,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 var errBadRequest = errors.New("bad request")
 
 // api wraps a JSON handler: it runs under s.mu, and its result or error
-// is written as JSON ({"error": "..."} with 400 for a bad parameter, 500
-// otherwise).
+// is written as JSON ({"error": "..."} with 400 for a bad parameter, 404
+// for an object the store does not hold, 500 otherwise).
 func (s *Server) api(fn func(ctx context.Context, req *http.Request) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
 		s.mu.Lock()
@@ -117,8 +118,11 @@ func (s *Server) api(fn func(ctx context.Context, req *http.Request) (any, error
 		h.Set("Cache-Control", "no-store")
 		if err != nil {
 			code := http.StatusInternalServerError
-			if errors.Is(err, errBadRequest) {
+			switch {
+			case errors.Is(err, errBadRequest):
 				code = http.StatusBadRequest
+			case errors.Is(err, objects.ErrNotFound), errors.Is(err, plumbing.ErrUnknownRevision):
+				code = http.StatusNotFound
 			}
 			w.WriteHeader(code)
 			res = map[string]string{"error": err.Error()}

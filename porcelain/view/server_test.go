@@ -162,3 +162,13 @@ func TestServerBlobPrefixVerified(t *testing.T) {
 		t.Fatal("the damage was not damage")
 	}
 }
+
+func TestServerMissingObject(t *testing.T) {
+	r := fixture(t)
+	base := serve(t, r)
+	missing := "event:blake3:" + strings.Repeat("ab", 32)
+	code, _, body := get(t, http.MethodGet, base+"api/event/"+missing, "")
+	if code != http.StatusNotFound || !strings.Contains(string(body), "error") {
+		t.Fatalf("missing event: %d %s", code, body)
+	}
+}
