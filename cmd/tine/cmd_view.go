@@ -25,8 +25,9 @@ func (c *viewCmd) Help() string {
 until interrupted: every ref's runs drawn as lanes the way log --graph
 draws them (drag to pan, wheel to scroll, Ctrl+wheel or +/- to zoom, f
 to fit), an event's fields and blobs on click, a run's attestations and
-promotions, and the diff of two runs. The page and its script are in the
-binary; it loads nothing from the network and answers only GET.
+promotions, the diff of two runs and the runs table (sortable). The page
+and its script are in the binary; it loads nothing from the network and
+answers only GET.
 
 Examples:
 

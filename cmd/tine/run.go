@@ -32,7 +32,7 @@ type cli struct {
 	Import       importCmd       `cmd:"" help:"Append the events of a JSONL stream to a run, all or nothing."`
 	Log          logCmd          `cmd:"" help:"List a run's events newest first; --graph --all draws every run as one DAG."`
 	Graph        graphCmd        `cmd:"" help:"Write the event DAG of runs with refs, forks, statuses and scores as Mermaid, Graphviz DOT or JSON."`
-	View         viewCmd         `cmd:"" help:"Serve a read-only web page of the run graph (lanes, events, blobs, runs, diffs) on a loopback address."`
+	View         viewCmd         `cmd:"" help:"Serve a read-only web page of the run graph (lanes, events, blobs, runs, diffs, the runs table) on a loopback address."`
 	Show         showCmd         `cmd:"" help:"Show any object for humans: runs with totals, events with blob previews."`
 	Fork         forkCmd         `cmd:"" help:"Start a new run from an event of a run, keeping its ancestors."`
 	Resume       resumeCmd       `cmd:"" help:"Mark a paused, completed or failed run running again."`
