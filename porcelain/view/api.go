@@ -43,6 +43,20 @@ func (s *Server) handleGraph(ctx context.Context, _ *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	// An evaluation moves no ref, so the snapshot's scores are read again
+	// from the catalog whenever the page loads the graph.
+	cat, _, err := plumbing.OpenIndex(s.r).Catalog(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	for i := range snap.graph.Runs {
+		gr := &snap.graph.Runs[i]
+		id, err := objects.ParseOID(gr.Run)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", gr.Run, err)
+		}
+		gr.Scores = runScores(cat, id)
+	}
 	return &graphInfo{Version: snap.version, Events: len(snap.graph.Events), Rows: len(snap.layout.Rows),
 		Lanes: snap.layout.Lanes, Runs: snap.graph.Runs}, nil
 }

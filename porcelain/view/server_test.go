@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tinehq/tine/porcelain/runs/runstest"
+	"github.com/tinehq/tine/porcelain/trust"
 	"github.com/tinehq/tine/porcelain/view"
 )
 
@@ -170,5 +171,44 @@ func TestServerMissingObject(t *testing.T) {
 	code, _, body := get(t, http.MethodGet, base+"api/event/"+missing, "")
 	if code != http.StatusNotFound || !strings.Contains(string(body), "error") {
 		t.Fatalf("missing event: %d %s", code, body)
+	}
+}
+
+// TestServerScoresFresh: an evaluation moves no ref, yet the next page
+// load shows its score.
+func TestServerScoresFresh(t *testing.T) {
+	r := fixture(t)
+	base := serve(t, r)
+	scores := func() int {
+		var info struct {
+			Runs []struct {
+				Ref    string
+				Scores []struct{ Name string }
+			}
+		}
+		_, _, body := get(t, http.MethodGet, base+"api/graph", "")
+		if err := json.Unmarshal(body, &info); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range info.Runs {
+			if r.Ref == "heads/main" {
+				n = len(r.Scores)
+			}
+		}
+		return n
+	}
+	if n := scores(); n != 0 {
+		t.Fatalf("heads/main has %d scores before its evaluation", n)
+	}
+	s, err := trust.ParseScore("speed=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := trust.Evaluate(t.Context(), r, trust.EvaluateOptions{Target: "heads/main", Scores: []trust.Score{s}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := scores(); n != 1 {
+		t.Fatalf("heads/main has %d scores after its evaluation, want 1", n)
 	}
 }
