@@ -140,8 +140,10 @@ func TestViewDemoInBrowser(t *testing.T) {
 		t.Fatal("the runs table has no cost column")
 	}
 	costs := `[...document.querySelectorAll("#runs-table tbody tr")].map(tr => tr.children[` + strconv.Itoa(col) + `].textContent).filter(s => s !== "").map(Number)`
-	for _, dir := range []string{"ascending", "descending"} {
+	for _, step := range []struct{ dir, mark string }{{"ascending", "▲"}, {"descending", "▼"}} {
+		dir, mark := step.dir, step.mark
 		b.do(t, chromedp.Click(`#runs-table th[data-col="cost"] button`))
+		b.waitJS(t, `document.querySelector('#runs-table th[data-col="cost"]').textContent.endsWith("`+mark+`")`)
 		got := evalJS[[]float64](t, b, costs)
 		if len(got) < 2 {
 			t.Fatalf("cost column: %v", got)
