@@ -26,7 +26,7 @@ until interrupted: every ref's runs drawn as lanes the way log --graph
 draws them (drag to pan, wheel to scroll, Ctrl+wheel or +/- to zoom, f
 to fit), an event's fields and blobs on click, a run's attestations and
 promotions, the diff of two runs and the runs table (sortable). The page
-and its script are in the binary; it loads nothing from the network and
+and its scripts are in the binary; it loads nothing from the network and
 answers only GET.
 
 Examples:

@@ -196,8 +196,8 @@ func TestViewEscapesInBrowser(t *testing.T) {
 			t.Fatalf("the page gained %d <%s> elements", n, sel)
 		}
 	}
-	if n := evalJS[int](t, b, `document.querySelectorAll("script").length`); n != 1 {
-		t.Fatalf("%d script elements, want the page's own one", n)
+	if n := evalJS[int](t, b, `document.querySelectorAll("script").length`); n != 3 {
+		t.Fatalf("%d script elements, want the page's own three", n)
 	}
 	// The panel added rows and cells for the fields, nothing else.
 	if n := evalJS[int](t, b, `document.getElementsByTagName("*").length`); n <= elements {

@@ -15,14 +15,14 @@ import (
 	"github.com/tinehq/tine/plumbing"
 )
 
-// assets are the page, its script and its style sheet: plain files
+// assets are the page, its scripts and its style sheet: plain files
 // written by hand, embedded so the binary needs nothing else.
 //
 //go:embed assets
 var assets embed.FS
 
 // ContentSecurityPolicy is sent with every response: the page may load
-// only its own script, style sheet and API, never inline code, frames,
+// only its own scripts, style sheet and API, never inline code, frames,
 // forms or anything off its origin.
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -48,7 +48,9 @@ func NewServer(r *plumbing.Repo) *Server {
 	static, _ := fs.Sub(assets, "assets") // the directory is embedded above
 	files := http.FileServerFS(static)
 	s.mux.Handle("GET /{$}", files)
-	s.mux.Handle("GET /view.js", files)
+	s.mux.Handle("GET /dom.js", files)
+	s.mux.Handle("GET /graph.js", files)
+	s.mux.Handle("GET /panels.js", files)
 	s.mux.Handle("GET /view.css", files)
 	s.mux.Handle("GET /favicon.svg", files)
 	s.mux.HandleFunc("GET /api/graph", s.api(s.handleGraph))

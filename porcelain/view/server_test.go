@@ -63,7 +63,7 @@ func TestServerRefusesWritesAndOtherHosts(t *testing.T) {
 
 func TestServerHeaders(t *testing.T) {
 	base := serve(t, fixture(t))
-	for _, path := range []string{"", "view.js", "view.css", "favicon.svg", "api/graph", "api/rows?limit=99999", "nothing"} {
+	for _, path := range []string{"", "dom.js", "graph.js", "panels.js", "view.css", "favicon.svg", "api/graph", "api/rows?limit=99999", "nothing"} {
 		code, h, _ := get(t, http.MethodGet, base+path, "")
 		if h.Get("Content-Security-Policy") != view.ContentSecurityPolicy || h.Get("X-Content-Type-Options") != "nosniff" {
 			t.Fatalf("/%s (%d): headers %v", path, code, h)
@@ -72,8 +72,10 @@ func TestServerHeaders(t *testing.T) {
 			t.Fatalf("/%s: content type %q", path, h.Get("Content-Type"))
 		}
 	}
-	if code, _, body := get(t, http.MethodGet, base+"view.js", ""); code != 200 || !strings.Contains(string(body), "textContent") || strings.Contains(string(body), "innerHTML") {
-		t.Fatalf("view.js: %d", code)
+	for _, js := range []string{"dom.js", "graph.js", "panels.js"} {
+		if code, _, body := get(t, http.MethodGet, base+js, ""); code != 200 || strings.Contains(string(body), "innerHTML") {
+			t.Fatalf("%s: %d", js, code)
+		}
 	}
 }
 
