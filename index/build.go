@@ -77,8 +77,9 @@ type builder struct {
 	oldRun map[objects.OID]*RunEntry
 	oldRef map[string]objects.OID
 	events map[objects.OID][]KeyedEvent
-	// summ holds every event summary known: the old catalog's and those
-	// read during this build; runEvents each run's event list.
+	// summ holds the event summaries read during this build (the old
+	// catalog's are found by oldEvent); runEvents the event lists of the
+	// runs indexed now (reused runs keep their positions in old.events).
 	summ      map[objects.OID]*EventSummary
 	runEvents map[objects.OID][]objects.OID
 	reads     int
@@ -89,9 +90,6 @@ func newBuilder(ctx context.Context, src objects.Getter, algo objects.Algo, rule
 		oldRun: map[objects.OID]*RunEntry{}, oldRef: map[string]objects.OID{}, events: map[objects.OID][]KeyedEvent{},
 		summ: map[objects.OID]*EventSummary{}, runEvents: map[objects.OID][]objects.OID{}}
 	if old != nil {
-		for i := range old.events {
-			b.summ[old.events[i].ID] = &old.events[i]
-		}
 		for i := range old.runs {
 			b.oldRun[old.runs[i].Run] = &old.runs[i]
 		}
@@ -107,11 +105,6 @@ func (b *builder) build(st *state) (*data, error) {
 	d := &data{algo: b.algo, rules: b.rules, refs: st.refs}
 	for _, run := range runTargets(st.refs) {
 		if e, ok := b.oldRun[run]; ok {
-			ids := make([]objects.OID, len(e.Events))
-			for i, n := range e.Events {
-				ids[i] = b.old.events[n].ID
-			}
-			b.runEvents[run] = ids
 			d.runs = append(d.runs, *e)
 			continue
 		}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 
@@ -124,8 +125,17 @@ func runTargets(refs []RefEntry) []objects.OID {
 
 // sortOIDs sorts ids by their spelling (objects.OID.Compare).
 func sortOIDs(ids []objects.OID) {
-	slices.SortFunc(ids, func(a, b objects.OID) int { return a.Compare(b) })
+	slices.SortFunc(ids, compareOID)
 }
 
 // compareString orders names bytewise, as refs.Store.List does.
 func compareString(a, b string) int { return cmp.Compare(a, b) }
+
+// compareOID orders oids exactly as objects.OID.Compare (by their
+// spelling "type:algo:hex"), without building the strings: no type name
+// is a prefix of another, so the spelling orders by type, algo, then
+// digest bytes (lower-case hex keeps byte order). Loading a catalog of
+// 50,000 events sorts and checks that many oids.
+func compareOID(a, b objects.OID) int {
+	return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Algo, b.Algo), bytes.Compare(a.Digest[:], b.Digest[:]))
+}

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"slices"
+
 	"github.com/tinehq/tine/objects"
 )
 
@@ -14,6 +16,9 @@ func (b *builder) summarizeRun(o *objects.Object, events []objects.OID, e *RunEn
 		if _, ok := b.summ[ev]; ok {
 			continue
 		}
+		if _, ok := b.oldEvent(ev); ok {
+			continue
+		}
 		if err := b.readEvent(ev); err != nil {
 			return err
 		}
@@ -22,36 +27,92 @@ func (b *builder) summarizeRun(o *objects.Object, events []objects.OID, e *RunEn
 	return nil
 }
 
-// eventTable builds d's event table, the union of its runs' events sorted
-// by oid, and points each run's Events at it; summaries of events no run
-// lists any more are dropped.
-func (b *builder) eventTable(d *data) {
-	var ids []objects.OID
-	for _, r := range d.runs {
-		ids = append(ids, b.runEvents[r.Run]...)
+// oldEvent returns the position of event id in the old catalog's event
+// table (sorted by oid), found by binary search: an update must not pay a
+// map of every indexed event.
+func (b *builder) oldEvent(id objects.OID) (int, bool) {
+	if b.old == nil {
+		return 0, false
 	}
-	sortOIDs(ids)
-	pos := make(map[objects.OID]int, len(ids))
-	d.events = make([]EventSummary, 0, len(ids))
-	for i, id := range ids {
-		if i > 0 && ids[i-1] == id {
+	return slices.BinarySearchFunc(b.old.events, id, func(e EventSummary, id objects.OID) int { return compareOID(e.ID, id) })
+}
+
+// eventTable builds d's event table, the union of its runs' events sorted
+// by oid, and points each run's Events at it. The old table's events that
+// some run still lists are merged with the events read now in one pass,
+// so an update costs a scan of the table, not a sort or a map of it;
+// summaries of events no run lists any more are dropped.
+func (b *builder) eventTable(d *data) {
+	var oldN int
+	if b.old != nil {
+		oldN = len(b.old.events)
+	}
+	used := make([]bool, oldN)
+	fresh := map[objects.OID]bool{}
+	for _, r := range d.runs {
+		ids, indexedNow := b.runEvents[r.Run]
+		if !indexedNow {
+			for _, n := range r.Events {
+				used[n] = true
+			}
 			continue
 		}
-		pos[id] = len(d.events)
-		s, ok := b.summ[id]
+		for _, id := range ids {
+			if i, ok := b.oldEvent(id); ok {
+				used[i] = true
+			} else {
+				fresh[id] = true
+			}
+		}
+	}
+	add := make([]objects.OID, 0, len(fresh))
+	for id := range fresh {
+		add = append(add, id)
+	}
+	sortOIDs(add)
+	remap := make([]int, oldN)
+	newPos := make(map[objects.OID]int, len(add))
+	d.events = make([]EventSummary, 0, len(add)+oldN)
+	i, j := 0, 0
+	for i < oldN || j < len(add) {
+		if i < oldN && !used[i] {
+			i++
+			continue
+		}
+		if j == len(add) || i < oldN && compareOID(b.old.events[i].ID, add[j]) < 0 {
+			remap[i] = len(d.events)
+			d.events = append(d.events, b.old.events[i])
+			i++
+			continue
+		}
+		newPos[add[j]] = len(d.events)
+		s, ok := b.summ[add[j]]
 		if !ok {
-			// Unreachable: summarizeRun and the old table cover every
-			// listed event. Kept missing rather than guessed.
-			s = &EventSummary{ID: id, Missing: true}
+			// Unreachable: summarizeRun read every event it did not
+			// find. Kept missing rather than guessed.
+			s = &EventSummary{ID: add[j], Missing: true}
 		}
 		d.events = append(d.events, *s)
+		j++
 	}
-	for i := range d.runs {
-		r := &d.runs[i]
-		list := b.runEvents[r.Run]
-		r.Events = make([]int, len(list))
-		for j, id := range list {
-			r.Events[j] = pos[id]
+	for k := range d.runs {
+		r := &d.runs[k]
+		ids, indexedNow := b.runEvents[r.Run]
+		if !indexedNow {
+			pos := make([]int, len(r.Events))
+			for x, n := range r.Events {
+				pos[x] = remap[n]
+			}
+			r.Events = pos
+			continue
+		}
+		r.Events = make([]int, len(ids))
+		for x, id := range ids {
+			if n, ok := b.oldEvent(id); ok {
+				r.Events[x] = remap[n]
+			} else {
+				r.Events[x] = newPos[id]
+			}
 		}
 	}
 }

@@ -21,7 +21,10 @@ type Catalog struct {
 	byScore     map[string][]scoreRow
 	evidence    map[evidenceKey][]objects.OID
 	runByID     map[objects.OID]int
-	eventByID   map[objects.OID]int
+	// byEvent guards eventByID, built on first use: the runs table never
+	// looks an event up, so loading a catalog does not pay for it.
+	byEvent   sync.Once
+	eventByID map[objects.OID]int
 	// inverse guards runsOf, event position -> run positions, built on
 	// first use by RunsWithEvent.
 	inverse sync.Once
@@ -47,13 +50,9 @@ func newCatalog(d *data) *Catalog {
 		byScore:     map[string][]scoreRow{},
 		evidence:    map[evidenceKey][]objects.OID{},
 		runByID:     make(map[objects.OID]int, len(d.runs)),
-		eventByID:   make(map[objects.OID]int, len(d.events)),
 	}
 	for i := range d.runs {
 		c.runByID[d.runs[i].Run] = i
-	}
-	for i := range d.events {
-		c.eventByID[d.events[i].ID] = i
 	}
 	for _, r := range d.refs {
 		c.refsOf[r.ID] = append(c.refsOf[r.ID], r.Name)

@@ -15,6 +15,10 @@ type decoder struct {
 	b   []byte
 	off int
 	err error
+	// interned holds the repeated short strings (statuses, kinds, labels,
+	// parameter names and values, score names) so a catalog of 50,000
+	// events decodes without an allocation per string.
+	interned map[string]string
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -63,6 +67,29 @@ func (d *decoder) str() string {
 
 // oid reads an oid of the catalog's hash profile; want restricts its type
 // ("" any) and zeroOK allows "no oid".
+// istr reads a string and interns it.
+func (d *decoder) istr() string {
+	n := d.uv()
+	if d.err != nil {
+		return ""
+	}
+	if n > MaxStringBytes || n > uint64(len(d.b)-d.off) {
+		d.fail("string of %d bytes", n)
+		return ""
+	}
+	b := d.b[d.off : d.off+int(n)]
+	d.off += int(n)
+	if s, ok := d.interned[string(b)]; ok {
+		return s
+	}
+	if d.interned == nil {
+		d.interned = map[string]string{}
+	}
+	s := string(b)
+	d.interned[s] = s
+	return s
+}
+
 func (d *decoder) oid(a objects.Algo, want objects.Type, zeroOK bool) objects.OID {
 	if d.err != nil {
 		return objects.OID{}
@@ -184,7 +211,7 @@ func (d *decoder) runs(out *data) {
 	for i := range out.runs {
 		r := &out.runs[i]
 		r.Run = d.oid(out.algo, objects.TypeRun, false)
-		r.Status = d.str()
+		r.Status = d.istr()
 		r.HasCreatedAt, r.CreatedAt = d.flagFloat()
 		r.Events = make([]int, d.count(1))
 		for j := range r.Events {
@@ -198,7 +225,7 @@ func (d *decoder) runs(out *data) {
 		for j := range r.Keyed {
 			k := &r.Keyed[j]
 			k.Event = d.oid(out.algo, objects.TypeEvent, false)
-			k.Table, k.Key = d.str(), d.str()
+			k.Table, k.Key = d.istr(), d.str()
 			if d.err == nil && (k.Table == "" || k.Key == "" || j > 0 && compareKeyed(r.Keyed[j-1], *k) >= 0) {
 				d.fail("evidence rows of run %s out of order", r.Run)
 			}
@@ -218,14 +245,14 @@ func (d *decoder) atts(out *data) {
 		a := &out.atts[i]
 		a.ID = d.oid(out.algo, objects.TypeAttestation, false)
 		a.Target = d.oid(out.algo, objects.TypeRun, true)
-		a.Signer, a.Kind = d.str(), d.str()
+		a.Signer, a.Kind = d.istr(), d.istr()
 		if n := d.count(2); n > MaxClaimFields {
 			d.fail("%d claim fields", n)
 		} else if n > 0 {
 			a.Fields = make([]Field, n)
 		}
 		for j := range a.Fields {
-			a.Fields[j] = Field{Name: d.str(), Value: d.str()}
+			a.Fields[j] = Field{Name: d.istr(), Value: d.istr()}
 			if d.err == nil && j > 0 && a.Fields[j-1].Name >= a.Fields[j].Name {
 				d.fail("claim fields of %s out of order", a.ID)
 			}
@@ -236,14 +263,14 @@ func (d *decoder) atts(out *data) {
 			a.Scores = make([]Score, n)
 		}
 		for j := range a.Scores {
-			a.Scores[j] = Score{Name: d.str(), Value: d.float()}
+			a.Scores[j] = Score{Name: d.istr(), Value: d.float()}
 			if d.err == nil && j > 0 && a.Scores[j-1].Name >= a.Scores[j].Name {
 				d.fail("scores of %s out of order", a.ID)
 			}
 		}
 		a.Signed = d.flag()
 		a.SignedAt = d.str()
-		if d.err == nil && i > 0 && out.atts[i-1].ID.Compare(a.ID) >= 0 {
+		if d.err == nil && i > 0 && compareOID(out.atts[i-1].ID, a.ID) >= 0 {
 			d.fail("attestations out of order at %s", a.ID)
 		}
 	}
@@ -255,7 +282,7 @@ func (d *decoder) anns(out *data) {
 		a := &out.anns[i]
 		a.ID = d.oid(out.algo, objects.TypeAnnotation, false)
 		a.Target = d.oid(out.algo, "", true)
-		if d.err == nil && i > 0 && out.anns[i-1].ID.Compare(a.ID) >= 0 {
+		if d.err == nil && i > 0 && compareOID(out.anns[i-1].ID, a.ID) >= 0 {
 			d.fail("annotations out of order at %s", a.ID)
 		}
 	}
@@ -263,7 +290,7 @@ func (d *decoder) anns(out *data) {
 
 // compareKeyed orders evidence rows by table, key, then event.
 func compareKeyed(a, b KeyedEvent) int {
-	return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Key, b.Key), a.Event.Compare(b.Event))
+	return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Key, b.Key), compareOID(a.Event, b.Event))
 }
 
 // flag reads a one-byte boolean (0 or 1).
@@ -294,13 +321,13 @@ func (d *decoder) events(out *data) {
 		s := &out.events[i]
 		s.ID = d.oid(out.algo, objects.TypeEvent, false)
 		s.Missing = d.flag()
-		if d.err == nil && i > 0 && out.events[i-1].ID.Compare(s.ID) >= 0 {
+		if d.err == nil && i > 0 && compareOID(out.events[i-1].ID, s.ID) >= 0 {
 			d.fail("events out of order at %s", s.ID)
 		}
 		if s.Missing || d.err != nil {
 			continue
 		}
-		s.Kind, s.Label = d.str(), d.str()
+		s.Kind, s.Label = d.istr(), d.istr()
 		s.HasTime, s.Time = d.flagFloat()
 		s.Cost, s.Duration, s.Tokens = d.float(), d.float(), d.float()
 		if s.HasExit = d.flag(); s.HasExit && d.err == nil {
@@ -319,7 +346,7 @@ func (d *decoder) events(out *data) {
 			s.Params = make([]Param, n)
 		}
 		for j := range s.Params {
-			s.Params[j] = Param{Name: d.str(), Value: d.str()}
+			s.Params[j] = Param{Name: d.istr(), Value: d.istr()}
 			if d.err == nil && (s.Params[j].Name == "" || j > 0 && s.Params[j-1].Name >= s.Params[j].Name) {
 				d.fail("params of %s out of order", s.ID)
 			}

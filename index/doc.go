@@ -21,7 +21,7 @@
 // fsync); concurrent writers each replace the whole file, the last rename
 // wins, and a catalog that lost the race is found stale by the next reader.
 //
-// # Format (version 1)
+// # Format (version 2)
 //
 // Integers are unsigned LEB128 varints (uv) unless noted; a string is uv
 // length then bytes (at most MaxStringBytes); an oid is one type byte
@@ -35,16 +35,28 @@
 //	rules      uv count, then per rule: table, kind, path (strings)
 //	refs       uv count, then per ref: name, target oid — every ref of the
 //	           repository when the catalog was built, sorted by name
-//	runs       uv count, then per run: run oid, uv count, then per keyed
+//	events     uv count, then per event: event oid, flag byte missing
+//	           (1: listed by a run, not stored; nothing follows), else
+//	           kind, label (strings), time (flag byte, float if 1), cost,
+//	           duration, tokens (floats), exit code (flag byte, signed
+//	           varint if 1), score (flag byte, float if 1), uv count of
+//	           params, then per param: name, value (strings, sorted by
+//	           name) — the summaries of every event of the runs below,
+//	           sorted by oid (EventSummary)
+//	runs       uv count, then per run: run oid, status (string),
+//	           created_at (flag byte, float if 1), uv count of events,
+//	           then per event its position in the event table (uv, in
+//	           the run's order), uv count of keyed events, then per keyed
 //	           event: event oid, table, key — one entry per distinct
 //	           run-typed ref target, sorted by oid
 //	attestations uv count, then per attestation: oid, target oid, signer,
 //	           claim kind, uv count of (name, value) string fields, uv count
-//	           of (name, float) scores — every attestation in the store,
-//	           sorted by oid
+//	           of (name, float) scores, flag byte signed, signed_at
+//	           (string) — every attestation in the store, sorted by oid
 //	annotations uv count, then per annotation: oid, target oid (or none),
 //	           sorted by oid
-//	entries    8 bytes little-endian: refs+runs+attestations+annotations
+//	entries    8 bytes little-endian: refs+events+runs+attestations+
+//	           annotations
 //	checksum   32 bytes: SHA-256 of every byte before it
 //
 // # Trust and staleness
@@ -60,4 +72,19 @@
 // and attestations already indexed are reused; only new ones are read).
 // Decoding bounds every count by the bytes that remain before allocating,
 // so a corrupt file never panics or exhausts memory.
+//
+// Run summaries: a run's row in `tine runs` (RunSummary) is folded from
+// its events' summaries, which an update never re-reads: a new run's
+// events already in the table are reused, so an append or a fork reads
+// only the events it adds, and the table is merged, not re-sorted.
+//
+// # The search index
+//
+// objects/catalog/search and objects/catalog/search-recent are the
+// inverted index of `tine search` (search_file.go has the format;
+// search.go how the two files are updated and merged; search_text.go the
+// fields and the tokenization). They index the catalog's events, are
+// brought up to date by Index.Search, never by the writers' Update, and
+// follow the catalog's rules: derived, replaced atomically, rebuilt when
+// they fail a check, and every hit re-checked against the objects.
 package index

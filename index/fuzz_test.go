@@ -19,9 +19,13 @@ func sampleData() *data {
 		algo:  a,
 		rules: DefaultRules,
 		refs:  []RefEntry{{Name: "heads/main", ID: run}, {Name: "tags/x", ID: ev}},
-		runs:  []RunEntry{{Run: run, Keyed: []KeyedEvent{{Event: ev, Table: TableGateInput, Key: "k"}}}},
+		events: []EventSummary{{ID: ev, Kind: "tool", Label: "shell", Time: 1.5, HasTime: true, Cost: 0.25, Duration: 2, Tokens: 10,
+			ExitCode: -1, HasExit: true, Score: 0.5, HasScore: true, Params: []Param{{"lr", "0.1"}, {"seed", "2"}}}},
+		runs: []RunEntry{{Run: run, Status: "running", CreatedAt: 7, HasCreatedAt: true, Events: []int{0},
+			Keyed: []KeyedEvent{{Event: ev, Table: TableGateInput, Key: "k"}}}},
 		atts: []Attestation{{ID: att, Target: run, Signer: "s", Kind: KindEvaluation,
-			Fields: []Field{{Name: "note", Value: "v"}}, Scores: []Score{{Name: "acc", Value: 0.5}, {Name: "z", Value: -1}}}},
+			Fields: []Field{{Name: "note", Value: "v"}}, Scores: []Score{{Name: "acc", Value: 0.5}, {Name: "z", Value: -1}},
+			Signed: true, SignedAt: "2026-01-02T00:00:00Z"}},
 		anns: []Annotation{{ID: ann, Target: ev}, {ID: objects.OID{Type: objects.TypeAnnotation, Algo: a, Digest: [32]byte{0xff}}}},
 	}
 }

@@ -147,3 +147,23 @@ func (r *testRepo) fileBytes() []byte {
 
 // refsAny is refs.ExpectAny, spelled for call sites.
 func refsAny() refs.Expect { return refs.ExpectAny }
+
+func TestCompareOIDMatchesSpelling(t *testing.T) {
+	var ids []objects.OID
+	for i, typ := range []objects.Type{objects.TypeAnnotation, objects.TypeAttestation, objects.TypeBlob, objects.TypeEvent, objects.TypeRun} {
+		for _, a := range []objects.Algo{objects.BLAKE3, objects.SHA256} {
+			for _, d := range []byte{0x00, 0x0f, 0xa0, 0xff} {
+				id := objects.OID{Type: typ, Algo: a}
+				id.Digest[0], id.Digest[31] = d, byte(i)
+				ids = append(ids, id)
+			}
+		}
+	}
+	for _, x := range ids {
+		for _, y := range ids {
+			if got, want := compareOID(x, y), x.Compare(y); got != want {
+				t.Fatalf("compareOID(%s, %s) = %d, want %d", x, y, got, want)
+			}
+		}
+	}
+}

@@ -37,7 +37,7 @@ func (c *Catalog) RunEvents(run objects.OID) []EventSummary {
 
 // Event returns the summary of an event of a run a ref names.
 func (c *Catalog) Event(id objects.OID) (EventSummary, bool) {
-	i, ok := c.eventByID[id]
+	i, ok := c.eventPos(id)
 	if !ok {
 		return EventSummary{}, false
 	}
@@ -58,7 +58,7 @@ func (c *Catalog) Events(fn func(EventSummary) error) error {
 // RunsWithEvent returns the indexed runs that list event id, sorted by
 // oid. The inverse table is built on first use.
 func (c *Catalog) RunsWithEvent(id objects.OID) []objects.OID {
-	n, ok := c.eventByID[id]
+	n, ok := c.eventPos(id)
 	if !ok {
 		return nil
 	}
@@ -77,4 +77,16 @@ func (c *Catalog) RunsWithEvent(id objects.OID) []objects.OID {
 		}
 	}
 	return out
+}
+
+// eventPos returns the position of event id in the event table.
+func (c *Catalog) eventPos(id objects.OID) (int, bool) {
+	c.byEvent.Do(func() {
+		c.eventByID = make(map[objects.OID]int, len(c.d.events))
+		for i := range c.d.events {
+			c.eventByID[c.d.events[i].ID] = i
+		}
+	})
+	i, ok := c.eventByID[id]
+	return i, ok
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -49,10 +50,18 @@ type searchData struct {
 	terms  []termRef
 }
 
-// termRef locates one term and its posting block in raw.
+// termRef locates one term (raw[name:name+nameLen]) and its posting
+// block (raw[off:off+size]); names are not copied out of the file, so a
+// load costs no allocation per term.
 type termRef struct {
-	name      string
-	off, size int
+	name, nameLen int
+	off, size     int
+}
+
+// term returns the text of term i (a copy only where the caller keeps it).
+func (s *searchData) term(i int) string {
+	t := s.terms[i]
+	return string(s.raw[t.name : t.name+t.nameLen])
 }
 
 // encodeSearch returns the file bytes for events (sorted) and terms.
@@ -115,25 +124,33 @@ func decodeSearch(file []byte) (*searchData, error) {
 	out.events = make([]objects.OID, d.count(33))
 	for i := range out.events {
 		out.events[i] = d.oid(out.algo, objects.TypeEvent, false)
-		if d.err == nil && i > 0 && out.events[i-1].Compare(out.events[i]) >= 0 {
+		if d.err == nil && i > 0 && compareOID(out.events[i-1], out.events[i]) >= 0 {
 			d.fail("search events out of order")
 		}
 	}
 	out.terms = make([]termRef, d.count(3))
 	for i := range out.terms {
 		t := &out.terms[i]
-		t.name = d.str()
+		n := d.uv()
+		if d.err == nil && (n == 0 || n > MaxTokenBytes || n > uint64(len(d.b)-d.off)) {
+			d.fail("term of %d bytes", n)
+		}
+		if d.err != nil {
+			break
+		}
+		t.name, t.nameLen = d.off, int(n)
+		d.off += int(n)
 		size := d.uv()
 		if d.err == nil && size > uint64(len(d.b)-d.off) {
-			d.fail("postings of %q overrun the file", t.name)
+			d.fail("postings of term %d overrun the file", i)
 		}
 		if d.err != nil {
 			break
 		}
 		t.off, t.size = d.off, int(size)
 		d.off += int(size)
-		if i > 0 && out.terms[i-1].name >= t.name {
-			d.fail("search terms out of order at %q", t.name)
+		if i > 0 && bytes.Compare(d.b[out.terms[i-1].name:out.terms[i-1].name+out.terms[i-1].nameLen], d.b[t.name:t.name+t.nameLen]) >= 0 {
+			d.fail("search terms out of order at term %d", i)
 		}
 	}
 	if d.err == nil && d.off != len(d.b) {
@@ -149,6 +166,7 @@ func decodeSearch(file []byte) (*searchData, error) {
 func (s *searchData) postings(i int) ([]posting, error) {
 	t := s.terms[i]
 	d := &decoder{b: s.raw[t.off : t.off+t.size]}
+	name := s.raw[t.name : t.name+t.nameLen]
 	out := make([]posting, d.count(2))
 	pos := 0
 	for j := range out {
@@ -157,7 +175,7 @@ func (s *searchData) postings(i int) ([]posting, error) {
 			break
 		}
 		if j > 0 && delta == 0 || delta >= uint64(len(s.events)) || pos+int(delta) >= len(s.events) || d.off >= len(d.b) {
-			d.fail("posting of %q out of range", t.name)
+			d.fail("posting of %q out of range", name)
 			break
 		}
 		pos += int(delta)
@@ -165,7 +183,7 @@ func (s *searchData) postings(i int) ([]posting, error) {
 		d.off++
 	}
 	if d.err == nil && d.off != len(d.b) {
-		d.fail("postings of %q: trailing bytes", t.name)
+		d.fail("postings of %q: trailing bytes", name)
 	}
 	return out, d.err
 }
@@ -173,13 +191,7 @@ func (s *searchData) postings(i int) ([]posting, error) {
 // find returns the position of term in s.terms, or -1.
 func (s *searchData) find(term string) int {
 	i, ok := slices.BinarySearchFunc(s.terms, term, func(t termRef, name string) int {
-		switch {
-		case t.name < name:
-			return -1
-		case t.name > name:
-			return 1
-		}
-		return 0
+		return strings.Compare(string(s.raw[t.name:t.name+t.nameLen]), name)
 	})
 	if !ok {
 		return -1

@@ -64,7 +64,7 @@ func compareState(d *data, st *state) stateDiff {
 func symmetricDiff(a, b []objects.OID) int {
 	n, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
-		switch c := a[i].Compare(b[j]); {
+		switch c := compareOID(a[i], b[j]); {
 		case c == 0:
 			i++
 			j++

@@ -9,14 +9,14 @@ import (
 	"github.com/tinehq/tine/porcelain/compare"
 )
 
-// searchCmd is `tine search QUERY [--in input|output|all] [--kind K]
+// searchCmd is `tine search WORD... [--in input|output|all] [--kind K]
 // [--ref GLOB] [--limit N] [--json]`.
 type searchCmd struct {
-	Query string `arg:"" name:"query" help:"Words to find; every one must occur (case-insensitive, whole words)."`
-	In    string `name:"in" enum:"input,output,all" default:"all" help:"Where to look: input (input blob, argv, cwd, input fields), output (stdout, stderr, output blob, error) or all."`
-	Kind  string `name:"kind" placeholder:"K" help:"Only events of this kind (tool, model, loop, ...)."`
-	Ref   string `name:"ref" placeholder:"GLOB" help:"Only events of runs a matching ref names (e.g. 'experiments/tune/*'; * stops at /)."`
-	Limit int    `name:"limit" default:"50" help:"Show at most this many events, newest first."`
+	Query []string `arg:"" name:"query" help:"Words to find; every one must occur (case-insensitive, whole words)."`
+	In    string   `name:"in" enum:"input,output,all" default:"all" help:"Where to look: input (input blob, argv, cwd, input fields), output (stdout, stderr, output blob, error) or all."`
+	Kind  string   `name:"kind" placeholder:"K" help:"Only events of this kind (tool, model, loop, ...)."`
+	Ref   string   `name:"ref" placeholder:"GLOB" help:"Only events of runs a matching ref names (e.g. 'experiments/tune/*'; * stops at /)."`
+	Limit int      `name:"limit" default:"50" help:"Show at most this many events, newest first."`
 	jsonFlag
 }
 
@@ -47,7 +47,7 @@ func (c *searchCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := compare.Search(e.ctx, r, compare.SearchOptions{Query: c.Query, In: c.In, Kind: c.Kind, RefGlob: c.Ref, Limit: c.Limit})
+	res, err := compare.Search(e.ctx, r, compare.SearchOptions{Query: strings.Join(c.Query, " "), In: c.In, Kind: c.Kind, RefGlob: c.Ref, Limit: c.Limit})
 	if errors.Is(err, compare.ErrBadQuery) {
 		return usagef("%v", err)
 	}

@@ -32,6 +32,8 @@ type cli struct {
 	Import       importCmd       `cmd:"" help:"Append the events of a JSONL stream to a run, all or nothing."`
 	Log          logCmd          `cmd:"" help:"List a run's events newest first with their time and recorded command; --graph --all draws every run as one DAG."`
 	Show         showCmd         `cmd:"" help:"Show any object for humans: runs with totals, attestations, annotations, tags and promotions; events with blob previews."`
+	Graph        graphCmd        `cmd:"" help:"Write the event DAG of runs with refs, forks, statuses and scores as Mermaid, Graphviz DOT or JSON."`
+	View         viewCmd         `cmd:"" help:"Serve a read-only web page of the run graph (lanes, events, blobs, runs, diffs, the runs table) on a loopback address."`
 	Fork         forkCmd         `cmd:"" help:"Start a new run from an event of a run, keeping its ancestors."`
 	Resume       resumeCmd       `cmd:"" help:"Mark a paused, completed or failed run running again."`
 	Tag          tagCmd          `cmd:"" help:"Point tags/NAME at any object (--force to move it)."`

@@ -47,7 +47,11 @@ var Table = []Layer{
 	// the same functions the CLI verbs call.
 	{Prefix: "porcelain/agents", MayImport: []string{"objects", "refs", "index", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/compare"}},
 	{Prefix: "porcelain/demo", MayImport: []string{"objects", "refs", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates"}},
-	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/compare", "porcelain/demo", "porcelain/agents", "plumbing"}},
+	// The pictures of run graphs (tine graph, tine view) read runs, their
+	// attestations and promotions and the runs table; the view's browser
+	// tests load the demo.
+	{Prefix: "porcelain/view", MayImport: []string{"objects", "refs", "index", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/compare", "porcelain/demo"}},
+	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/compare", "porcelain/demo", "porcelain/agents", "porcelain/view", "plumbing"}},
 	// The conformance adapter binary drives the library the way OpenTine's
 	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.
 	{Prefix: "cmd/tine-conformance", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},

@@ -280,6 +280,9 @@ func deltas(cols []Column, r, base *Row) {
 		x, y := r.Cells[i].Value, base.Cells[i].Value
 		if x != nil && y != nil && cols[i].Numeric {
 			d := *x - *y
+			if cols[i].Name == ColDuration {
+				d = math.Round(d*1000) / 1000 // the cell's own precision
+			}
 			r.Cells[i].Delta = &d
 		}
 	}

@@ -27,19 +27,33 @@ type logNode struct {
 // in ref order, and each event of the union is read once, when the first
 // run listing it is.
 func logAll(ctx context.Context, g objects.Getter, rl RefLister, limit int) (*LogResult, []GraphNode, error) {
+	return logUnion(ctx, g, func(fn func(name string, run *Run) error) error {
+		return ListRuns(ctx, rl, g, "", func(name string, run *Run) error {
+			if refs.NamespaceOf(name) == refs.NamespaceAnnotations {
+				return nil
+			}
+			return fn(name, run)
+		})
+	}, limit)
+}
+
+// logUnion lists the events of the runs each hands to its callback (a ref
+// name, "" for a run no ref names now, and the run) as one DAG, the newest
+// limit of them (all when limit is 0): the walk behind log --all and
+// LogRevs.
+func logUnion(ctx context.Context, g objects.Getter, each func(fn func(name string, run *Run) error) error, limit int) (*LogResult, []GraphNode, error) {
 	res := &LogResult{Runs: []LogRun{}, Entries: []LogEntry{}}
 	deco := map[objects.OID][]string{}
 	byID := map[objects.OID]*logNode{}
 	var union []*logNode
-	err := ListRuns(ctx, rl, g, "", func(name string, run *Run) error {
-		if refs.NamespaceOf(name) == refs.NamespaceAnnotations {
-			return nil
-		}
+	err := each(func(name string, run *Run) error {
 		ids := run.EventIDs()
 		// Status is cloned so the entry does not keep the run's body.
 		res.Runs = append(res.Runs, LogRun{Ref: name, Run: run.ID.String(), Status: strings.Clone(run.Status), Events: len(ids)})
-		for _, t := range run.Tips {
-			deco[t] = append(deco[t], name)
+		if name != "" {
+			for _, t := range run.Tips {
+				deco[t] = append(deco[t], name)
+			}
 		}
 		for _, id := range ids {
 			if _, ok := byID[id]; ok {
@@ -47,6 +61,9 @@ func logAll(ctx context.Context, g objects.Getter, rl RefLister, limit int) (*Lo
 			}
 			e, err := loadEvent(ctx, g, run.ID, id)
 			if err != nil {
+				if name == "" {
+					return fmt.Errorf("run %s: %w", run.ID, err)
+				}
 				return fmt.Errorf("ref %s: %w", name, err)
 			}
 			n := &logNode{entry: detached(logEntry(e, nil)), id: id, parents: uniqueOIDs(e.Parents), time: e.TimeUnix}

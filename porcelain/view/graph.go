@@ -1,0 +1,140 @@
+package view
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/tinehq/tine/index"
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/runs"
+)
+
+// Errors of the view package.
+var (
+	// ErrRevsAndAll means revisions were named together with --all.
+	ErrRevsAndAll = errors.New("revisions and --all cannot be combined")
+	// ErrTooManyEdges means a Mermaid drawing would exceed Mermaid's edge
+	// limit even with its linear chains collapsed.
+	ErrTooManyEdges = errors.New("too many edges for mermaid")
+)
+
+// GraphOptions chooses the runs of a graph.
+type GraphOptions struct {
+	// Revs name the runs; none means runs.DefaultRef. Not with All.
+	Revs []string
+	// All takes every run a heads/, experiments/, promotions/, tags/ or
+	// remotes/ ref points at.
+	All bool
+}
+
+// Graph is the event DAG of some runs: the events newest first, children
+// before parents (runs.Log's order), and the runs with their refs,
+// statuses, forks and evaluation scores.
+type Graph struct {
+	Runs   []GraphRun      `json:"runs"`
+	Events []runs.LogEntry `json:"events"`
+
+	// nodes are the events as RenderGraph takes them, in Events' order.
+	nodes []runs.GraphNode
+}
+
+// GraphRun is one run of a graph.
+type GraphRun struct {
+	// Ref names the run; "" for a run no ref points at now (REF~N).
+	Ref    string `json:"ref,omitempty"`
+	Run    string `json:"run"`
+	Status string `json:"status"`
+	Events int    `json:"events"`
+	// Tips are the run's newest events.
+	Tips []string `json:"tips"`
+	// ForkedFrom is the run and event the run was forked from.
+	ForkedFrom *Fork `json:"forked_from,omitempty"`
+	// Scores are the scores of the evaluations of the run, by name then
+	// attestation.
+	Scores []RunScore `json:"scores,omitempty"`
+}
+
+// Fork is where a run was forked from: the source run and the fork event.
+type Fork struct {
+	Run    string `json:"run"`
+	Event  string `json:"event"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// RunScore is one score of one evaluation attestation of a run.
+type RunScore struct {
+	Name        string  `json:"name"`
+	Value       float64 `json:"value"`
+	Signer      string  `json:"signer,omitempty"`
+	Attestation string  `json:"attestation"`
+}
+
+// BuildGraph reads the runs opt names and their events (each event once,
+// however many runs share it) and the scores of their evaluations.
+func BuildGraph(ctx context.Context, r *plumbing.Repo, opt GraphOptions) (*Graph, error) {
+	if opt.All && len(opt.Revs) > 0 {
+		return nil, ErrRevsAndAll
+	}
+	var named []runs.NamedRun
+	var err error
+	if opt.All {
+		named, err = runs.AllRuns(ctx, r.Objects(), r.Refs())
+	} else {
+		revs := opt.Revs
+		if len(revs) == 0 {
+			revs = []string{runs.DefaultRef}
+		}
+		named, err = runs.ResolveRuns(ctx, r, revs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, nodes, err := runs.LogRuns(ctx, r.Objects(), named, 0)
+	if err != nil {
+		return nil, err
+	}
+	cat, _, err := plumbing.OpenIndex(r).Catalog(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	g := &Graph{Runs: make([]GraphRun, 0, len(named)), Events: res.Entries, nodes: nodes}
+	for _, n := range named {
+		g.Runs = append(g.Runs, graphRun(cat, n))
+	}
+	return g, nil
+}
+
+// graphRun describes one run of a graph.
+func graphRun(cat *index.Catalog, n runs.NamedRun) GraphRun {
+	run := n.Run
+	gr := GraphRun{Ref: n.Ref, Run: run.ID.String(), Status: run.Status, Events: len(run.EventIDs()),
+		Tips: make([]string, 0, len(run.Tips)), Scores: runScores(cat, run.ID)}
+	if f := run.ForkedFrom; f != nil {
+		gr.ForkedFrom = &Fork{Run: f.Run.String(), Event: f.Event.String(), Reason: f.Reason}
+	}
+	for _, t := range run.Tips {
+		gr.Tips = append(gr.Tips, t.String())
+	}
+	return gr
+}
+
+// runScores lists the scores of the evaluations of run in the catalog.
+func runScores(cat *index.Catalog, run objects.OID) []RunScore {
+	var out []RunScore
+	for _, a := range cat.AttestationsFor(run) {
+		if a.Kind != index.KindEvaluation {
+			continue
+		}
+		for _, s := range a.Scores {
+			out = append(out, RunScore{Name: s.Name, Value: s.Value, Signer: a.Signer, Attestation: a.ID.String()})
+		}
+	}
+	slices.SortFunc(out, func(x, y RunScore) int {
+		return cmp.Or(cmp.Compare(x.Name, y.Name), cmp.Compare(x.Attestation, y.Attestation))
+	})
+	return out
+}

@@ -1,0 +1,216 @@
+package view_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tinehq/tine/porcelain/runs/runstest"
+	"github.com/tinehq/tine/porcelain/trust"
+	"github.com/tinehq/tine/porcelain/view"
+)
+
+// get requests base+path with method and host (the URL's when ""), and
+// returns the status, headers and body.
+func get(t *testing.T, method, url, host string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, res.Header, body
+}
+
+func TestServerRefusesWritesAndOtherHosts(t *testing.T) {
+	r := fixture(t)
+	before, err := r.Refs().Read(t.Context(), "heads/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, r)
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+		for _, path := range []string{"", "api/graph", "api/diff?a=heads/main&b=experiments/retry"} {
+			code, h, _ := get(t, m, base+path, "")
+			if code != http.StatusMethodNotAllowed || h.Get("Allow") != "GET, HEAD" {
+				t.Fatalf("%s /%s: %d, Allow %q", m, path, code, h.Get("Allow"))
+			}
+		}
+	}
+	// A page of another site reaching the port through a rebound name.
+	if code, _, _ := get(t, http.MethodGet, base+"api/graph", "attacker.example:80"); code != http.StatusMisdirectedRequest {
+		t.Fatalf("foreign Host: %d", code)
+	}
+	after, err := r.Refs().Read(t.Context(), "heads/main")
+	if err != nil || after != before {
+		t.Fatalf("heads/main moved: %s -> %s (%v)", before, after, err)
+	}
+}
+
+func TestServerHeaders(t *testing.T) {
+	base := serve(t, fixture(t))
+	for _, path := range []string{"", "dom.js", "graph.js", "panels.js", "view.css", "favicon.svg", "api/graph", "api/rows?limit=99999", "nothing"} {
+		code, h, _ := get(t, http.MethodGet, base+path, "")
+		if h.Get("Content-Security-Policy") != view.ContentSecurityPolicy || h.Get("X-Content-Type-Options") != "nosniff" {
+			t.Fatalf("/%s (%d): headers %v", path, code, h)
+		}
+		if strings.HasPrefix(path, "api/") && !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+			t.Fatalf("/%s: content type %q", path, h.Get("Content-Type"))
+		}
+	}
+	for _, js := range []string{"dom.js", "graph.js", "panels.js"} {
+		if code, _, body := get(t, http.MethodGet, base+js, ""); code != 200 || strings.Contains(string(body), "innerHTML") {
+			t.Fatalf("%s: %d", js, code)
+		}
+	}
+}
+
+func TestServerRowsAndBounds(t *testing.T) {
+	r := fixture(t)
+	base := serve(t, r)
+	var info struct{ Events, Rows, Lanes int }
+	_, _, body := get(t, http.MethodGet, base+"api/graph", "")
+	if err := json.Unmarshal(body, &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Events != 8 || info.Lanes != 2 || info.Rows < info.Events {
+		t.Fatalf("graph %+v", info)
+	}
+	var page struct {
+		Offset int
+		Rows   []struct {
+			N int                     `json:"n"`
+			E *struct{ Event string } `json:"e"`
+		}
+	}
+	_, _, body = get(t, http.MethodGet, base+"api/rows?offset=1&limit=3", "")
+	if err := json.Unmarshal(body, &page); err != nil {
+		t.Fatal(err)
+	}
+	if page.Offset != 1 || len(page.Rows) != 3 {
+		t.Fatalf("rows page %+v", page)
+	}
+	// The hostile text is escaped in the JSON itself, too.
+	_, _, body = get(t, http.MethodGet, base+"api/rows?limit=1000", "")
+	if strings.Contains(string(body), "<script>") || !strings.Contains(string(body), `\u003cscript\u003e`) {
+		t.Fatalf("rows JSON does not escape markup: %s", body)
+	}
+	for _, path := range []string{"api/rows?limit=1001", "api/rows?offset=-1", "api/rows?limit=x", "api/event/nope",
+		"api/event/" + runstest.LoadRef(t, r, "heads/main").ID.String(), "api/diff?a=heads/main", "api/blob/" + strings.Repeat("a", 2000)} {
+		code, _, body := get(t, http.MethodGet, base+path, "")
+		var e struct{ Error string }
+		if code != http.StatusBadRequest || json.Unmarshal(body, &e) != nil || e.Error == "" {
+			t.Fatalf("/%s: %d %s", path, code, body)
+		}
+	}
+}
+
+// TestServerBlobPrefixVerified: a blob larger than MaxBlobView comes back
+// cut to it; a damaged one is an error, never content.
+func TestServerBlobPrefixVerified(t *testing.T) {
+	r := runstest.NewRepo(t)
+	big := strings.Repeat("0123456789abcdef\n", 200<<10/17)
+	js, _ := json.Marshal(map[string]any{"kind": "tool", "output": big})
+	runstest.AppendEvent(t, r, "heads/main", string(js), nil)
+	tip := runstest.LoadRef(t, r, "heads/main").Events[0]
+	base := serve(t, r)
+	var bv struct {
+		Size   int64
+		Text   string
+		Cut    bool
+		Binary bool
+	}
+	code, _, body := get(t, http.MethodGet, base+"api/blob/"+tip.OutputBlob.String(), "")
+	if err := json.Unmarshal(body, &bv); err != nil || code != 200 {
+		t.Fatalf("%d %s %v", code, body, err)
+	}
+	if bv.Size != int64(len(big)) || !bv.Cut || len(bv.Text) != view.MaxBlobView || bv.Text != big[:view.MaxBlobView] {
+		t.Fatalf("blob: size %d cut %v text %d bytes", bv.Size, bv.Cut, len(bv.Text))
+	}
+	// Damage the last byte of the stored blob (past the prefix shown).
+	path, err := r.Loose().Path(tip.OutputBlob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-1] ^= 1
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, body = get(t, http.MethodGet, base+"api/blob/"+tip.OutputBlob.String(), "")
+	if code != http.StatusInternalServerError || strings.Contains(string(body), "0123456789") {
+		t.Fatalf("damaged blob: %d %.200s", code, body)
+	}
+	if _, err := r.Objects().Get(t.Context(), tip.OutputBlob); err == nil {
+		t.Fatal("the damage was not damage")
+	}
+}
+
+func TestServerMissingObject(t *testing.T) {
+	r := fixture(t)
+	base := serve(t, r)
+	missing := "event:blake3:" + strings.Repeat("ab", 32)
+	code, _, body := get(t, http.MethodGet, base+"api/event/"+missing, "")
+	if code != http.StatusNotFound || !strings.Contains(string(body), "error") {
+		t.Fatalf("missing event: %d %s", code, body)
+	}
+}
+
+// TestServerScoresFresh: an evaluation moves no ref, yet the next page
+// load shows its score.
+func TestServerScoresFresh(t *testing.T) {
+	r := fixture(t)
+	base := serve(t, r)
+	scores := func() int {
+		var info struct {
+			Runs []struct {
+				Ref    string
+				Scores []struct{ Name string }
+			}
+		}
+		_, _, body := get(t, http.MethodGet, base+"api/graph", "")
+		if err := json.Unmarshal(body, &info); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range info.Runs {
+			if r.Ref == "heads/main" {
+				n = len(r.Scores)
+			}
+		}
+		return n
+	}
+	if n := scores(); n != 0 {
+		t.Fatalf("heads/main has %d scores before its evaluation", n)
+	}
+	s, err := trust.ParseScore("speed=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := trust.Evaluate(t.Context(), r, trust.EvaluateOptions{Target: "heads/main", Scores: []trust.Score{s}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := scores(); n != 1 {
+		t.Fatalf("heads/main has %d scores after its evaluation, want 1", n)
+	}
+}
