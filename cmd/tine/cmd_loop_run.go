@@ -36,6 +36,7 @@ type loopRunCmd struct {
 	TargetScore *float64      `name:"target-score" placeholder:"S" help:"End a branch whose step scores at least S (the engine's target_score)."`
 	Strict      bool          `name:"strict" help:"Fail instead of sanitizing a payload canonical JSON cannot hold."`
 	jsonFlag
+	captureFlag
 }
 
 // Help shows examples under `tine loop run --help`.
@@ -108,6 +109,7 @@ func (c *loopRunCmd) Run(e *env) error {
 		Target: c.Target, StepSize: c.StepSize, Tol: c.Tol, GoodWord: c.GoodWord, MaxLen: c.MaxLen,
 		Width: c.Width, MaxBranches: c.MaxBranches, MaxSteps: c.MaxSteps, MaxCost: c.MaxCost,
 		MaxDuration: c.MaxDuration, MinScore: c.MinScore, TargetScore: c.TargetScore, Strict: c.Strict,
+		NoCapture: !c.captureWanted(e),
 	})
 	if errors.Is(runErr, loops.ErrLoopOptions) {
 		return usagef("%v", runErr)

@@ -58,6 +58,10 @@ type LoopRecorderOptions struct {
 	Now func() time.Time
 	// Actor names the writer in the reflogs.
 	Actor string
+	// Code is the code state the loop runs in (a runs.CaptureWorkspace
+	// manifest blob), named by every branch run's manifests under "code";
+	// nil records none.
+	Code *objects.Object
 }
 
 // LoopRecorder is a loop.Recorder that writes a loop into a repository as
@@ -185,6 +189,11 @@ func (lr *LoopRecorder) Stats() LoopWriteStats { return lr.stats }
 func (lr *LoopRecorder) Start(ctx context.Context, s loop.StartRecord) error {
 	lr.start = s
 	lr.lastCkpt = lr.opt.Now()
+	if lr.opt.Code != nil {
+		if err := lr.put(ctx, lr.opt.Code); err != nil {
+			return err
+		}
+	}
 	blob := lr.stateBlob(s.Initial)
 	ev, err := lr.event(ctx, initPayload(lr.opt.Name, s, blob), blob)
 	if err != nil {
