@@ -42,7 +42,14 @@ var Table = []Layer{
 	{Prefix: "porcelain/loops", MayImport: []string{"objects", "refs", "plumbing", "loop", "porcelain/runs"}},
 	{Prefix: "porcelain/gates", MayImport: []string{"objects", "refs", "index", "plumbing", "gate", "porcelain/runs", "porcelain/trust"}},
 	{Prefix: "porcelain/demo", MayImport: []string{"objects", "refs", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates"}},
-	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/demo", "plumbing"}},
+	// The remotes room: fetch/push/pull/clone workflows over package
+	// remote's transports; it applies trust's release policy to
+	// promotions/* on the side that owns the policy.
+	{Prefix: "porcelain/remotes", MayImport: []string{"objects", "refs", "index", "plumbing", "remote", "porcelain/runs", "porcelain/trust"}},
+	// Transports behind one interface (file, OpenTine HTTP, S3) and the
+	// shared transport test suite; below porcelain, beside it in cmd/tine.
+	{Prefix: "remote", MayImport: []string{"objects", "refs", "index", "plumbing"}},
+	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/demo", "porcelain/remotes", "remote", "plumbing"}},
 	// The conformance adapter binary drives the library the way OpenTine's
 	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.
 	{Prefix: "cmd/tine-conformance", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},
