@@ -45,7 +45,7 @@ const (
 	MaxWorkspacePatch = 1 << 20
 	// MaxUntrackedListed bounds the untracked paths listed.
 	MaxUntrackedListed = 1000
-	// maxUntrackedOutput bounds git's untracked listing read.
+	// maxUntrackedOutput bounds git's status listing read (untracked files).
 	maxUntrackedOutput = 1 << 20
 	// maxGitLine bounds a one-line git answer (a commit, a branch, paths).
 	maxGitLine = 64 << 10
@@ -144,27 +144,73 @@ func readWorkspace(ctx context.Context, dir string, opt WorkspaceOptions) (*work
 		ws.prefix = lines[1]
 	}
 	g.dir = lines[0]
-	out, err = g.run(ctx, nil, maxGitLine, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	switch {
-	case err == nil:
-		ws.commit = strings.TrimSpace(string(out))
-	case exitCode(err) != 1: // 1 is an unborn branch: no commit yet
+	tracked, err := ws.readStatus(ctx, g)
+	if err != nil {
 		return nil, err
 	}
-	out, err = g.run(ctx, nil, maxGitLine, "symbolic-ref", "--quiet", "--short", "HEAD")
-	switch {
-	case err == nil:
-		ws.branch = strings.TrimSpace(string(out))
-	case exitCode(err) != 1: // 1 is a detached HEAD
-		return nil, err
-	}
-	if err := ws.readPatch(ctx, g, opt); err != nil {
-		return nil, err
-	}
-	if err := ws.readUntracked(ctx, g); err != nil {
-		return nil, err
+	if tracked {
+		if err := ws.readPatch(ctx, g, opt); err != nil {
+			return nil, err
+		}
+	} else if ws.commit == "" {
+		ws.patchOmitted = "no commit yet"
 	}
 	return ws, nil
+}
+
+// readStatus reads, in one git call, the commit, the branch, the
+// untracked files that are not ignored (the repository's own .tine
+// directory left out) and whether any tracked file differs from the
+// commit (git status --porcelain=v2 --branch). It reports that last.
+func (ws *workspaceState) readStatus(ctx context.Context, g *gitRunner) (bool, error) {
+	out, over, err := g.runPrefix(ctx, nil, maxUntrackedOutput,
+		"status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	if err != nil {
+		return false, err
+	}
+	tracked := over // a listing cut short may have hidden a change: diff decides
+	entries := bytes.Split(out, []byte{0})
+	if over && len(entries) > 0 {
+		entries = entries[:len(entries)-1] // the last entry may be cut
+	}
+	for i := 0; i < len(entries); i++ {
+		e := string(entries[i])
+		switch {
+		case strings.HasPrefix(e, "# branch.oid "):
+			if oid := strings.TrimPrefix(e, "# branch.oid "); oid != "(initial)" {
+				ws.commit = oid
+			}
+		case strings.HasPrefix(e, "# branch.head "):
+			if b := strings.TrimPrefix(e, "# branch.head "); b != "(detached)" {
+				ws.branch = b
+			}
+		case strings.HasPrefix(e, "? "):
+			ws.addUntracked(strings.TrimPrefix(e, "? "))
+		case strings.HasPrefix(e, "2 "):
+			tracked = true
+			i++ // a rename or copy entry is followed by its original path
+		case strings.HasPrefix(e, "1 "), strings.HasPrefix(e, "u "):
+			tracked = true
+		}
+	}
+	if over {
+		ws.untrackedTruncated = true
+	}
+	return tracked, nil
+}
+
+// addUntracked counts and lists one untracked path, unless it lies in a
+// .tine directory (a tine repository inside the work tree).
+func (ws *workspaceState) addUntracked(p string) {
+	if p == ".tine" || strings.HasPrefix(p, ".tine/") || strings.Contains(p, "/.tine/") {
+		return
+	}
+	ws.untrackedCount++
+	if len(ws.untracked) < MaxUntrackedListed {
+		ws.untracked = append(ws.untracked, strings.ToValidUTF8(p, "\uFFFD"))
+	} else {
+		ws.untrackedTruncated = true
+	}
 }
 
 // readPatch stores the staged and unstaged changes of tracked files as a
@@ -196,30 +242,6 @@ func (ws *workspaceState) readPatch(ctx context.Context, g *gitRunner, opt Works
 	red := opt.Redactor.Blob(bytes.Clone(out))
 	ws.patchRedacted = !bytes.Equal(red, out)
 	ws.patch = string(red)
-	return nil
-}
-
-// readUntracked lists untracked files that are not ignored.
-func (ws *workspaceState) readUntracked(ctx context.Context, g *gitRunner) error {
-	out, err := g.run(ctx, nil, maxUntrackedOutput, "ls-files", "--others", "--exclude-standard", "--exclude=.tine", "-z")
-	if errors.Is(err, ErrGitOutputTooLarge) {
-		ws.untrackedTruncated = true
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, p := range bytes.Split(out, []byte{0}) {
-		if len(p) == 0 {
-			continue
-		}
-		ws.untrackedCount++
-		if len(ws.untracked) < MaxUntrackedListed {
-			ws.untracked = append(ws.untracked, strings.ToValidUTF8(string(p), "\uFFFD"))
-		} else {
-			ws.untrackedTruncated = true
-		}
-	}
 	return nil
 }
 

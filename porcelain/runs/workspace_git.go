@@ -96,6 +96,17 @@ func (e *gitError) Error() string {
 // run runs git with args (a constant vector chosen by tine), feeding stdin
 // (nil for none), and returns at most max bytes of standard output.
 func (g *gitRunner) run(ctx context.Context, stdin []byte, max int, args ...string) ([]byte, error) {
+	out, over, err := g.runPrefix(ctx, stdin, max, args...)
+	if over {
+		return nil, fmt.Errorf("git %s: %w (%d bytes)", strings.Join(args, " "), ErrGitOutputTooLarge, max)
+	}
+	return out, err
+}
+
+// runPrefix is run for output whose start is useful on its own: past max
+// bytes git is stopped and the first max bytes come back with over set
+// (and no error for the stop itself).
+func (g *gitRunner) runPrefix(ctx context.Context, stdin []byte, max int, args ...string) ([]byte, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, g.path, args...)
@@ -111,21 +122,21 @@ func (g *gitRunner) run(ctx context.Context, stdin []byte, max int, args ...stri
 	cmd.WaitDelay = rerunWaitDelay
 	err := cmd.Run()
 	if out.over {
-		return nil, fmt.Errorf("git %s: %w (%d bytes)", strings.Join(args, " "), ErrGitOutputTooLarge, max)
+		return out.buf.Bytes(), true, nil
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("git %s: killed after %s", strings.Join(args, " "), g.timeout)
+		return nil, false, fmt.Errorf("git %s: killed after %s", strings.Join(args, " "), g.timeout)
 	}
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+			return nil, false, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 		}
 		eb, _ := errOut.bytes()
 		first, _, _ := strings.Cut(strings.TrimSpace(string(eb)), "\n")
-		return out.buf.Bytes(), &gitError{Args: args, Code: ee.ExitCode(), Msg: first}
+		return out.buf.Bytes(), false, &gitError{Args: args, Code: ee.ExitCode(), Msg: first}
 	}
-	return out.buf.Bytes(), nil
+	return out.buf.Bytes(), false, nil
 }
 
 // limitWriter keeps up to max bytes and fails the write that goes over,
@@ -136,9 +147,10 @@ type limitWriter struct {
 	over bool
 }
 
-// Write implements io.Writer.
+// Write implements io.Writer: it keeps what fits, then fails.
 func (w *limitWriter) Write(p []byte) (int, error) {
-	if w.buf.Len()+len(p) > w.max {
+	if room := w.max - w.buf.Len(); len(p) > room {
+		w.buf.Write(p[:max(room, 0)])
 		w.over = true
 		return 0, io.ErrShortWrite
 	}

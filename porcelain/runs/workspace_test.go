@@ -204,3 +204,80 @@ func TestGitOutputBound(t *testing.T) {
 		t.Fatalf("rev-parse = %q, %v", out, err)
 	}
 }
+
+// TestCaptureCheckoutRoundTrip: a dirty state (a staged rename, an edit,
+// a binary change, a deletion) captured and then checked out gives the
+// same tracked files; untracked files are listed (never the .tine
+// directory) but not recreated; the checkout directory is the recorded
+// subdirectory and removing it leaves nothing.
+func TestCaptureCheckoutRoundTrip(t *testing.T) {
+	env := gitEnv(t)
+	dir := gitRepo(t, env, map[string]string{"a.txt": "a\n", "old.txt": "old\n", "gone.txt": "x\n", "sub/bin.dat": "\x00\x01\x02", "sub/keep": "k\n"})
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("mv", "old.txt", "new.txt")
+	write := func(name, body string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.txt", "a\nb\n")
+	write("sub/bin.dat", "\x00\x01\x02\x03\xff")
+	write("untracked.txt", "u\n")
+	write(".tine/objects/x", "not listed\n")
+	write("sub/.tine/y", "not listed\n")
+	if err := os.Remove(filepath.Join(dir, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c := CaptureWorkspace(ctx, objects.BLAKE3, filepath.Join(dir, "sub"), WorkspaceOptions{Env: env})
+	v := manifestOf(t, c)
+	if got := field(t, v, "untracked"); len(got.Array) != 1 || got.Array[0].Str != "untracked.txt" {
+		t.Fatalf("untracked = %s", c.Blob.Body)
+	}
+	if field(t, v, "prefix").Str != "sub/" || !c.Summary.Dirty || c.Summary.Branch != "main" {
+		t.Fatalf("manifest = %s", c.Blob.Body)
+	}
+	m, err := parseWorkspace(c.Blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	co, err := makeCheckout(ctx, c.Blob.ID, m, dir, parent, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Dir(co.dir)
+	for _, name := range []string{"a.txt", "new.txt", "sub/bin.dat", "sub/keep"} {
+		want, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		got, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(name)))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%s: checkout has %q (%v), work tree %q", name, got, err, want)
+		}
+	}
+	for _, name := range []string{"old.txt", "gone.txt", "untracked.txt"} {
+		if _, err := os.Stat(filepath.Join(work, name)); !os.IsNotExist(err) {
+			t.Errorf("%s is in the checkout: %v", name, err)
+		}
+	}
+	if !strings.Contains(co.note, "1 untracked file(s)") {
+		t.Errorf("note = %q", co.note)
+	}
+	if err := co.remove(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(parent); len(left) != 0 {
+		t.Fatalf("left behind: %v", left)
+	}
+}
