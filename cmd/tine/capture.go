@@ -1,10 +1,6 @@
 package main
 
-import (
-	"strings"
-
-	"github.com/tinehq/tine/porcelain/runs"
-)
+import "github.com/tinehq/tine/porcelain/runs"
 
 // captureFlag is --no-capture, shared by the verbs that run commands and
 // record the code state they run in (record, loop run, gate run).
@@ -15,12 +11,5 @@ type captureFlag struct {
 // captureWanted reports whether the code state is captured: not with
 // --no-capture, nor when TINE_CAPTURE is 0, off, false or no.
 func (c captureFlag) captureWanted(e *env) bool {
-	if c.NoCapture {
-		return false
-	}
-	switch strings.ToLower(strings.TrimSpace(e.getenv(runs.CaptureEnvVar))) {
-	case "0", "off", "false", "no":
-		return false
-	}
-	return true
+	return !c.NoCapture && !runs.CaptureOff([]string{runs.CaptureEnvVar + "=" + e.getenv(runs.CaptureEnvVar)})
 }

@@ -215,13 +215,13 @@ func RunGate(ctx context.Context, r *plumbing.Repo, opt GateRunOptions) (*GateRu
 		effective: map[string]*gate.Evidence{},
 	}
 	// The code state is read before any constraint can change it.
-	if r != nil && opt.NoCapture {
+	env := opt.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if r != nil && (opt.NoCapture || runs.CaptureOff(env)) {
 		ev.code = &runs.WorkspaceCapture{Skipped: "turned off"}
 	} else if r != nil {
-		env := opt.Env
-		if env == nil {
-			env = os.Environ()
-		}
 		ev.code = runs.CaptureWorkspace(ctx, r.Algo(), proj.Root, runs.WorkspaceOptions{Env: env, Redactor: objects.NewEnvRedactor(env)})
 	}
 	ev.reuse = gate.ReuseOptions{NoCache: opt.NoCache || opt.CI, Refresh: opt.Refresh, RefreshPending: opt.RefreshPending}

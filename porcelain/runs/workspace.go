@@ -52,8 +52,24 @@ const (
 )
 
 // CaptureEnvVar names the environment variable that turns capture off when
-// set to 0, off, false or no (the CLI reads it; --no-capture does the same).
+// set to 0, off, false or no (--no-capture does the same).
 const CaptureEnvVar = "TINE_CAPTURE"
+
+// CaptureOff reports whether env ("NAME=value" entries; the last one of a
+// name counts) turns the code state capture off through CaptureEnvVar.
+func CaptureOff(env []string) bool {
+	val := ""
+	for _, kv := range env {
+		if name, v, ok := strings.Cut(kv, "="); ok && name == CaptureEnvVar {
+			val = v
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(val)) {
+	case "0", "off", "false", "no":
+		return true
+	}
+	return false
+}
 
 // Workspace is the summary of a captured code state, as recorded in a tool
 // event's attributes.workspace and reported by tine record --json.

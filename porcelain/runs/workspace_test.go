@@ -281,3 +281,16 @@ func TestCaptureCheckoutRoundTrip(t *testing.T) {
 		t.Fatalf("left behind: %v", left)
 	}
 }
+
+// TestCaptureOff: TINE_CAPTURE turns capture off with 0, off, false or no,
+// the last entry of the name counting.
+func TestCaptureOff(t *testing.T) {
+	for env, want := range map[string]bool{
+		"": false, "TINE_CAPTURE=off": true, "TINE_CAPTURE=0": true, "TINE_CAPTURE= No ": true,
+		"TINE_CAPTURE=on": false, "TINE_CAPTURE=off,TINE_CAPTURE=1": false, "TINE_CAPTURE=1,TINE_CAPTURE=false": true,
+	} {
+		if got := CaptureOff(strings.Split(env, ",")); got != want {
+			t.Errorf("%q: %v, want %v", env, got, want)
+		}
+	}
+}
