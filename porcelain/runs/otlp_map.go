@@ -82,6 +82,7 @@ type spanAttrs struct {
 	used map[string]bool
 }
 
+// get returns attribute k.
 func (a *spanAttrs) get(k string) (objects.Value, bool) {
 	for _, m := range a.list {
 		if m.Key == k {
@@ -91,8 +92,10 @@ func (a *spanAttrs) get(k string) (objects.Value, bool) {
 	return objects.Value{}, false
 }
 
+// has reports whether attribute k is present.
 func (a *spanAttrs) has(k string) bool { _, ok := a.get(k); return ok }
 
+// str returns attribute k when it is a string, else "".
 func (a *spanAttrs) str(k string) string {
 	if v, ok := a.get(k); ok && v.Kind == objects.KindString {
 		return v.Str

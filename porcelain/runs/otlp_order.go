@@ -81,13 +81,18 @@ func otlpCycle(spans, placed []*otlpSpan) error {
 // spanQueue orders spans ready to be placed by start time, then file order.
 type spanQueue []*otlpSpan
 
+// Len implements heap.Interface.
 func (q spanQueue) Len() int { return len(q) }
+
+// Less implements heap.Interface: earlier start, then earlier in the file.
 func (q spanQueue) Less(i, j int) bool {
 	if q[i].start != q[j].start {
 		return q[i].start < q[j].start
 	}
 	return q[i].index < q[j].index
 }
+
+// Swap implements heap.Interface.
 func (q spanQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 
 // Push implements heap.Interface.
