@@ -147,4 +147,3 @@ func otlpAttributesList(v objects.Value, depth int) ([]objects.Member, error) {
 	}
 	return out, nil
 }
-
