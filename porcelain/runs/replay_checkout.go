@@ -41,7 +41,7 @@ func (cs *checkouts) forEvent(ctx context.Context, e *Event) (*checkout, error) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := makeCheckout(ctx, id, m, cs.opt.Source, cs.opt.TempDir, 0)
+	c, err := makeCheckout(ctx, id, m, cs.opt.Source, cs.opt.TempDir, cs.opt.Timeout)
 	if err != nil {
 		return nil, err
 	}
