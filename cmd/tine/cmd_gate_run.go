@@ -56,6 +56,7 @@ type gateCICmd struct {
 	Attach string `name:"attach" placeholder:"REV" help:"Also attach the gate attestation to this run."`
 	signFlags
 	jsonFlag
+	captureFlag
 }
 
 // Help shows an example under `tine gate ci --help`.
@@ -77,7 +78,7 @@ func (c *gateCICmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return runGate(e, c.gateProject, gates.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw}, c.JSON, true)
+	return runGate(e, c.gateProject, gates.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw, NoCapture: !c.captureWanted(e)}, c.JSON, true)
 }
 
 // runGate runs the gate, prints progress and the decision, and maps the
