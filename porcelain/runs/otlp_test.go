@@ -284,3 +284,36 @@ func FuzzParseOTLP(f *testing.F) {
 		}
 	})
 }
+
+// TestOTLPStructuredContent: messages given as structured attribute values
+// become canonical JSON text, and the event-based GenAI messages (span
+// events) are the input and output when no attribute holds them.
+func TestOTLPStructuredContent(t *testing.T) {
+	structured := otlpSpanJSON(spanA, "", 1, `{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},`+
+		`{"key":"gen_ai.input.messages","value":{"arrayValue":{"values":[{"kvlistValue":{"values":[{"key":"role","value":{"stringValue":"user"}}]}}]}}}`)
+	events := strings.TrimSuffix(otlpSpanJSON(spanB, "", 2, `{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}`), "}") +
+		`,"events":[{"name":"gen_ai.user.message","attributes":[{"key":"content","value":{"stringValue":"hi"}}]},` +
+		`{"name":"gen_ai.choice","attributes":[{"key":"index","value":{"intValue":"0"}}]}]}`
+	spans, err := parseOTLP(otlpDoc(structured, events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(sp *otlpSpan, key string) string {
+		t.Helper()
+		v, err := otlpSpec(sp, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := v.Get(key)
+		return s.Str
+	}
+	if got := in(spans[0], "input"); got != `[{"role":"user"}]` {
+		t.Errorf("structured input = %q", got)
+	}
+	if got := in(spans[1], "input"); got != `[{"attributes":{"content":"hi"},"event":"gen_ai.user.message"}]` {
+		t.Errorf("event input = %q", got)
+	}
+	if got := in(spans[1], "output"); got != `[{"attributes":{"index":0},"event":"gen_ai.choice"}]` {
+		t.Errorf("event output = %q", got)
+	}
+}
