@@ -32,6 +32,9 @@ EVENTS="${BENCH_EVENTS:-10000}"
 ONLY="${BENCH_ONLY:-bulk,fsck-loose,repack,fsck-packed,read,refs,large,history}"
 REFS=$((SCALE < 1000 ? SCALE : 1000))
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
+# The record row times the append: tine record's code state capture (git
+# calls on whatever work tree the bench runs in) is left out.
+export TINE_CAPTURE=off
 # The history case forks 100 events before the tip and imports the run in
 # one `tine import`, whose bound is 10000 events.
 if ! [[ "$EVENTS" =~ ^[0-9]+$ ]] || [ "$EVENTS" -le 100 ] || [ "$EVENTS" -gt 10000 ]; then

@@ -18,6 +18,9 @@ var (
 	ErrNotConfined = errors.New("path is not confined to the repository")
 	// ErrUnknownRevision means a revision names no object or ref.
 	ErrUnknownRevision = errors.New("unknown revision")
+	// ErrBeyondShallow means an operation needs an event a shallow fetch
+	// left out (SPEC §2.7): the fix is to fetch more history.
+	ErrBeyondShallow = errors.New("beyond the shallow boundary: deepen the fetch (tine fetch --deepen N)")
 	// ErrBadRevision means a revision is syntactically invalid.
 	ErrBadRevision = errors.New("bad revision syntax")
 	// ErrNotStored means REV~N names a run no stored object holds; the

@@ -34,6 +34,10 @@ type PackOptions struct {
 	// Store also writes the frame into the repository as
 	// packs/<64hex>.pack (SPEC §2.1), named by its digest.
 	Store bool
+	// Refs makes a bundle (bundle.go): Revisions are ref names or globs
+	// (none means every ref outside remotes/), and the frame carries the
+	// refs, their targets' closure and their associations.
+	Refs bool
 }
 
 // PackResult is what `tine pack` reports.
@@ -55,6 +59,10 @@ type PackResult struct {
 	Stored string `json:"stored,omitempty"`
 	// Frame is the TINEPACK3 frame itself; never printed as JSON.
 	Frame []byte `json:"-"`
+	// Refs are the refs a bundle carries (with Refs), sorted by name, and
+	// Associations counts the attestations and annotations it carries.
+	Refs         []BundleRef `json:"refs,omitempty"`
+	Associations int         `json:"associations,omitempty"`
 }
 
 // Pack builds the TINEPACK3 frame (SPEC §2.8) that carries the link
@@ -71,7 +79,7 @@ type PackResult struct {
 // also written to packs/<64hex>.pack. The pack bounds (10000 objects, 256
 // MiB manifest) are enforced while walking, before the frame is built.
 func Pack(ctx context.Context, r *Repo, opt PackOptions) (*PackResult, error) {
-	if len(opt.Revisions) == 0 {
+	if len(opt.Revisions) == 0 && !opt.Refs {
 		return nil, fmt.Errorf("pack: no objects named: %w", ErrBadInput)
 	}
 	if opt.Output == "" && !opt.Store {
@@ -82,21 +90,8 @@ func Pack(ctx context.Context, r *Repo, opt PackOptions) (*PackResult, error) {
 			return nil, fmt.Errorf("pack: %s: %w", opt.Output, ErrOutputExists)
 		}
 	}
-	roots := make([]objects.OID, 0, len(opt.Revisions))
 	res := &PackResult{}
-	for _, rev := range opt.Revisions {
-		id, err := r.Resolve(ctx, rev)
-		if err != nil {
-			return nil, fmt.Errorf("pack: %w", err)
-		}
-		roots = append(roots, id)
-		res.Roots = append(res.Roots, id.String())
-	}
-	shallow, err := r.shallowSet()
-	if err != nil {
-		return nil, fmt.Errorf("pack: %w", err)
-	}
-	objs, boundary, err := objects.PackClosure(ctx, r.Objects(), roots, func(id objects.OID) bool { return shallow[id] })
+	objs, boundary, err := packObjects(ctx, r, opt, res)
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)
 	}
@@ -123,6 +118,42 @@ func Pack(ctx context.Context, r *Repo, opt PackOptions) (*PackResult, error) {
 		res.Output = opt.Output
 	}
 	return res, nil
+}
+
+// packObjects returns the objects and boundary of the frame Pack writes,
+// filling res's roots (and a bundle's refs).
+func packObjects(ctx context.Context, r *Repo, opt PackOptions, res *PackResult) ([]*objects.Object, []objects.OID, error) {
+	res.Roots = []string{}
+	if opt.Refs {
+		list, err := selectBundleRefs(ctx, r, opt.Revisions)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(list) == 0 {
+			return nil, nil, fmt.Errorf("the repository has no refs to bundle: %w", ErrBadInput)
+		}
+		for _, br := range list {
+			res.Roots = append(res.Roots, br.id.String())
+			res.Refs = append(res.Refs, BundleRef{Name: br.name, OID: br.id.String()})
+		}
+		objs, boundary, assoc, err := bundleObjects(ctx, r, list)
+		res.Associations = assoc
+		return objs, boundary, err
+	}
+	roots := make([]objects.OID, 0, len(opt.Revisions))
+	for _, rev := range opt.Revisions {
+		id, err := r.Resolve(ctx, rev)
+		if err != nil {
+			return nil, nil, err
+		}
+		roots = append(roots, id)
+		res.Roots = append(res.Roots, id.String())
+	}
+	shallow, err := r.shallowSet()
+	if err != nil {
+		return nil, nil, err
+	}
+	return objects.PackClosure(ctx, r.Objects(), roots, func(id objects.OID) bool { return shallow[id] })
 }
 
 // storePackFrame writes frame as packs/<hex>.pack in r and returns that

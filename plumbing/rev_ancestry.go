@@ -138,8 +138,7 @@ func AncestorRun(ctx context.Context, r *Repo, g objects.Getter, rev string, run
 		o, err := g.Get(ctx, id)
 		if errors.Is(err, objects.ErrNotFound) {
 			// A shallow boundary (SPEC §2.7): its parents are unknown here.
-			return nil, fmt.Errorf("revision %q: run %s has only %d event(s) before its newest along first parents stored here: %w",
-				rev, run.ID, i, ErrUnknownRevision)
+			return nil, fmt.Errorf("revision %q: event %s of run %s is not stored: %w", rev, id, run.ID, ErrBeyondShallow)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("event %s, run %s: %w", id, run.ID, err)

@@ -24,6 +24,8 @@ type UnpackOptions struct {
 	Path string
 	// Stdin is read when Path is "-".
 	Stdin io.Reader
+	// NoRefs installs a bundle's objects but none of its refs.
+	NoRefs bool
 }
 
 // UnpackResult is what `tine unpack` reports.
@@ -39,6 +41,10 @@ type UnpackResult struct {
 	// Boundary lists the declared shallow oids the repository does not
 	// hold; they are now in its shallow file.
 	Boundary []string `json:"boundary"`
+	// Bundle says the frame carried a ref list (pack --refs); Refs is what
+	// unpack did with each of its refs (bundle.go), in name order.
+	Bundle bool         `json:"bundle"`
+	Refs   []RefInstall `json:"refs"`
 }
 
 // Unpack installs a TINEPACK3 frame into r (SPEC §2.8, op pack.install).
@@ -58,6 +64,11 @@ type UnpackResult struct {
 // A crash between the two leaves only extra shallow entries, which are
 // legal. Unpacking a frame twice is harmless: the second install finds
 // everything present.
+//
+// A bundle (a frame carrying a ref list, bundle.go) has its list checked
+// with the frame, before anything is written, and not stored; once the
+// objects are durable, 3. each of its refs is installed by compare-and-swap
+// (installBundleRefs), unless opt.NoRefs.
 func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, error) {
 	frame, err := readPackFrame(opt)
 	if err != nil {
@@ -74,6 +85,14 @@ func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, err
 	pf, err := objects.InstallPack(ctx, frame, stage, func(id objects.OID) bool { return shallow[id] })
 	if err != nil {
 		return nil, fmt.Errorf("unpack %s: %w", opt.Path, err)
+	}
+	list, listID, err := findBundleRefs(r.Algo(), pf.Objects)
+	if err != nil {
+		return nil, fmt.Errorf("unpack %s: %w", pf.ID, err)
+	}
+	// The ref list is read, not stored: nothing links to it.
+	if !listID.IsZero() {
+		stage.staged = slices.DeleteFunc(stage.staged, func(o *objects.Object) bool { return o.ID == listID })
 	}
 	var missing []objects.OID
 	for _, id := range pf.Boundary {
@@ -92,14 +111,46 @@ func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, err
 	if err := objects.PutAll(ctx, r.Objects(), stage.staged); err != nil {
 		return nil, fmt.Errorf("unpack %s: %w", pf.ID, err)
 	}
-	res := &UnpackResult{PackID: pf.ID, Objects: len(pf.Objects), Installed: []string{}, Boundary: []string{}}
-	for _, o := range pf.Objects {
+	res := &UnpackResult{PackID: pf.ID, Objects: len(stage.staged), Installed: []string{}, Boundary: []string{}, Refs: []RefInstall{}}
+	for _, o := range stage.staged {
 		res.Installed = append(res.Installed, o.ID.String())
+	}
+	if !listID.IsZero() {
+		res.Bundle = true
+		if opt.NoRefs {
+			for _, br := range list {
+				res.Refs = append(res.Refs, RefInstall{Name: br.name, New: br.id.String(), Status: RefSkipped, Reason: "--no-refs"})
+			}
+		} else {
+			res.Refs = installBundleRefs(ctx, r, list)
+			_, _ = OpenIndex(r).Update(ctx) // derived data: a later read refreshes it
+		}
 	}
 	for _, id := range pf.Boundary {
 		res.Boundary = append(res.Boundary, id.String())
 	}
 	return res, nil
+}
+
+// findBundleRefs returns the ref list a frame carries and the oid of its
+// annotation (zero when the frame is a plain pack); two lists are refused.
+func findBundleRefs(a objects.Algo, objs []*objects.Object) ([]bundleRef, objects.OID, error) {
+	var list []bundleRef
+	var at objects.OID
+	for _, o := range objs {
+		l, ok, err := bundleRefs(a, o)
+		if err != nil {
+			return nil, objects.OID{}, err
+		}
+		if !ok {
+			continue
+		}
+		if !at.IsZero() {
+			return nil, objects.OID{}, fmt.Errorf("%w: two ref lists, %s and %s", ErrBadBundle, at, o.ID)
+		}
+		list, at = l, o.ID
+	}
+	return list, at, nil
 }
 
 // readPackFrame reads the frame named by opt, refusing one over

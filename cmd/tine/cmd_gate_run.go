@@ -15,6 +15,7 @@ type gateRunCmd struct {
 	Attach  string `name:"attach" placeholder:"REV" help:"Also attach the gate attestation to this run (what tine promote looks for)."`
 	signFlags
 	jsonFlag
+	captureFlag
 }
 
 // Help shows an example under `tine gate run --help`.
@@ -45,6 +46,7 @@ func (c *gateRunCmd) Run(e *env) error {
 	if c.Phase == string(gates.GatePhaseCI) {
 		opt = gates.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw}
 	}
+	opt.NoCapture = !c.captureWanted(e)
 	return runGate(e, c.gateProject, opt, c.JSON, false)
 }
 
@@ -54,6 +56,7 @@ type gateCICmd struct {
 	Attach string `name:"attach" placeholder:"REV" help:"Also attach the gate attestation to this run."`
 	signFlags
 	jsonFlag
+	captureFlag
 }
 
 // Help shows an example under `tine gate ci --help`.
@@ -75,7 +78,7 @@ func (c *gateCICmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return runGate(e, c.gateProject, gates.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw}, c.JSON, true)
+	return runGate(e, c.gateProject, gates.GateRunOptions{CI: true, Attach: c.Attach, Signer: c.Signer, SignWith: sw, NoCapture: !c.captureWanted(e)}, c.JSON, true)
 }
 
 // runGate runs the gate, prints progress and the decision, and maps the
@@ -91,6 +94,7 @@ func runGate(e *env, pf gateProject, opt gates.GateRunOptions, asJSON, optionalR
 		defer r.Close()
 	}
 	opt.Root = pf.Project
+	opt.NoCapture = opt.NoCapture || !(captureFlag{}).captureWanted(e)
 	if !asJSON {
 		errp := &printer{w: e.stderr}
 		opt.Progress = func(p gates.GateProgress) {

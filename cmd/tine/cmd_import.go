@@ -24,6 +24,7 @@ type importCmd struct {
 	PubKey          string `name:"pubkey" placeholder:"P" help:"For a .tine file: require its signature to verify with this Ed25519 public key (a file, or 64 hex digits)."`
 	TrustEmbedded   bool   `name:"trust-embedded-key" help:"For a .tine file: require a signature verified by its own embedded Ed25519 key (trust on first use)."`
 	jsonFlag
+	formatFlag
 }
 
 // Help shows an example under `tine import --help`.
@@ -48,7 +49,13 @@ legacy_step_id, the step -> event map is stored as migration_map_blob, and
 the new objects are redacted before hashing.
 
     $ tine import run.tine --ref heads/imported
-    $ tine import signed.tine --key-file ci.hmac`
+    $ tine import signed.tine --key-file ci.hmac
+
+--format otlp reads an OpenTelemetry OTLP/JSON trace export instead: one
+event per span, parents from parentSpanId, GenAI and OpenInference
+attributes as model, provider, tool, usage, input and output.
+
+    $ tine import --format otlp trace.json --ref experiments/agent`
 }
 
 // Run imports the stream.
@@ -58,6 +65,9 @@ func (c *importCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
+	if c.Format == formatOTLP {
+		return c.runOTLP(e, r)
+	}
 	if strings.HasSuffix(c.File, trust.ArtifactSuffix) {
 		return c.runArtifact(e, r)
 	}

@@ -70,8 +70,16 @@ func printLog(p *printer, res *runs.LogResult, oneline bool) {
 		return
 	}
 	if res.Graph == nil {
+		beyond := 0
 		for i := range res.Entries {
+			if res.Entries[i].Missing {
+				beyond++ // a shallow fetch left it out: summarised below
+				continue
+			}
 			printEntry(p, "", &res.Entries[i], oneline)
+		}
+		if beyond > 0 {
+			p.printf("%s\n", p.dim(fmt.Sprintf("-- stopped at the shallow boundary: %d older events are not stored here (tine fetch --deepen N brings them)", beyond)))
 		}
 		return
 	}

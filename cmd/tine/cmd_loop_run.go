@@ -39,6 +39,7 @@ type loopRunCmd struct {
 	From        string        `name:"from" placeholder:"RUN" help:"Run the loop continues: its events come first in every branch's run (default the current run, tine switch; none without one)."`
 	Fresh       bool          `name:"fresh" help:"Start a loop of its own even when a current run is set."`
 	jsonFlag
+	captureFlag
 }
 
 // Help shows examples under `tine loop run --help`.
@@ -124,6 +125,7 @@ func (c *loopRunCmd) Run(e *env) error {
 		Target: c.Target, StepSize: c.StepSize, Tol: c.Tol, GoodWord: c.GoodWord, MaxLen: c.MaxLen,
 		Width: c.Width, MaxBranches: c.MaxBranches, MaxSteps: c.MaxSteps, MaxCost: c.MaxCost,
 		MaxDuration: c.MaxDuration, MinScore: c.MinScore, TargetScore: c.TargetScore, Strict: c.Strict,
+		NoCapture: !c.captureWanted(e),
 	})
 	if errors.Is(runErr, loops.ErrLoopOptions) {
 		return usagef("%v", runErr)

@@ -36,6 +36,7 @@ type recordCmd struct {
 	Param  []string `name:"param" placeholder:"NAME=VALUE" help:"A run parameter the event declares (repeatable); tine runs shows it as column param.NAME."`
 	Argv   []string `arg:"" optional:"" passthrough:"partial" name:"command" help:"The command to run, after --."`
 	jsonFlag
+	captureFlag
 }
 
 // Help shows examples under `tine record --help`.
@@ -44,7 +45,9 @@ func (c *recordCmd) Help() string {
 event to the run: argv, working directory, exit code, environment variable
 names (never values), duration, stdout as output_blob and stderr as
 artifact_blob, both redacted and capped at 8 MiB. A summary line goes to
-stderr.
+stderr. Before the command starts, the git work tree it runs in is
+captured (commit, branch, dirty patch, untracked file names) as a blob the
+run's manifests name; see "Code state of a run" in the README.
 
 Nothing runs unless the event can be written: the ref is under heads/ or
 experiments/, its run is running, the repository is writable and no live
@@ -107,7 +110,7 @@ func (c *recordCmd) Run(e *env) error {
 	res, err := runs.Record(e.ctx, r, runs.RecordOptions{
 		Ref: c.Ref, Argv: c.Argv, Status: c.Status,
 		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
-		Signals: sigs, Params: params,
+		Signals: sigs, Params: params, NoCapture: !c.captureWanted(e),
 	})
 	if errors.Is(err, runs.ErrCommandNotStarted) {
 		fmt.Fprintf(e.stderr, "tine record: %s; nothing was recorded\n", oneLine(err.Error()))

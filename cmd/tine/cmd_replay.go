@@ -11,10 +11,11 @@ import (
 
 // replayCmd is `tine replay RUN --verify | --rerun [--timeout D] [--json]`.
 type replayCmd struct {
-	Rev     string        `arg:"" name:"run" help:"Run to replay: ref, oid, prefix, REF~N or REF@{n}."`
-	Verify  bool          `name:"verify" help:"Re-derive every object of the run from its stored bytes and re-check ids, links, metrics and graph; exit 1 on any drift."`
-	Rerun   bool          `name:"rerun" help:"Re-execute the commands tine record captured, in a scratch directory; exit 1 when an exit code or output differs."`
-	Timeout time.Duration `name:"timeout" placeholder:"DURATION" help:"With --rerun: kill a command (and its process group) after this long (default 60s)."`
+	Rev        string        `arg:"" name:"run" help:"Run to replay: ref, oid, prefix, REF~N or REF@{n}."`
+	Verify     bool          `name:"verify" help:"Re-derive every object of the run from its stored bytes and re-check ids, links, metrics and graph; exit 1 on any drift."`
+	Rerun      bool          `name:"rerun" help:"Re-execute the commands tine record captured, in a scratch directory; exit 1 when an exit code or output differs."`
+	Timeout    time.Duration `name:"timeout" placeholder:"DURATION" help:"With --rerun: kill a command (and its process group) after this long (default 60s)."`
+	InCheckout bool          `name:"in-recorded-checkout" help:"With --rerun: run each command in a temporary checkout of the code state recorded with it (commit plus dirty patch), taken from the git repository of the current directory."`
 	jsonFlag
 }
 
@@ -35,11 +36,22 @@ and the redacted stdout and stderr with the recording. Each command is one
 line (same, drift, timeout, not-started) with a short diff of what changed;
 exit 1 on any drift.
 
+--rerun --in-recorded-checkout runs each command instead in a temporary
+clone of the git repository of the current directory (sharing its objects;
+the repository itself is not written to), at the commit recorded with the
+command, with its recorded dirty patch applied and in its recorded
+subdirectory. Commands recorded in the same state share one checkout. So a
+command that reproduces there but drifts in the work tree drifted because
+files changed; one that drifts there too drifted by itself. A command with
+no recorded state, or whose commit or patch is unavailable, is
+"no-checkout". Every checkout is removed afterwards, on failure too.
+
 Examples:
 
     $ tine replay heads/main --verify
     $ tine replay main~2 --verify --json
-    $ tine replay heads/main --rerun --timeout 2m`
+    $ tine replay heads/main --rerun --timeout 2m
+    $ tine replay heads/main --rerun --in-recorded-checkout`
 }
 
 // Run replays the run in the chosen mode.
@@ -51,6 +63,8 @@ func (c *replayCmd) Run(e *env) error {
 		return usagef("--timeout has no effect with --verify")
 	case c.Timeout < 0:
 		return usagef("--timeout must be positive")
+	case c.InCheckout && !c.Rerun:
+		return usagef("--in-recorded-checkout needs --rerun")
 	}
 	r, err := e.openRepo()
 	if err != nil {
@@ -67,7 +81,7 @@ func (c *replayCmd) Run(e *env) error {
 		}
 		return replayStatus(c.JSON, res.OK, fmt.Sprintf("%d object(s) drifted, listed above", len(res.Drift)))
 	}
-	res, err := runs.RerunRevision(e.ctx, r, c.Rev, runs.RerunOptions{Timeout: c.Timeout})
+	res, err := runs.RerunRevision(e.ctx, r, c.Rev, runs.RerunOptions{Timeout: c.Timeout, InRecordedCheckout: c.InCheckout})
 	if err != nil {
 		return err
 	}

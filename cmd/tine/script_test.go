@@ -37,6 +37,7 @@ func TestScripts(t *testing.T) {
 			"exits":   cmdExits,
 			"capture": cmdCapture,
 			"corrupt": cmdCorrupt,
+			"fixture": cmdFixture,
 		},
 	})
 }

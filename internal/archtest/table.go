@@ -51,7 +51,14 @@ var Table = []Layer{
 	// attestations and promotions and the runs table; the view's browser
 	// tests load the demo.
 	{Prefix: "porcelain/view", MayImport: []string{"objects", "refs", "index", "plumbing", "porcelain/runs", "porcelain/trust", "porcelain/compare", "porcelain/demo"}},
-	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/compare", "porcelain/demo", "porcelain/agents", "porcelain/view", "plumbing"}},
+	// The remotes room: fetch/push/pull/clone workflows over package
+	// remote's transports; it applies trust's release policy to
+	// promotions/* on the side that owns the policy.
+	{Prefix: "porcelain/remotes", MayImport: []string{"objects", "refs", "index", "plumbing", "remote", "porcelain/runs", "porcelain/trust"}},
+	// Transports behind one interface (file, OpenTine HTTP, S3) and the
+	// shared transport test suite; below porcelain, beside it in cmd/tine.
+	{Prefix: "remote", MayImport: []string{"objects", "refs", "index", "plumbing"}},
+	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/compare", "porcelain/demo", "porcelain/agents", "porcelain/view", "porcelain/remotes", "remote", "plumbing"}},
 	// The conformance adapter binary drives the library the way OpenTine's
 	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.
 	{Prefix: "cmd/tine-conformance", MayImport: []string{"objects", "refs", "index", "plumbing", "gate"}},

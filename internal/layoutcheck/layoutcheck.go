@@ -37,7 +37,7 @@ var opentineTop = map[string]bool{"config.json": false, "objects": true, "refs":
 // transaction gate and journals, gate state, the current run (tine
 // switch), and the storage-packs opt-in
 // (harmless itself: the objects it lets tine pack are what Check reports).
-var tineTop = map[string]bool{"refs-txn": true, "gate": true, plumbing.StoragePacksFile: false, plumbing.CurrentRunFile: false}
+var tineTop = map[string]bool{"refs-txn": true, "gate": true, plumbing.StoragePacksFile: false, plumbing.CurrentRunFile: false, "remotes.json": false}
 
 var (
 	hex2  = regexp.MustCompile(`^[0-9a-f]{2}$`)
@@ -269,9 +269,17 @@ func (c *checker) complete(ctx context.Context) {
 		c.fail("reachability: %v", err)
 		return
 	}
+	// Reachable lists the shallow boundary too (links end there); those
+	// oids are absent by definition (SPEC §2.7) and OpenTine reads the
+	// shallow file the same way.
+	shallow, err := r.ShallowSet()
+	if err != nil {
+		c.fail("shallow file: %v", err)
+		return
+	}
 	var missing []string
 	for id := range reach {
-		if !c.loose[id] {
+		if !c.loose[id] && !shallow[id] {
 			missing = append(missing, id.String())
 		}
 	}

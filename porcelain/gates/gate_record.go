@@ -111,14 +111,24 @@ func (g *gateEval) record(out *GateRunResult, attach *runs.Run) error {
 	if !out.Passed {
 		status = runs.StatusFailed
 	}
-	run, err := objects.NewJSONObject(r.Algo(), objects.TypeRun, 1, objects.ObjectValue(
+	members := []objects.Member{
 		m("created_at", runs.UnixSeconds(g.now())),
 		m("events", runs.OIDValues(events)),
 		m("roots", runs.OIDValues(events)),
 		m("tips", runs.OIDValues(events)),
 		m("status", objects.String(status)),
 		m("gate", claimWithout(claim, "kind")),
-	))
+	}
+	if g.code != nil {
+		out.Workspace, out.WorkspaceSkipped = g.code.Summary, g.code.Skipped
+		if g.code.Blob != nil && !seen[g.code.Blob.ID] {
+			objs = append(objs, g.code.Blob)
+		}
+		if g.code.Blob != nil {
+			members = append(members, m("manifests", objects.ObjectValue(m("code", objects.String(g.code.Blob.ID.String())))))
+		}
+	}
+	run, err := objects.NewJSONObject(r.Algo(), objects.TypeRun, 1, objects.ObjectValue(members...))
 	if err != nil {
 		return fmt.Errorf("gate run: %w", err)
 	}

@@ -73,6 +73,9 @@ type GateRunOptions struct {
 	// tine evaluate does, so a policy can require a trusted signer.
 	Signer string
 	trust.SignWith
+	// NoCapture skips recording the code state of the project
+	// (runs.CaptureWorkspace) as the gate run's "code" manifest.
+	NoCapture bool
 	// Progress, when set, is called (serially) as constraints start,
 	// are reused or finish; cmd/tine prints it to stderr.
 	Progress func(GateProgress)
@@ -150,6 +153,10 @@ type GateRunResult struct {
 	Decision gate.Decision `json:"-"`
 	// Checkout is the checkout identity the evidence was produced in.
 	Checkout gate.Checkout `json:"-"`
+	// Workspace is the code state the gate ran in (the gate run's "code"
+	// manifest); WorkspaceSkipped says why none was captured.
+	Workspace        *runs.Workspace `json:"workspace,omitempty"`
+	WorkspaceSkipped string          `json:"workspace_skipped,omitempty"`
 }
 
 // RunGate evaluates the contract in opt.Root for a phase and, when r is not
@@ -207,6 +214,16 @@ func RunGate(ctx context.Context, r *plumbing.Repo, opt GateRunOptions) (*GateRu
 		key:       key,
 		effective: map[string]*gate.Evidence{},
 	}
+	// The code state is read before any constraint can change it.
+	env := opt.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if r != nil && (opt.NoCapture || runs.CaptureOff(env)) {
+		ev.code = &runs.WorkspaceCapture{Skipped: "turned off"}
+	} else if r != nil {
+		ev.code = runs.CaptureWorkspace(ctx, r.Algo(), proj.Root, runs.WorkspaceOptions{Env: env, Redactor: objects.NewEnvRedactor(env)})
+	}
 	ev.reuse = gate.ReuseOptions{NoCache: opt.NoCache || opt.CI, Refresh: opt.Refresh, RefreshPending: opt.RefreshPending}
 	if r != nil && phase.UsesCache() && !ev.reuse.NoCache && !ev.reuse.Refresh {
 		ev.cache = newGateCache(r)
@@ -244,6 +261,7 @@ type gateEval struct {
 	cache  *gateCache
 	notes  *GateAnnotations
 	key    *objects.SigningKey
+	code   *runs.WorkspaceCapture // nil without a repository
 
 	mu        sync.Mutex
 	results   []*GateResult

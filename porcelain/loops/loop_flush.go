@@ -172,6 +172,10 @@ func (lr *LoopRecorder) runObject(b *loopBranch, withResult bool) (*objects.Obje
 	if b.forkedFrom.Kind == objects.KindObject {
 		set = append(set, objects.Member{Key: "forked_from", Value: b.forkedFrom})
 	}
+	if lr.opt.Code != nil {
+		set = append(set, objects.Member{Key: "manifests", Value: objects.ObjectValue(
+			objects.Member{Key: "code", Value: objects.String(lr.opt.Code.ID.String())})})
+	}
 	o, err := objects.NewJSONObject(lr.r.Algo(), objects.TypeRun, 1, objects.ObjectValue(set...))
 	if err != nil {
 		return nil, fmt.Errorf("loop %s: run of branch %s: %w", lr.opt.Name, b.id, err)

@@ -62,6 +62,10 @@ type LoopRecorderOptions struct {
 	// run), nil for a loop of its own: its events come first in every
 	// branch's run, and the init event's parents are its tips.
 	Base *runs.Run
+	// Code is the code state the loop runs in (a runs.CaptureWorkspace
+	// manifest blob), named by every branch run's manifests under "code";
+	// nil records none.
+	Code *objects.Object
 }
 
 // LoopRecorder is a loop.Recorder that writes a loop into a repository as
@@ -189,6 +193,11 @@ func (lr *LoopRecorder) Stats() LoopWriteStats { return lr.stats }
 func (lr *LoopRecorder) Start(ctx context.Context, s loop.StartRecord) error {
 	lr.start = s
 	lr.lastCkpt = lr.opt.Now()
+	if lr.opt.Code != nil {
+		if err := lr.put(ctx, lr.opt.Code); err != nil {
+			return err
+		}
+	}
 	blob := lr.stateBlob(s.Initial)
 	var base []objects.OID
 	p := initPayload(lr.opt.Name, s, blob)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,9 @@ type LoopRunOptions struct {
 	// environment ("KEY=value").
 	Dir string
 	Env []string
+	// NoCapture skips recording the code state of Dir (runs.CaptureWorkspace)
+	// as every branch run's "code" manifest.
+	NoCapture bool
 	// StepHTTP is an OpenAI-compatible API's base URL asked once per step
 	// (loop.HTTPStep) with Model, the key read from the environment
 	// variable KeyEnv (default OPENAI_API_KEY); StepTimeout bounds a call.
@@ -135,7 +139,11 @@ type LoopRunResult struct {
 	Best       *LoopBest          `json:"best,omitempty"`
 	BestRef    string             `json:"best_ref,omitempty"`
 	Branches   []LoopBranchResult `json:"branches"`
-	Written    LoopWriteStats     `json:"written"`
+	// Workspace is the code state the loop ran in (every branch run's
+	// "code" manifest); WorkspaceSkipped says why none was captured.
+	Workspace        *runs.Workspace `json:"workspace,omitempty"`
+	WorkspaceSkipped string          `json:"workspace_skipped,omitempty"`
+	Written          LoopWriteStats  `json:"written"`
 }
 
 // LoopRun runs a loop and records it (LoopRecorder). It returns the result
@@ -154,7 +162,12 @@ func LoopRun(ctx context.Context, r *plumbing.Repo, opt LoopRunOptions) (*LoopRu
 			return nil, fmt.Errorf("loop %s: base run: %w", opt.Name, err)
 		}
 	}
-	rec, err := NewLoopRecorder(ctx, r, LoopRecorderOptions{Name: opt.Name, CheckpointEvery: opt.CheckpointEvery, Now: now, Actor: opt.Actor, Base: base})
+	ws := &runs.WorkspaceCapture{Skipped: "turned off"}
+	if !opt.NoCapture {
+		env := append(os.Environ(), opt.Env...)
+		ws = runs.CaptureWorkspace(ctx, r.Algo(), opt.Dir, runs.WorkspaceOptions{Env: env, Redactor: objects.NewEnvRedactor(env)})
+	}
+	rec, err := NewLoopRecorder(ctx, r, LoopRecorderOptions{Name: opt.Name, CheckpointEvery: opt.CheckpointEvery, Now: now, Actor: opt.Actor, Base: base, Code: ws.Blob})
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +179,9 @@ func LoopRun(ctx context.Context, r *plumbing.Repo, opt LoopRunOptions) (*LoopRu
 	if res == nil {
 		return nil, runErr
 	}
-	return loopRunResult(opt.Name, cfg.Goal, rec, res), runErr
+	out := loopRunResult(opt.Name, cfg.Goal, rec, res)
+	out.Workspace, out.WorkspaceSkipped = ws.Summary, ws.Skipped
+	return out, runErr
 }
 
 // loopRunResult converts the engine's result.

@@ -128,8 +128,9 @@ func (h *head) checkAppendable() error {
 
 // appendedRun builds the run that is h's run plus newEvents (each given
 // with its parent_ids), in order, with status. A new run gets created_at
-// from now.
-func (h *head) appendedRun(a objects.Algo, newEvents []*Event, status string, now time.Time) (*objects.Object, error) {
+// from now. extra members (the manifests of a recorded command's code
+// state) replace the base run's members of the same key.
+func (h *head) appendedRun(a objects.Algo, newEvents []*Event, status string, now time.Time, extra ...objects.Member) (*objects.Object, error) {
 	var base objects.Value
 	var events, roots, tips []objects.OID
 	if h.run != nil {
@@ -159,6 +160,7 @@ func (h *head) appendedRun(a objects.Algo, newEvents []*Event, status string, no
 		objects.Member{Key: "tips", Value: OIDValues(tips)},
 		objects.Member{Key: "status", Value: objects.String(status)},
 	)
+	set = append(set, extra...)
 	o, err := objects.NewJSONObject(a, objects.TypeRun, 1, derivePayload(base, set, legacyFields))
 	if err != nil {
 		return nil, fmt.Errorf("build run for %s: %w", h.ref, err)

@@ -75,8 +75,35 @@ type ImportResult struct {
 // Blank lines are skipped. A bad line is an error wrapping ErrBadImport
 // that names the line number.
 func Import(ctx context.Context, r *plumbing.Repo, opt ImportOptions) (*ImportResult, error) {
-	now := Clock(opt.Now)()
-	ref, err := WritableRef(ctx, r, OrDefault(opt.Ref, DefaultRef))
+	im, err := newImporter(ctx, r, opt.Ref, opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := im.read(ctx, opt.Input); err != nil {
+		return nil, err
+	}
+	if len(im.events) == 0 {
+		return nil, fmt.Errorf("%w: the stream holds no events", ErrBadImport)
+	}
+	return im.commit(ctx, r, opt.Actor, Clock(opt.Now)())
+}
+
+// importer holds the state of one import.
+type importer struct {
+	h      *head
+	sr     *specReader
+	local  map[string]objects.OID
+	inRun  map[objects.OID]bool
+	prev   []objects.OID
+	events []*Event
+	objs   []*objects.Object
+	res    *ImportResult
+}
+
+// newImporter reads the run an import appends to (ref, default
+// DefaultRef), which must be running; blob paths are relative to dir.
+func newImporter(ctx context.Context, r *plumbing.Repo, ref, dir string) (*importer, error) {
+	ref, err := WritableRef(ctx, r, OrDefault(ref, DefaultRef))
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +115,8 @@ func Import(ctx context.Context, r *plumbing.Repo, opt ImportOptions) (*ImportRe
 		return nil, err
 	}
 	im := &importer{
-		sr:    &specReader{algo: r.Algo(), dir: opt.Dir},
+		h:     h,
+		sr:    &specReader{algo: r.Algo(), dir: dir},
 		local: map[string]objects.OID{},
 		inRun: map[objects.OID]bool{},
 		prev:  h.tips(),
@@ -99,35 +127,25 @@ func Import(ctx context.Context, r *plumbing.Repo, opt ImportOptions) (*ImportRe
 			im.inRun[id] = true
 		}
 	}
-	if err := im.read(ctx, opt.Input); err != nil {
-		return nil, err
-	}
-	if len(im.events) == 0 {
-		return nil, fmt.Errorf("%w: the stream holds no events", ErrBadImport)
-	}
+	return im, nil
+}
+
+// commit writes every event read, all or nothing: the objects, then the
+// run, then one compare-and-swap of the ref.
+func (im *importer) commit(ctx context.Context, r *plumbing.Repo, actor string, now time.Time) (*ImportResult, error) {
+	h := im.h
 	run, err := h.appendedRun(r.Algo(), im.events, "", now)
 	if err != nil {
 		return nil, err
 	}
-	if err := commitAppend(ctx, r, h, opt.Actor, append(im.objs, run)); err != nil {
+	if err := commitAppend(ctx, r, h, actor, append(im.objs, run)); err != nil {
 		return nil, err
 	}
-	im.res.AppendResult = AppendResult{Ref: ref, Run: run.ID.String(), Event: im.events[len(im.events)-1].ID.String(), Created: h.run == nil}
+	im.res.AppendResult = AppendResult{Ref: h.ref, Run: run.ID.String(), Event: im.events[len(im.events)-1].ID.String(), Created: h.run == nil}
 	if h.run != nil {
 		im.res.Previous = h.run.ID.String()
 	}
 	return im.res, nil
-}
-
-// importer holds the state of one import.
-type importer struct {
-	sr     *specReader
-	local  map[string]objects.OID
-	inRun  map[objects.OID]bool
-	prev   []objects.OID
-	events []*Event
-	objs   []*objects.Object
-	res    *ImportResult
 }
 
 // read parses every line, stopping at the first bad one.
@@ -191,6 +209,11 @@ func (im *importer) line(data []byte) error {
 	if err != nil {
 		return err
 	}
+	return im.spec(spec)
+}
+
+// spec turns one event spec (a parsed line) into its blobs and event.
+func (im *importer) spec(spec objects.Value) error {
 	if spec.Kind != objects.KindObject {
 		return fmt.Errorf("an event is a JSON object, not a %s", spec.Kind)
 	}

@@ -45,6 +45,9 @@ type RecordOptions struct {
 	Actor string
 	// Params are the run parameters the event declares (record_params.go).
 	Params []Param
+	// NoCapture skips the workspace capture (CaptureWorkspace): no code
+	// state is recorded with the command.
+	NoCapture bool
 
 	// probe replaces probeWritable in tests.
 	probe probeFunc
@@ -67,6 +70,10 @@ type RecordResult struct {
 	// ForwardedSignals are the signals tine sent the command's process
 	// group, in order.
 	ForwardedSignals []string `json:"forwarded_signals,omitempty"`
+	// Workspace is the code state the command ran in; WorkspaceSkipped
+	// says why none was captured.
+	Workspace        *Workspace `json:"workspace,omitempty"`
+	WorkspaceSkipped string     `json:"workspace_skipped,omitempty"`
 }
 
 // Record runs a command with its output streamed live and teed into
@@ -129,6 +136,12 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	if max <= 0 {
 		max = DefaultMaxCapture
 	}
+	red := objects.NewEnvRedactor(env) // secret-named variables' values too
+	// The code state is read before the command can change it.
+	ws := &WorkspaceCapture{Skipped: "turned off"}
+	if !opt.NoCapture {
+		ws = CaptureWorkspace(ctx, r.Algo(), dir, WorkspaceOptions{Env: env, Redactor: red})
+	}
 	cr, err := runCommand(ctx, opt, dir, env, max, now)
 	if err != nil {
 		return nil, err
@@ -136,11 +149,15 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	// From here on the command has run: the event must be recorded or
 	// kept, even when ctx was cancelled meanwhile.
 	ctx = context.WithoutCancel(ctx)
-	red := objects.NewEnvRedactor(env) // secret-named variables' values too
 	outBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stdout))
 	errBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stderr))
-	payload := recordPayload(red, opt.Argv, dir, env, cr, h.tips(), outBlob.ID, errBlob.ID)
+	payload := withWorkspace(recordPayload(red, opt.Argv, dir, env, cr, h.tips(), outBlob.ID, errBlob.ID), ws.Summary)
 	payload = withParams(red, payload, opt.Params)
+	blobs := []*objects.Object{outBlob, errBlob}
+	var code objects.OID
+	if ws.Blob != nil {
+		blobs, code = append(blobs, ws.Blob), ws.Blob.ID
+	}
 	fail := func(err error) (*RecordResult, error) {
 		re := &RecordingError{Ref: ref, ExitCode: cr.code, Signal: cr.signal, Err: err}
 		re.Recovery, re.RecoveryErr = writeRecovery(r, payload, outBlob.Body, errBlob.Body, cr.end)
@@ -150,7 +167,7 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	if err != nil {
 		return fail(fmt.Errorf("%w: %w", ErrBadEvent, err))
 	}
-	res, err := appendRecorded(ctx, r, h, ev, []*objects.Object{outBlob, errBlob}, opt.Status, cr.end, opt.Actor)
+	res, err := appendRecorded(ctx, r, h, ev, blobs, code, opt.Status, cr.end, opt.Actor)
 	if err != nil {
 		return fail(err)
 	}
@@ -160,6 +177,7 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 		Stdout: outBlob.ID.String(), Stderr: errBlob.ID.String(),
 		StdoutTruncated: cr.outCut, StderrTruncated: cr.errCut,
 		ForwardedSignals: cr.forwarded,
+		Workspace:        ws.Summary, WorkspaceSkipped: ws.Skipped,
 	}, nil
 }
 

@@ -33,7 +33,10 @@ const maxLockedBackoff = 100 * time.Millisecond
 // several tips. A lost compare-and-swap or a held guard is retried, a
 // bounded number of times; a run that stopped running, was deleted or
 // rewritten without ev's parents is an error.
-func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *objects.Object, blobs []*objects.Object, status string, now time.Time, actor string) (*AppendResult, error) {
+//
+// A non-zero code is the blob of the command's code state (one of blobs),
+// which the new run's manifests name (codeManifests).
+func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *objects.Object, blobs []*objects.Object, code objects.OID, status string, now time.Time, actor string) (*AppendResult, error) {
 	de, err := DecodeEvent(ev)
 	if err != nil {
 		return nil, err
@@ -54,7 +57,15 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 		if err := h.acceptsRecorded(before, de); err != nil {
 			return nil, err
 		}
-		run, err := h.appendedRun(r.Algo(), []*Event{de}, status, now)
+		var extra []objects.Member
+		if !code.IsZero() {
+			var base objects.Value
+			if h.run != nil {
+				base = h.run.Value
+			}
+			extra = append(extra, codeManifests(base, code))
+		}
+		run, err := h.appendedRun(r.Algo(), []*Event{de}, status, now, extra...)
 		if err != nil {
 			return nil, err
 		}

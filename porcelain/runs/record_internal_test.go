@@ -93,7 +93,7 @@ func TestAppendRecordedJoinsConcurrentAppend(t *testing.T) {
 	}
 	other := appendJSON(t, r, "heads/main", `{"kind":"model","model":"m"}`, "")
 	ev := recordedEvent(t, r, before)
-	res, err := appendRecorded(ctx, r, before, ev, nil, "", time.Unix(1767225600, 0), "")
+	res, err := appendRecorded(ctx, r, before, ev, nil, objects.OID{}, "", time.Unix(1767225600, 0), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestAppendRecordedJoinsConcurrentAppend(t *testing.T) {
 		t.Fatalf("the joined run does not validate: %v", err)
 	}
 	// Appending the same event again finds it there and writes nothing.
-	again, err := appendRecorded(ctx, r, before, ev, nil, "", time.Unix(1767225600, 0), "")
+	again, err := appendRecorded(ctx, r, before, ev, nil, objects.OID{}, "", time.Unix(1767225600, 0), "")
 	if err != nil || again.Run != h.run.ID.String() {
 		t.Fatalf("repeat append: %+v %v", again, err)
 	}
@@ -137,14 +137,14 @@ func TestAppendRecordedRefusesChangedRun(t *testing.T) {
 	}
 	appendJSON(t, r, "heads/main", `{"kind":"human","error":"stop"}`, StatusCompleted)
 	ev := recordedEvent(t, r, before)
-	if _, err := appendRecorded(ctx, r, before, ev, nil, "", time.Now(), ""); !errors.Is(err, ErrNotRunning) {
+	if _, err := appendRecorded(ctx, r, before, ev, nil, objects.OID{}, "", time.Now(), ""); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("append to a run completed meanwhile: %v", err)
 	}
 	id, _ := r.Refs().Read(t.Context(), "heads/main")
 	if err := r.Refs().Delete(ctx, "heads/main", refs.ExpectValue(id)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := appendRecorded(ctx, r, before, ev, nil, "", time.Now(), ""); err == nil {
+	if _, err := appendRecorded(ctx, r, before, ev, nil, objects.OID{}, "", time.Now(), ""); err == nil {
 		t.Fatal("append to a deleted run succeeded")
 	}
 }

@@ -40,6 +40,10 @@ const (
 	RerunTimeout = "timeout"
 	// RerunNotStarted: the command could not be started (program missing).
 	RerunNotStarted = "not-started"
+	// RerunNoCheckout: with InRecordedCheckout, the command's recorded code
+	// state could not be checked out (none recorded, commit missing, patch
+	// not stored or not applying); the command did not run.
+	RerunNoCheckout = "no-checkout"
 )
 
 // rerunWaitDelay is how long a killed command's output pipes may stay open
@@ -60,6 +64,13 @@ type RerunOptions struct {
 	MaxCapture int
 	// Now is the clock durations are measured with; nil means time.Now.
 	Now func() time.Time
+	// InRecordedCheckout runs each command in a temporary checkout of the
+	// code state recorded with it (workspace_checkout.go), made from the
+	// git repository holding Source, instead of the scratch directory.
+	InRecordedCheckout bool
+	// Source is a directory in the git repository that holds the recorded
+	// commits; "" means the current directory.
+	Source string
 }
 
 // RerunResult is what `tine replay --rerun` reports.
@@ -97,6 +108,9 @@ type RerunEvent struct {
 	// Duration is how long the command took now, in seconds.
 	Duration float64 `json:"duration"`
 	Message  string  `json:"message,omitempty"`
+	// Checkout is the code state the command ran in (its manifest blob)
+	// under InRecordedCheckout.
+	Checkout string `json:"checkout,omitempty"`
 }
 
 // RerunRevision resolves rev with ResolveRun and re-executes its commands.
@@ -131,6 +145,8 @@ func Rerun(ctx context.Context, g objects.Getter, run *Run, opt RerunOptions) (*
 		return nil, fmt.Errorf("creating a scratch directory: %w", err)
 	}
 	defer os.RemoveAll(scratch)
+	co := &checkouts{g: g, opt: opt}
+	defer co.close()
 	res := &RerunResult{Run: run.ID.String(), Events: []RerunEvent{}}
 	for i, e := range run.Events {
 		av := eventArgv(e)
@@ -138,9 +154,29 @@ func Rerun(ctx context.Context, g objects.Getter, run *Run, opt RerunOptions) (*
 			res.Skipped++
 			continue
 		}
-		out, err := rerunOne(ctx, g, e, av, scratch, opt)
+		dir, note := scratch, ""
+		if opt.InRecordedCheckout {
+			c, err := co.forEvent(ctx, e)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				res.Reran++
+				res.Events = append(res.Events, RerunEvent{Event: e.ID.String(), Position: i, Argv: av,
+					Status: RerunNoCheckout, Message: oneLineError(err)})
+				continue
+			}
+			dir, note = c.dir, c.note
+		}
+		out, err := rerunOne(ctx, g, e, av, dir, opt)
 		if err != nil {
 			return nil, err
+		}
+		if opt.InRecordedCheckout {
+			out.Checkout = co.cur.manifest.String()
+			if note != "" && out.Message == "" {
+				out.Message = note
+			}
 		}
 		out.Position = i
 		res.Reran++

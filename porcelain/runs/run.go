@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
 )
 
 // Errors of the porcelain layer. Each is wrapped with the run, event or ref
@@ -21,6 +22,10 @@ var (
 	ErrNotEvent = errors.New("not an event")
 	// ErrEventNotInRun means an event is not part of the run it was used with.
 	ErrEventNotInRun = errors.New("event is not in the run")
+	// ErrBeyondShallow means an operation needs an event a shallow fetch
+	// left out (SPEC §2.7): the fix is to fetch more history. It is
+	// plumbing's, so a REV~N walk that plumbing resolves says the same.
+	ErrBeyondShallow = plumbing.ErrBeyondShallow
 	// ErrBadEvent means an event supplied by the user was refused.
 	ErrBadEvent = errors.New("bad event")
 	// ErrBadImport means an import stream was refused; the error names the line.

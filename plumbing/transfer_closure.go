@@ -1,0 +1,278 @@
+package plumbing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// NoDepth is the TransferOptions.Depth of an unlimited walk.
+const NoDepth = -1
+
+// TransferSource is what TransferClosure walks: a store that can also name
+// the associations of an object (the attestations and annotations whose
+// target_id is it, which nothing links to) and its own shallow boundary.
+// RepoTransferSource builds one over a repository and its catalog.
+type TransferSource interface {
+	objects.Getter
+	// Has reports whether the source stores id.
+	Has(ctx context.Context, id objects.OID) (bool, error)
+	// Associations returns the attestations and annotations targeting id.
+	Associations(ctx context.Context, id objects.OID) ([]objects.OID, error)
+	// Shallow reports whether id is on the source's shallow boundary (SPEC
+	// §2.7): absent by design, so a link to it ends the walk.
+	Shallow(id objects.OID) bool
+}
+
+// TransferOptions configures TransferClosure.
+type TransferOptions struct {
+	// Wants are the roots, usually run oids (ref values). Each must be
+	// stored in the source.
+	Wants []objects.OID
+	// Depth limits the walk to Depth hops into events, OpenTine's rule
+	// (opentine-remote §7): a run's events are dropped unless they are
+	// tips; tips are hop 1; each parent generation one more hop; links to
+	// blobs, runs, attestations and annotations are always followed. A
+	// want that is an event is hop 1 itself, so deepening from a shallow
+	// boundary by N adds N generations. NoDepth walks everything.
+	Depth int
+	// Has reports whether the receiver already holds an object: such an
+	// object is neither sent nor walked through (the receiver holds its
+	// closure, up to its own shallow boundary), except that the
+	// associations of a wanted run are still looked up, so a new
+	// evaluation of a run the receiver has travels. Nil means the receiver
+	// holds nothing.
+	Has func(ctx context.Context, id objects.OID) (bool, error)
+	// NoAssociations leaves attestations and annotations out.
+	NoAssociations bool
+}
+
+// TransferSet is the result of TransferClosure.
+type TransferSet struct {
+	// IDs are the objects to send, link targets before the objects linking
+	// to them, so every prefix is link-closed over the receiver's store:
+	// it can be cut into packs of any size and installed pack by pack.
+	IDs []objects.OID
+	// Boundary lists the links of IDs that are neither in IDs nor held by
+	// the receiver (cut by Depth, or on the source's shallow boundary),
+	// sorted: exactly a TINEPACK3 frame's shallow list, and what the
+	// receiver adds to its shallow file.
+	Boundary []objects.OID
+	// Runs are the runs in IDs, in walk order.
+	Runs []objects.OID
+	// Associations counts the attestations and annotations in IDs.
+	Associations int
+	// cache holds the non-blob objects read by the walk.
+	cache map[objects.OID]*objects.Object
+}
+
+// Object returns id from the walk's cache, or reads it through g (blobs are
+// not kept: they have no links and may be large).
+func (s *TransferSet) Object(ctx context.Context, g objects.Getter, id objects.OID) (*objects.Object, error) {
+	if o := s.cache[id]; o != nil {
+		return o, nil
+	}
+	return g.Get(ctx, id)
+}
+
+// TransferClosure computes what a push, fetch or bundle of opt.Wants
+// carries: the link closure of the wants (SPEC §1.5 links) plus their
+// associations — every attestation and annotation targeting a run or an
+// event of the closure, with their own links (annotation chains through
+// previous_id, evidence) — minus what the receiver holds (opt.Has), cut at
+// opt.Depth. A link to an object the source lacks is allowed only on the
+// source's shallow boundary; anything else is an error naming the object
+// (link.missing-object).
+func TransferClosure(ctx context.Context, src TransferSource, opt TransferOptions) (*TransferSet, error) {
+	w := &transferWalk{ctx: ctx, src: src, opt: opt, best: map[objects.OID]int{},
+		had: map[objects.OID]bool{}, links: map[objects.OID][]objects.OID{},
+		set: &TransferSet{cache: map[objects.OID]*objects.Object{}}}
+	for _, id := range opt.Wants {
+		hop := 0
+		if id.Type == objects.TypeEvent {
+			hop = 1
+		}
+		w.visit(id, hop, true)
+	}
+	for n := 0; n < len(w.queue); n++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := w.expand(w.queue[n]); err != nil {
+			return nil, err
+		}
+	}
+	return w.finish()
+}
+
+// transferItem is one queued oid and the hop count it was reached at.
+type transferItem struct {
+	id   objects.OID
+	hop  int
+	root bool
+}
+
+// transferWalk is the state of one TransferClosure.
+type transferWalk struct {
+	ctx      context.Context
+	src      TransferSource
+	opt      TransferOptions
+	queue    []transferItem
+	best     map[objects.OID]int
+	had      map[objects.OID]bool
+	included []objects.OID
+	links    map[objects.OID][]objects.OID
+	set      *TransferSet
+}
+
+// visit queues id unless it was already reached at hop or less (reaching
+// it again at a smaller hop re-expands it: its links may now fit).
+func (w *transferWalk) visit(id objects.OID, hop int, root bool) {
+	if h, ok := w.best[id]; ok && h <= hop {
+		return
+	}
+	w.best[id] = hop
+	w.queue = append(w.queue, transferItem{id: id, hop: hop, root: root})
+}
+
+// receiverHas asks opt.Has once per oid.
+func (w *transferWalk) receiverHas(id objects.OID) (bool, error) {
+	if w.opt.Has == nil {
+		return false, nil
+	}
+	if v, ok := w.had[id]; ok {
+		return v, nil
+	}
+	v, err := w.opt.Has(w.ctx, id)
+	if err != nil {
+		return false, fmt.Errorf("transfer closure: receiver %s: %w", id, err)
+	}
+	w.had[id] = v
+	return v, nil
+}
+
+// expand includes one queued object and queues what it leads to.
+func (w *transferWalk) expand(it transferItem) error {
+	had, err := w.receiverHas(it.id)
+	if err != nil {
+		return err
+	}
+	// A held object is not sent, and its closure is held too up to the
+	// receiver's own shallow boundary, so the walk stops there; except at
+	// a root, which is walked through (not sent): a run fetched before
+	// with a smaller depth, or whose associations grew, still yields its
+	// missing events and new associations.
+	if had && (!it.root || it.id.Type == objects.TypeBlob) {
+		return nil
+	}
+	_, seen := w.links[it.id]
+	if it.id.Type == objects.TypeBlob {
+		return w.includeBlob(it, seen)
+	}
+	o, err := w.source(it)
+	if err != nil || o == nil {
+		return err
+	}
+	links, err := objects.Links(o)
+	if err != nil {
+		return fmt.Errorf("transfer closure: %w", err)
+	}
+	if !seen && !had {
+		w.links[it.id] = links
+		w.set.cache[it.id] = o
+		w.included = append(w.included, it.id)
+	}
+	var tips map[objects.OID]bool
+	if o.Type == objects.TypeRun && w.opt.Depth != NoDepth {
+		if tips, err = runTips(o); err != nil {
+			return err
+		}
+	}
+	for _, l := range links {
+		hop := it.hop
+		if l.Type == objects.TypeEvent {
+			hop = it.hop + 1
+			if tips != nil && !tips[l] {
+				continue // depth set: a run's non-tip events are cut
+			}
+			if w.opt.Depth != NoDepth && hop > w.opt.Depth {
+				continue
+			}
+		}
+		w.visit(l, hop, false)
+	}
+	if o.Type == objects.TypeRun || o.Type == objects.TypeEvent {
+		return w.associations(it.id, it.hop)
+	}
+	return nil
+}
+
+// includeBlob checks a blob is stored (or a source boundary) and includes it.
+func (w *transferWalk) includeBlob(it transferItem, seen bool) error {
+	if seen {
+		return nil
+	}
+	ok, err := w.src.Has(w.ctx, it.id)
+	if err != nil {
+		return fmt.Errorf("transfer closure: %s: %w", it.id, err)
+	}
+	if !ok {
+		_, err := w.source(it)
+		return err
+	}
+	w.links[it.id] = nil
+	w.included = append(w.included, it.id)
+	return nil
+}
+
+// source reads a queued object; a source-shallow link is (nil, nil).
+func (w *transferWalk) source(it transferItem) (*objects.Object, error) {
+	if o := w.set.cache[it.id]; o != nil {
+		return o, nil
+	}
+	o, err := w.src.Get(w.ctx, it.id)
+	if errors.Is(err, objects.ErrNotFound) {
+		if !it.root && w.src.Shallow(it.id) {
+			return nil, nil
+		}
+		if it.root {
+			return nil, fmt.Errorf("transfer closure: %s is not stored: %w", it.id, err)
+		}
+		return nil, fmt.Errorf("%w: %w", objects.Errorf(objects.ReasonLinkMissingObject, "transfer closure: linked object %s is missing", it.id), err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transfer closure: %w", err)
+	}
+	return o, nil
+}
+
+// associations queues the attestations and annotations targeting id.
+func (w *transferWalk) associations(id objects.OID, hop int) error {
+	if w.opt.NoAssociations {
+		return nil
+	}
+	ids, err := w.src.Associations(w.ctx, id)
+	if err != nil {
+		return fmt.Errorf("transfer closure: associations of %s: %w", id, err)
+	}
+	for _, a := range ids {
+		w.visit(a, hop, false)
+	}
+	return nil
+}
+
+// runTips returns the set of a run's tips (its links were checked already).
+func runTips(o *objects.Object) (map[objects.OID]bool, error) {
+	v, _ := o.Value.Get("tips")
+	tips := make(map[objects.OID]bool, len(v.Array))
+	for _, e := range v.Array {
+		id, err := objects.ParseOIDFor(o.ID.Algo, e.Str)
+		if err != nil {
+			return nil, fmt.Errorf("transfer closure: run %s tips: %w", o.ID, err)
+		}
+		tips[id] = true
+	}
+	return tips, nil
+}

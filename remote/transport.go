@@ -1,0 +1,232 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+)
+
+// Errors of every transport. Transports wrap them with %w naming the
+// remote, ref or object; callers test with errors.Is.
+var (
+	// ErrConflict means a ref compare-and-swap lost: the remote ref did not
+	// hold the expected value. The *ConflictError carrying it names both.
+	ErrConflict = errors.New("remote ref changed")
+	// ErrObjectFormat means the two sides use different object formats
+	// (blake3 against sha256), or a received object does not hash to its
+	// name. Nothing is transferred once it is detected.
+	ErrObjectFormat = errors.New("object format mismatch")
+	// ErrNotFound means the remote (its repository, tenant or bucket) or a
+	// ref or object asked for does not exist there.
+	ErrNotFound = errors.New("not found on the remote")
+	// ErrRefused means the remote refused a request it understood: a
+	// policy (promotions/*), a role, a limit or an invalid ref name.
+	ErrRefused = errors.New("refused by the remote")
+	// ErrUnsupportedURL means no registered transport handles a URL.
+	ErrUnsupportedURL = errors.New("unsupported remote URL")
+	// ErrIncomplete means received objects link to something that is
+	// neither sent, stored nor declared as a shallow boundary.
+	ErrIncomplete = errors.New("transfer is not link-closed")
+)
+
+// Transport is one remote repository reached over some medium: another
+// repository on disk (file), an OpenTine HTTP server (`tine serve`) or an
+// S3 bucket. All three implement it and pass remotetest.Run.
+//
+// Object transfer is always "objects first, refs second": Push stores every
+// object before it moves any ref, so a remote never holds a ref to a missing
+// object whatever moment the pushing process dies at.
+//
+// Splitting: a TINEPACK3 frame holds at most objects.MaxPackObjects objects,
+// so a transfer larger than that is several uploads or downloads. That is
+// the transport's business, not the caller's: Push receives the whole
+// dependency-ordered object list and uploads it in as many packs as its
+// medium needs (each pack's prefix of the list is link-closed over what
+// came before, so every pack installs on its own); Fetch hands the Sink
+// batches in the same order. The file transport has no frames at all.
+//
+// A Transport is safe for concurrent use by one process; Close releases it.
+type Transport interface {
+	// Describe returns what the remote is: its object format, before any
+	// object moves, so a blake3 repository never talks to a sha256 one.
+	Describe(ctx context.Context) (*Description, error)
+	// ListRefs returns every ref of the remote, names normalized (no
+	// "refs/" prefix), sorted by name.
+	ListRefs(ctx context.Context) ([]Ref, error)
+	// Fetch stores in sink the objects of req's closure that sink lacks
+	// (runs, their associations, depth-limited by req.Depth), in
+	// dependency order.
+	Fetch(ctx context.Context, req FetchRequest, sink Sink) (*FetchResult, error)
+	// Push uploads req.Set.IDs, then moves each of req.Updates by
+	// compare-and-swap, independently. An upload failure moves no ref and
+	// is returned as the error; a ref that loses its CAS is reported in
+	// PushResult.Refs (RefResult.Err wrapping ErrConflict), not as the
+	// error, so the other refs still move.
+	Push(ctx context.Context, req PushRequest) (*PushResult, error)
+	// Close releases what the transport holds (connections, open
+	// repositories).
+	Close() error
+}
+
+// Prober is implemented by transports that can tell cheaply which objects
+// the remote lacks (the file transport asks the other store; S3 reads its
+// pack indexes). Push workflows use it to send only what is missing; a
+// transport without it receives everything not provably on the remote,
+// which is redundant but harmless (installing is idempotent).
+type Prober interface {
+	// Missing returns the ids of ids the remote does not hold, in order.
+	Missing(ctx context.Context, ids []objects.OID) ([]objects.OID, error)
+}
+
+// Description is what Describe reports about a remote.
+type Description struct {
+	// ObjectFormat is the remote's hash profile (blake3 or sha256).
+	ObjectFormat objects.Algo `json:"object_format"`
+	// Protocol names the medium: "file", "opentine-remote/1", "s3".
+	Protocol string `json:"protocol"`
+	// Exists is false when the remote is reachable but holds no
+	// repository yet (an empty bucket prefix); a push creates it.
+	Exists bool `json:"exists"`
+}
+
+// Ref is one remote ref.
+type Ref struct {
+	// Name is the normalized ref name, e.g. "heads/main".
+	Name string `json:"name"`
+	// ID is the object the ref names.
+	ID objects.OID `json:"id"`
+}
+
+// FetchRequest says what Fetch should bring over.
+type FetchRequest struct {
+	// Wants are the roots: run (or other object) ids the remote holds,
+	// usually ref values from ListRefs, or shallow-boundary ids to deepen.
+	Wants []objects.OID
+	// Haves are ids the receiver holds (for transports that must tell the
+	// server, such as HTTP, which subtracts them literally). Transports
+	// that can ask the Sink directly may ignore them.
+	Haves []objects.OID
+	// Depth limits the walk to Depth hops into events (OpenTine's rule,
+	// plumbing.TransferOptions.Depth); NoDepth walks everything.
+	Depth int
+}
+
+// NoDepth is the FetchRequest.Depth (and TransferOptions.Depth) of a full,
+// unlimited walk.
+const NoDepth = plumbing.NoDepth
+
+// FetchResult is what one Fetch brought over.
+type FetchResult struct {
+	// Objects counts the objects handed to the sink (present ones
+	// included when the medium sent them anyway).
+	Objects int `json:"objects"`
+	// Bytes counts the bytes read from the medium (frame or object bytes).
+	Bytes int64 `json:"bytes"`
+	// AssociationsOmitted counts runs whose associations the remote left
+	// out to stay within its limits (OpenTine's
+	// Opentine-Associations-Omitted header).
+	AssociationsOmitted int `json:"associations_omitted"`
+}
+
+// PushRequest is one push: one upload of objects, then one CAS per ref.
+type PushRequest struct {
+	// Source reads the objects to send (the local repository's store).
+	Source objects.Getter
+	// Set holds the ids to upload in Set.IDs, link targets before the
+	// objects linking to them (plumbing.TransferClosure's order; the zero
+	// TransferSet with only IDs set is valid). Every link of an object in
+	// the list is earlier in the list or already on the remote: a push
+	// never creates a shallow boundary on the remote. Read objects with
+	// Set.Object(ctx, Source, id) (or Batches), which uses the walk's
+	// cache.
+	Set *plumbing.TransferSet
+	// Updates are the ref moves, each checked and applied on its own.
+	Updates []RefUpdate
+}
+
+// RefUpdate is one compare-and-swap of a remote ref.
+type RefUpdate struct {
+	// Name is the remote ref, e.g. "heads/main" or "promotions/prod".
+	Name string `json:"name"`
+	// Old is the value the ref must hold now; the zero OID means it must
+	// not exist.
+	Old objects.OID `json:"old"`
+	// New is the value to store.
+	New objects.OID `json:"new"`
+}
+
+// RefResult is the outcome of one RefUpdate.
+type RefResult struct {
+	RefUpdate
+	// Updated reports that the ref moved.
+	Updated bool `json:"updated"`
+	// Err is why it did not: a *ConflictError (ErrConflict), or an error
+	// wrapping ErrRefused (policy, role, name).
+	Err error `json:"-"`
+}
+
+// PushResult is what one Push did.
+type PushResult struct {
+	// Objects counts the objects uploaded.
+	Objects int `json:"objects"`
+	// Bytes counts the bytes written to the medium.
+	Bytes int64 `json:"bytes"`
+	// Packs counts the uploads (frames, S3 packs; the file transport's
+	// store batches).
+	Packs int `json:"packs"`
+	// Refs has one entry per PushRequest.Updates entry, in order.
+	Refs []RefResult `json:"refs"`
+}
+
+// ConflictError is a lost compare-and-swap of a remote ref: it held Actual,
+// not Expected (zero means absent; Actual is zero too when the transport
+// cannot learn the current value).
+type ConflictError struct {
+	Ref      string
+	Expected objects.OID
+	Actual   objects.OID
+}
+
+// Error names the ref and both values.
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("remote ref %s changed: expected %s, found %s", e.Ref, spell(e.Expected), spell(e.Actual))
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// spell writes an oid for messages, "absent" for the zero OID.
+func spell(id objects.OID) string {
+	if id.IsZero() {
+		return "absent"
+	}
+	return id.String()
+}
+
+// Sink receives fetched objects: the local repository (NewRepoSink), or in
+// a server, a tenant's store.
+type Sink interface {
+	// Algo is the receiver's object format.
+	Algo() objects.Algo
+	// Has reports whether the receiver holds id.
+	Has(ctx context.Context, id objects.OID) (bool, error)
+	// Install stores one batch. Objects come link targets first; every
+	// link of an object is in the batch before it, already stored, or in
+	// boundary, which lists the links the sender left out (depth or its
+	// own shallow boundary) and which the receiver records as shallow.
+	// Objects are verified again (hash, links) before anything is stored.
+	Install(ctx context.Context, objs []*objects.Object, boundary []objects.OID) error
+}
+
+// RefGuard judges ref moves on the side that owns the policy: the file
+// transport calls it with the destination repository before each CAS, and
+// `tine serve` with the tenant's repository. porcelain/remotes provides the
+// one that applies `tine promote`'s release policy to promotions/*.
+type RefGuard interface {
+	// CheckRef returns nil to let u proceed on repo (whose objects already
+	// include everything pushed), or an error wrapping ErrRefused.
+	CheckRef(ctx context.Context, repo *plumbing.Repo, u RefUpdate) error
+}
