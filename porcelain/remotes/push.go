@@ -170,8 +170,12 @@ func conflictAdvice(c *Connection, ce *remote.ConflictError) (short, full string
 	if !ce.Expected.IsZero() {
 		expected = ce.Expected.String()
 	}
-	tracking := TrackingRef(c.Name, ce.Ref)
 	short = fmt.Sprintf("the remote holds %s, not %s as last fetched", found, expected)
+	if c.Name == "" {
+		short = fmt.Sprintf("the remote holds %s, not %s as expected", found, expected)
+		return short, fmt.Sprintf("%s; nothing was overwritten: push again with --expected-old %s to replace it, or name the remote (tine remote add) so fetch and push track it", short, found)
+	}
+	tracking := TrackingRef(c.Name, ce.Ref)
 	return short, fmt.Sprintf("%s; nothing was overwritten: run tine fetch %s, compare with tine diff %s %s, then tine pull %s %s to take the remote run or push again with --expected-old %s to replace it",
 		short, name, tracking, ce.Ref, name, ce.Ref, found)
 }
