@@ -1,0 +1,261 @@
+package s3remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
+	"github.com/tinehq/tine/refs"
+)
+
+// packsDir is the key directory of packs: packs/pack-H.pack, its index
+// packs/pack-H.idx and, when the push came from a shallow repository, the
+// boundary it left out, packs/pack-H.shallow.
+const packsDir = "packs/"
+
+// maxPackBytes bounds a pack upload and download: one S3 PUT holds at most
+// 5 GiB.
+const maxPackBytes = 5 << 30
+
+// indexReaders is how many pack indexes a listing reads at once.
+const indexReaders = 8
+
+// packIndex is what the remote's packs hold, from their indexes: which
+// pack holds each object, and the shallow boundaries pushes declared.
+type packIndex struct {
+	where   map[objects.OID]string
+	idx     map[string][]byte // index bytes, for installing a downloaded pack
+	shallow map[objects.OID]bool
+	assocs  []objects.OID // attestations and annotations, for Associations
+}
+
+// has reports whether some pack holds id.
+func (p *packIndex) has(id objects.OID) bool { _, ok := p.where[id]; return ok }
+
+// packKeys are the keys of one pack found by a listing.
+type packKeys struct{ pack, idx, shallow bool }
+
+// loadPacks lists packs/ and reads every index (and shallow list) it has
+// not read yet. Only packs with an index count: the index is written
+// after the pack, so a pack whose upload was cut (or whose index is
+// still on its way) is invisible, and harmless.
+func (t *Transport) loadPacks(ctx context.Context) (*packIndex, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.packs == nil {
+		t.packs = &packIndex{where: map[objects.OID]string{}, idx: map[string][]byte{}, shallow: map[objects.OID]bool{}}
+	}
+	found := map[string]*packKeys{}
+	err := t.b.list(ctx, packsDir, func(rel, _ string, size int64) error {
+		base := strings.TrimPrefix(rel, packsDir)
+		name, ext, ok := strings.Cut(base, ".")
+		if !ok || !validPackName(name) {
+			return nil // not ours; a reader ignores it
+		}
+		k := found[name]
+		if k == nil {
+			k = &packKeys{}
+			found[name] = k
+		}
+		switch ext {
+		case "pack":
+			k.pack = true
+		case "idx":
+			k.idx = true
+		case "shallow":
+			k.shallow = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var todo []string
+	for name, k := range found {
+		if k.idx && t.packs.idx[name] == nil {
+			todo = append(todo, name)
+		}
+	}
+	type loaded struct {
+		data    []byte
+		ids     []objects.OID
+		shallow []objects.OID
+	}
+	got := make([]loaded, len(todo))
+	errs := make([]error, len(todo))
+	sem := make(chan struct{}, indexReaders)
+	var wg sync.WaitGroup
+	for i, name := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var l loaded
+			l.data, l.ids, l.shallow, errs[i] = t.readIndex(ctx, name, found[name].shallow)
+			got[i] = l
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for i, name := range todo {
+		t.packs.idx[name] = got[i].data
+		for _, id := range got[i].ids {
+			if _, dup := t.packs.where[id]; dup {
+				continue
+			}
+			t.packs.where[id] = name
+			if id.Type == objects.TypeAttestation || id.Type == objects.TypeAnnotation {
+				t.packs.assocs = append(t.packs.assocs, id)
+			}
+		}
+		for _, id := range got[i].shallow {
+			t.packs.shallow[id] = true
+		}
+	}
+	return t.packs, nil
+}
+
+// readIndex reads and validates pack name's index, and its shallow list
+// when it has one.
+func (t *Transport) readIndex(ctx context.Context, name string, hasShallow bool) ([]byte, []objects.OID, []objects.OID, error) {
+	data, _, err := t.b.get(ctx, packsDir+name+".idx", pack.MaxIndexBytes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ids, err := pack.ReadIndex(name, data, t.algo)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w: %w", t.url, ErrRemoteCorrupt, err)
+	}
+	if !hasShallow {
+		return data, ids, nil, nil
+	}
+	sh, _, err := t.b.get(ctx, packsDir+name+".shallow", refsMaxShallow)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	bound, err := refs.ParseShallow(sh)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %s.shallow: %w: %w", t.url, name, ErrRemoteCorrupt, err)
+	}
+	return data, ids, bound, nil
+}
+
+// refsMaxShallow bounds a pack's shallow list like a repository's shallow
+// file (SPEC §2.7: 1 MiB).
+const refsMaxShallow = 1 << 20
+
+// validPackName reports whether s is "pack-<64 lowercase hex>".
+func validPackName(s string) bool {
+	h, ok := strings.CutPrefix(s, "pack-")
+	if !ok || len(h) != 64 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// uploadPack writes objs as one storage pack in a temporary directory and
+// uploads it: the pack, then the shallow list (if any), then the index,
+// each with If-None-Match: * (a pack is named by its content, so finding
+// it already there is success). The index goes last because readers only
+// see packs with an index. It returns the pack's name and the bytes sent.
+func (t *Transport) uploadPack(ctx context.Context, objs []*objects.Object, boundary []objects.OID) (string, int64, error) {
+	dir, err := os.MkdirTemp("", "tine-s3-push-")
+	if err != nil {
+		return "", 0, err
+	}
+	defer os.RemoveAll(dir)
+	w, err := pack.NewWriter(dir, t.algo, pack.Options{})
+	if err != nil {
+		return "", 0, err
+	}
+	for _, o := range objs {
+		if err := w.Add(o); err != nil {
+			w.Abort()
+			return "", 0, err
+		}
+	}
+	name, err := w.Commit()
+	if err != nil {
+		return "", 0, err
+	}
+	var sent int64
+	for _, ext := range []string{".pack", ".shallow", ".idx"} {
+		var n int64
+		switch ext {
+		case ".shallow":
+			if len(boundary) == 0 {
+				continue
+			}
+			data := refs.EncodeShallow(boundary)
+			n = int64(len(data))
+			_, err = t.b.putBytes(ctx, packsDir+name+ext, data, "")
+		default:
+			n, err = t.putFile(ctx, packsDir+name+ext, filepath.Join(dir, name+ext))
+		}
+		if err != nil && !errors.Is(err, errPrecondition) {
+			return "", sent, fmt.Errorf("%s: upload %s%s: %w", t.url, name, ext, err)
+		}
+		sent += n
+	}
+	return name, sent, nil
+}
+
+// putFile uploads a local file to key rel with If-None-Match: *.
+func (t *Transport) putFile(ctx context.Context, rel, path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if fi.Size() > maxPackBytes {
+		return 0, fmt.Errorf("%w: %d bytes, one S3 PUT holds at most %d: push fewer runs at once", ErrTooLarge, fi.Size(), int64(maxPackBytes))
+	}
+	_, err = t.b.putCond(ctx, rel, f, fi.Size(), "")
+	return fi.Size(), err
+}
+
+// downloadPack fetches pack name into dir (its index from idx), so a
+// pack.Store over dir can read it. The pack is written under a temporary
+// name and renamed, the index after it: the store never sees a half pack.
+func (t *Transport) downloadPack(ctx context.Context, dir, name string, idx []byte) (int64, error) {
+	tmp, err := os.CreateTemp(dir, "download-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	err = t.b.getToFile(ctx, packsDir+name+".pack", tmp, maxPackBytes)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: download %s: %w", t.url, name, err)
+	}
+	fi, err := os.Stat(tmp.Name())
+	if err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, name+".pack")); err != nil {
+		return 0, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".idx"), idx, 0o600); err != nil {
+		return 0, err
+	}
+	return fi.Size() + int64(len(idx)), nil
+}
