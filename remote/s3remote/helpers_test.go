@@ -160,3 +160,6 @@ func (s *memSink) Install(ctx context.Context, objs []*objects.Object, boundary 
 
 // errorsIsConflict reports whether err is a lost compare-and-swap.
 func errorsIsConflict(err error) bool { return errors.Is(err, remote.ErrConflict) }
+
+// errorsAs is errors.As.
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
