@@ -65,7 +65,7 @@ func transportVia(t *testing.T, srv *vgwtest.Server, endpoint, bucket string) *T
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(cfg, remote.Options{Create: true})
+	return New(cfg, remote.Options{})
 }
 
 // TestConditionalConflictRetried: 409 ConditionalRequestConflict on a ref

@@ -87,7 +87,7 @@ func (t *Transport) create(ctx context.Context, a objects.Algo) (objects.Algo, e
 // requireFormat fails unless the remote's format is a.
 func (t *Transport) requireFormat(ctx context.Context, a objects.Algo) error {
 	have, err := t.format(ctx)
-	if errors.Is(err, remote.ErrNotFound) && t.opt.Create {
+	if errors.Is(err, remote.ErrNotFound) && a != "" {
 		have, err = t.create(ctx, a)
 	}
 	if err != nil {

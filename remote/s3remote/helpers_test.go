@@ -27,7 +27,7 @@ func newRemote(t testing.TB, srv *vgwtest.Server, bucket, prefix string) *Transp
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(cfg, remote.Options{Create: true})
+	return New(cfg, remote.Options{})
 }
 
 // newRepo initialises a repository in a temp directory.
@@ -105,7 +105,7 @@ func pushRun(ctx context.Context, tr *Transport, r *plumbing.Repo, ref string, o
 	if err != nil {
 		return nil, err
 	}
-	return tr.Push(ctx, remote.PushRequest{Source: r.Objects(), Objects: ids,
+	return tr.Push(ctx, remote.PushRequest{Source: r.Objects(), Set: set.WithIDs(ids),
 		Updates: []remote.RefUpdate{{Name: ref, Old: old, New: run}}})
 }
 

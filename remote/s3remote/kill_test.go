@@ -50,7 +50,7 @@ func TestPushChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pushRun(ctx, New(cfg, remote.Options{Create: true}), r, "heads/main", objects.OID{}, run); err != nil {
+	if _, err := pushRun(ctx, New(cfg, remote.Options{}), r, "heads/main", objects.OID{}, run); err != nil {
 		t.Fatal(err)
 	}
 	t.Fatal("the push finished: it should have been killed")

@@ -11,12 +11,10 @@ import (
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/objects/pack"
-	"github.com/tinehq/tine/refs"
 )
 
-// packsDir is the key directory of packs: packs/pack-H.pack, its index
-// packs/pack-H.idx and, when the push came from a shallow repository, the
-// boundary it left out, packs/pack-H.shallow.
+// packsDir is the key directory of packs: packs/pack-H.pack and its index
+// packs/pack-H.idx.
 const packsDir = "packs/"
 
 // maxPackBytes bounds a pack upload and download: one S3 PUT holds at most
@@ -27,65 +25,39 @@ const maxPackBytes = 5 << 30
 const indexReaders = 8
 
 // packIndex is what the remote's packs hold, from their indexes: which
-// pack holds each object, and the shallow boundaries pushes declared.
+// pack holds each object.
 type packIndex struct {
-	where   map[objects.OID]string
-	idx     map[string][]byte // index bytes, for installing a downloaded pack
-	shallow map[objects.OID]bool
-	assocs  []objects.OID // attestations and annotations, for Associations
+	where  map[objects.OID]string
+	idx    map[string][]byte // index bytes, for installing a downloaded pack
+	assocs []objects.OID     // attestations and annotations, for Associations
 }
 
 // has reports whether some pack holds id.
 func (p *packIndex) has(id objects.OID) bool { _, ok := p.where[id]; return ok }
 
-// packKeys are the keys of one pack found by a listing.
-type packKeys struct{ pack, idx, shallow bool }
-
-// loadPacks lists packs/ and reads every index (and shallow list) it has
-// not read yet. Only packs with an index count: the index is written
+// loadPacks lists packs/ and reads every index it has not read yet. Only packs with an index count: the index is written
 // after the pack, so a pack whose upload was cut (or whose index is
 // still on its way) is invisible, and harmless.
 func (t *Transport) loadPacks(ctx context.Context) (*packIndex, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.packs == nil {
-		t.packs = &packIndex{where: map[objects.OID]string{}, idx: map[string][]byte{}, shallow: map[objects.OID]bool{}}
+		t.packs = &packIndex{where: map[objects.OID]string{}, idx: map[string][]byte{}}
 	}
-	found := map[string]*packKeys{}
-	err := t.b.list(ctx, packsDir, func(rel, _ string, size int64) error {
-		base := strings.TrimPrefix(rel, packsDir)
-		name, ext, ok := strings.Cut(base, ".")
-		if !ok || !validPackName(name) {
-			return nil // not ours; a reader ignores it
+	var todo []string
+	err := t.b.list(ctx, packsDir, func(rel, _ string, _ int64) error {
+		name, ok := strings.CutSuffix(strings.TrimPrefix(rel, packsDir), ".idx")
+		if ok && validPackName(name) && t.packs.idx[name] == nil {
+			todo = append(todo, name)
 		}
-		k := found[name]
-		if k == nil {
-			k = &packKeys{}
-			found[name] = k
-		}
-		switch ext {
-		case "pack":
-			k.pack = true
-		case "idx":
-			k.idx = true
-		case "shallow":
-			k.shallow = true
-		}
-		return nil
+		return nil // a pack file, or a key that is not ours
 	})
 	if err != nil {
 		return nil, err
 	}
-	var todo []string
-	for name, k := range found {
-		if k.idx && t.packs.idx[name] == nil {
-			todo = append(todo, name)
-		}
-	}
 	type loaded struct {
-		data    []byte
-		ids     []objects.OID
-		shallow []objects.OID
+		data []byte
+		ids  []objects.OID
 	}
 	got := make([]loaded, len(todo))
 	errs := make([]error, len(todo))
@@ -97,7 +69,7 @@ func (t *Transport) loadPacks(ctx context.Context) (*packIndex, error) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			var l loaded
-			l.data, l.ids, l.shallow, errs[i] = t.readIndex(ctx, name, found[name].shallow)
+			l.data, l.ids, errs[i] = t.readIndex(ctx, name)
 			got[i] = l
 		}()
 	}
@@ -116,41 +88,22 @@ func (t *Transport) loadPacks(ctx context.Context) (*packIndex, error) {
 				t.packs.assocs = append(t.packs.assocs, id)
 			}
 		}
-		for _, id := range got[i].shallow {
-			t.packs.shallow[id] = true
-		}
 	}
 	return t.packs, nil
 }
 
-// readIndex reads and validates pack name's index, and its shallow list
-// when it has one.
-func (t *Transport) readIndex(ctx context.Context, name string, hasShallow bool) ([]byte, []objects.OID, []objects.OID, error) {
+// readIndex reads and validates pack name's index.
+func (t *Transport) readIndex(ctx context.Context, name string) ([]byte, []objects.OID, error) {
 	data, _, err := t.b.get(ctx, packsDir+name+".idx", pack.MaxIndexBytes)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	ids, err := pack.ReadIndex(name, data, t.algo)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w: %w", t.url, ErrRemoteCorrupt, err)
+		return nil, nil, fmt.Errorf("%s: %w: %w", t.url, ErrRemoteCorrupt, err)
 	}
-	if !hasShallow {
-		return data, ids, nil, nil
-	}
-	sh, _, err := t.b.get(ctx, packsDir+name+".shallow", refsMaxShallow)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	bound, err := refs.ParseShallow(sh)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %s.shallow: %w: %w", t.url, name, ErrRemoteCorrupt, err)
-	}
-	return data, ids, bound, nil
+	return data, ids, nil
 }
-
-// refsMaxShallow bounds a pack's shallow list like a repository's shallow
-// file (SPEC §2.7: 1 MiB).
-const refsMaxShallow = 1 << 20
 
 // validPackName reports whether s is "pack-<64 lowercase hex>".
 func validPackName(s string) bool {
@@ -167,11 +120,11 @@ func validPackName(s string) bool {
 }
 
 // uploadPack writes objs as one storage pack in a temporary directory and
-// uploads it: the pack, then the shallow list (if any), then the index,
-// each with If-None-Match: * (a pack is named by its content, so finding
-// it already there is success). The index goes last because readers only
-// see packs with an index. It returns the pack's name and the bytes sent.
-func (t *Transport) uploadPack(ctx context.Context, objs []*objects.Object, boundary []objects.OID) (string, int64, error) {
+// uploads it: the pack, then the index, each with If-None-Match: * (a pack
+// is named by its content, so finding it already there is success). The
+// index goes last because readers only see packs with an index. It returns
+// the pack's name and the bytes sent.
+func (t *Transport) uploadPack(ctx context.Context, objs []*objects.Object) (string, int64, error) {
 	dir, err := os.MkdirTemp("", "tine-s3-push-")
 	if err != nil {
 		return "", 0, err
@@ -192,23 +145,17 @@ func (t *Transport) uploadPack(ctx context.Context, objs []*objects.Object, boun
 		return "", 0, err
 	}
 	var sent int64
-	for _, ext := range []string{".pack", ".shallow", ".idx"} {
-		var n int64
-		switch ext {
-		case ".shallow":
-			if len(boundary) == 0 {
-				continue
-			}
-			data := refs.EncodeShallow(boundary)
-			n = int64(len(data))
-			_, err = t.b.putBytes(ctx, packsDir+name+ext, data, "")
-		default:
-			n, err = t.putFile(ctx, packsDir+name+ext, filepath.Join(dir, name+ext))
-		}
-		if err != nil && !errors.Is(err, errPrecondition) {
+	for _, ext := range []string{".pack", ".idx"} {
+		n, err := t.putFile(ctx, packsDir+name+ext, filepath.Join(dir, name+ext))
+		switch {
+		case errors.Is(err, errPrecondition):
+			// Already there, byte for byte: an earlier push of the same
+			// objects (perhaps killed before its ref moved).
+		case err != nil:
 			return "", sent, fmt.Errorf("%s: upload %s%s: %w", t.url, name, ext, err)
+		default:
+			sent += n
 		}
-		sent += n
 	}
 	return name, sent, nil
 }

@@ -55,6 +55,10 @@ func (t *Transport) Probe(ctx context.Context) error {
 // the successes; 412s are the expected losses, any other failure is
 // returned. It returns the ETag of a winner.
 func (t *Transport) race(ctx context.Context, key, etag string) (int, string, error) {
+	round := "create"
+	if etag != "" {
+		round = "replace"
+	}
 	var (
 		mu      sync.Mutex
 		wins    int
@@ -68,7 +72,10 @@ func (t *Transport) race(ctx context.Context, key, etag string) (int, string, er
 		go func() {
 			defer wg.Done()
 			<-start
-			body := fmt.Appendf(nil, "tine conditional write probe: writer %d of %d\n", i+1, ProbeWriters)
+			// Every body differs from every other of both rounds: a
+			// replacement with the very bytes the key holds keeps its
+			// ETag, so a second If-Match on it would rightly succeed.
+			body := fmt.Appendf(nil, "tine conditional write probe: %s writer %d of %d\n", round, i+1, ProbeWriters)
 			got, err := t.b.putBytes(ctx, key, body, etag)
 			mu.Lock()
 			defer mu.Unlock()

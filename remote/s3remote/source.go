@@ -88,9 +88,9 @@ func (s *packSource) ensure(ctx context.Context, name string) error {
 	return nil
 }
 
-// Shallow reports whether id is on a boundary a shallow pusher declared
-// and no pack holds it since.
-func (s *packSource) Shallow(id objects.OID) bool { return s.pi.shallow[id] && !s.pi.has(id) }
+// Shallow reports false: pushes never leave a dangling link (Push), so an
+// S3 remote has no shallow boundary.
+func (s *packSource) Shallow(objects.OID) bool { return false }
 
 // Associations returns the remote's attestations and annotations
 // targeting id. Only objects know their targets, so the first call reads

@@ -41,8 +41,9 @@ type Transport struct {
 	packs *packIndex
 }
 
-// New returns the Transport of cfg. opt.Create lets a push create the
-// remote (its marker) with opt.ObjectFormat; opt.Guard is not used: an S3
+// New returns the Transport of cfg. A first push creates the remote (its
+// marker) with the pushed objects' format (opt.ObjectFormat for a push of
+// nothing); fetches never create. opt.Guard is not used: an S3
 // remote has no side that owns a release policy, so promotions/* move only
 // after the pushing side's own policy check.
 func New(cfg Config, opt remote.Options) *Transport {
@@ -94,16 +95,20 @@ func (t *Transport) Missing(ctx context.Context, ids []objects.OID) ([]objects.O
 }
 
 // Push uploads the objects the remote lacks as one storage pack (pack,
-// then index), then moves each ref by compare-and-swap (updateRef). Links
-// of the objects that neither the list nor the remote holds are the
-// pushing repository's shallow boundary and are recorded beside the pack.
+// then index), then moves each ref by compare-and-swap (updateRef). Every
+// link of a pushed object must be pushed too or already on the remote: a
+// push never leaves a remote with a dangling link.
 func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.PushResult, error) {
-	a, err := pushAlgo(req)
+	var ids []objects.OID
+	if req.Set != nil {
+		ids = req.Set.IDs
+	}
+	a, err := pushAlgo(ids, req.Updates)
 	if err != nil {
 		return nil, err
 	}
 	if a == "" {
-		a = objects.Algo(t.opt.ObjectFormat)
+		a = t.opt.ObjectFormat
 	}
 	if err := t.requireFormat(ctx, a); err != nil {
 		return nil, err
@@ -112,24 +117,27 @@ func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.P
 	if err != nil {
 		return nil, err
 	}
-	res := &remote.PushResult{Refs: make([]remote.RefResult, len(req.Updates))}
-	objs, boundary, err := t.gather(ctx, req, pi)
+	objs, err := t.gather(ctx, req, ids, pi)
 	if err != nil {
 		return nil, err
 	}
+	in := make(map[objects.OID]bool, len(objs))
+	for _, o := range objs {
+		in[o.ID] = true
+	}
+	for _, u := range req.Updates {
+		if !pi.has(u.New) && !in[u.New] {
+			return nil, fmt.Errorf("%s: ref %s: %w: %s is neither pushed nor on the remote", t.url, u.Name, remote.ErrIncomplete, u.New)
+		}
+	}
+	res := &remote.PushResult{Refs: make([]remote.RefResult, len(req.Updates))}
 	if len(objs) > 0 {
-		_, n, err := t.uploadPack(ctx, objs, boundary)
+		_, n, err := t.uploadPack(ctx, objs)
 		res.Bytes += n
 		if err != nil {
 			return nil, err
 		}
 		res.Objects, res.Packs = len(objs), 1
-	}
-	// The new pack is in the bucket; the next listing reads its index.
-	for _, u := range req.Updates {
-		if !pi.has(u.New) && !inList(objs, u.New) {
-			return nil, fmt.Errorf("%s: ref %s: %w: %s is neither pushed nor on the remote", t.url, u.Name, remote.ErrIncomplete, u.New)
-		}
 	}
 	for i, u := range req.Updates {
 		res.Refs[i].RefUpdate = u
@@ -142,8 +150,9 @@ func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.P
 	return res, nil
 }
 
-// pushAlgo is the object format of a push: every id's, which must agree.
-func pushAlgo(req remote.PushRequest) (objects.Algo, error) {
+// pushAlgo is the object format of a push: every id's, which must agree
+// ("" for a push of nothing).
+func pushAlgo(ids []objects.OID, updates []remote.RefUpdate) (objects.Algo, error) {
 	var a objects.Algo
 	check := func(id objects.OID) error {
 		if a == "" {
@@ -154,12 +163,12 @@ func pushAlgo(req remote.PushRequest) (objects.Algo, error) {
 		}
 		return nil
 	}
-	for _, id := range req.Objects {
+	for _, id := range ids {
 		if err := check(id); err != nil {
 			return "", err
 		}
 	}
-	for _, u := range req.Updates {
+	for _, u := range updates {
 		if err := check(u.New); err != nil {
 			return "", err
 		}
@@ -167,50 +176,34 @@ func pushAlgo(req remote.PushRequest) (objects.Algo, error) {
 	return a, nil
 }
 
-// gather reads the listed objects the remote lacks and returns them with
-// the links neither they nor the remote hold (the sender's shallow
-// boundary).
-func (t *Transport) gather(ctx context.Context, req remote.PushRequest, pi *packIndex) ([]*objects.Object, []objects.OID, error) {
+// gather reads the listed objects the remote lacks and checks that each
+// link is among them or on the remote.
+func (t *Transport) gather(ctx context.Context, req remote.PushRequest, ids []objects.OID, pi *packIndex) ([]*objects.Object, error) {
 	var objs []*objects.Object
 	in := map[objects.OID]bool{}
-	for _, id := range req.Objects {
+	for _, id := range ids {
 		if in[id] || pi.has(id) {
 			continue
 		}
-		o, err := req.Source.Get(ctx, id)
+		o, err := req.Set.Object(ctx, req.Source, id)
 		if err != nil {
-			return nil, nil, fmt.Errorf("push: %w", err)
+			return nil, fmt.Errorf("push: %w", err)
 		}
 		in[id] = true
 		objs = append(objs, o)
 	}
-	bset := map[objects.OID]bool{}
 	for _, o := range objs {
 		links, err := objects.Links(o)
 		if err != nil {
-			return nil, nil, fmt.Errorf("push: %w", err)
+			return nil, fmt.Errorf("push: %w", err)
 		}
 		for _, l := range links {
 			if !in[l] && !pi.has(l) {
-				bset[l] = true
+				return nil, fmt.Errorf("%s: push: %w: %s links to %s, which is neither pushed nor on the remote", t.url, remote.ErrIncomplete, o.ID, l)
 			}
 		}
 	}
-	boundary := make([]objects.OID, 0, len(bset))
-	for id := range bset {
-		boundary = append(boundary, id)
-	}
-	return objs, boundary, nil
-}
-
-// inList reports whether objs holds id.
-func inList(objs []*objects.Object, id objects.OID) bool {
-	for _, o := range objs {
-		if o.ID == id {
-			return true
-		}
-	}
-	return false
+	return objs, nil
 }
 
 // Fetch walks req's closure on this side (plumbing.TransferClosure over
@@ -234,9 +227,13 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 	if err != nil {
 		return nil, fmt.Errorf("%s: fetch: %w", t.url, err)
 	}
-	n, err := installBatches(ctx, set, src, sink)
+	n := 0
+	err = remote.Batches(ctx, set, src, objects.MaxPackObjects, func(objs []*objects.Object, boundary []objects.OID) error {
+		n += len(objs)
+		return sink.Install(ctx, objs, boundary)
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: fetch: %w", t.url, err)
 	}
 	return &remote.FetchResult{Objects: n, Bytes: src.bytes}, nil
 }

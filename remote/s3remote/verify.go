@@ -22,8 +22,7 @@ type VerifyResult struct {
 // Verify is fsck for an S3 remote: it downloads every pack with an index
 // and verifies it whole (trailer, block checksums, every object's oid),
 // then walks the link closure of every ref through the packs, which fails
-// on a ref to a missing object or a link to one that is neither stored nor
-// on a boundary a shallow pusher declared. Orphan packs (no index: an
+// on a ref to a missing object or a link to one no pack holds. Orphan packs (no index: an
 // upload that was cut) are not read; they are invisible and harmless.
 func (t *Transport) Verify(ctx context.Context) (*VerifyResult, error) {
 	rs, err := t.ListRefs(ctx)

@@ -59,7 +59,7 @@ func Binary(t testing.TB) string {
 			return bin
 		}
 	}
-	msg := fmt.Sprintf("no versitygw binary (%s=%q): bash .ci/run builds it; by hand: (cd tools && go build -o /tmp/versitygw github.com/versity/versitygw/cmd/versitygw) and export %s=/tmp/versitygw", EnvBinary, bin, EnvBinary)
+	msg := fmt.Sprintf("no versitygw binary (%s=%q): bash .ci/run builds it; by hand: (cd tools && go build -o DIR/versitygw github.com/versity/versitygw/cmd/versitygw) and export %s=DIR/versitygw", EnvBinary, bin, EnvBinary)
 	if os.Getenv("CI") != "" && os.Getenv("CI") != "false" {
 		t.Fatal("CI requires the real S3 server: " + msg)
 	}
@@ -72,17 +72,28 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := Binary(t)
 	root := t.TempDir()
+	s, err := StartProcess(bin, root)
+	if err != nil {
+		t.Fatalf("versitygw: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// StartProcess runs versitygw binary bin on root (an empty directory) at a
+// free loopback port and waits until it answers; Stop ends it. A start
+// that fails is tried again (another process may take the free port
+// between the check and the bind).
+func StartProcess(bin, root string) (*Server, error) {
 	var last error
 	for try := 0; try < 3; try++ {
 		s, err := start(bin, root)
 		if err == nil {
-			t.Cleanup(func() { s.Stop() })
-			return s
+			return s, nil
 		}
-		last = err // most likely the free port was taken meanwhile
+		last = err
 	}
-	t.Fatalf("versitygw: %v", last)
-	return nil
+	return nil, last
 }
 
 // start runs versitygw on a free loopback port and waits until it answers.
@@ -144,10 +155,18 @@ func (s *Server) Client() *s3.Client {
 func (s *Server) Bucket(t testing.TB) string {
 	t.Helper()
 	name := "tine-" + randHex(6)
-	if _, err := s.Client().CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
-		t.Fatalf("create bucket %s: %v\n%s", name, err, s.Log())
+	if err := s.CreateBucket(context.Background(), name); err != nil {
+		t.Fatal(err)
 	}
 	return name
+}
+
+// CreateBucket creates bucket name.
+func (s *Server) CreateBucket(ctx context.Context, name string) error {
+	if _, err := s.Client().CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
+		return fmt.Errorf("create bucket %s: %w\n%s", name, err, s.Log())
+	}
+	return nil
 }
 
 // Env returns the AWS environment variables that point a tine process at
