@@ -163,14 +163,14 @@ func (t *fileTransport) move(ctx context.Context, u RefUpdate) RefResult {
 	rr := RefResult{RefUpdate: u}
 	if strings.HasPrefix(u.Name, "promotions/") || strings.HasPrefix(u.Name, "refs/promotions/") {
 		if t.guard == nil {
-			rr.Err = fmt.Errorf("%s: %w: promotions move only through the release policy, and no policy check is configured", u.Name, ErrRefused)
+			rr.Err = fmt.Errorf("%w: promotions move only through the release policy, and no policy check is configured", ErrRefused)
 			return rr
 		}
 		if err := t.guard.CheckRef(ctx, t.repo, u); err != nil {
 			if !errors.Is(err, ErrRefused) {
 				err = fmt.Errorf("%w: %w", ErrRefused, err)
 			}
-			rr.Err = fmt.Errorf("%s: %w", u.Name, err)
+			rr.Err = err
 			return rr
 		}
 	}
@@ -180,7 +180,7 @@ func (t *fileTransport) move(ctx context.Context, u RefUpdate) RefResult {
 	case errors.As(err, &stale):
 		rr.Err = &ConflictError{Ref: u.Name, Expected: u.Old, Actual: stale.Actual}
 	case err != nil:
-		rr.Err = fmt.Errorf("%s: %w", u.Name, err)
+		rr.Err = err // refs errors name the ref
 	default:
 		rr.Updated = true
 	}

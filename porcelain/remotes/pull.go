@@ -80,9 +80,9 @@ func Pull(ctx context.Context, r *plumbing.Repo, opt PullOptions) (*PullResult, 
 		}
 		if extra > 0 {
 			res.Move.Status = "refused"
-			res.Move.Reason = fmt.Sprintf("%s has %d events the remote run lacks", name, extra)
-			return res, fmt.Errorf("pull %s: %w: %s has %d events %s lacks; nothing moved: compare with tine diff %s %s, or keep both by forking the remote run (tine fork %s --from EVENT)",
-				name, ErrNotFastForward, name, extra, tracking, name, tracking, tracking)
+			res.Move.Reason = fmt.Sprintf("%s the remote run lacks", events(extra))
+			return res, fmt.Errorf("pull %s: %w: it has %s %s lacks; nothing moved: compare with tine diff %s %s, or keep both by forking the remote run (tine fork %s --from EVENT)",
+				name, ErrNotFastForward, events(extra), tracking, name, tracking, tracking)
 		}
 		res.Move.Status = "fast-forward"
 	}
@@ -133,4 +133,12 @@ func runEventSet(ctx context.Context, r *plumbing.Repo, id objects.OID) (map[obj
 		set[ev] = true
 	}
 	return set, nil
+}
+
+// events spells a count of events.
+func events(n int) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return fmt.Sprintf("%d events", n)
 }

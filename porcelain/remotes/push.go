@@ -16,7 +16,7 @@ import (
 var (
 	// ErrPushRejected means at least one ref did not move on the remote
 	// (a conflict or a refusal); the result says which and why.
-	ErrPushRejected = errors.New("push rejected")
+	ErrPushRejected = errors.New("rejected")
 	// ErrNotFastForward means pull found local events the remote run lacks.
 	ErrNotFastForward = errors.New("not a fast-forward")
 )
@@ -122,11 +122,13 @@ func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, 
 		}
 		if !rr.Updated {
 			mv.Status, mv.Reason = "refused", errText(rr.Err)
+			advice := mv.Reason
 			var ce *remote.ConflictError
 			if errors.As(rr.Err, &ce) {
-				mv.Status, mv.Reason = "conflict", conflictAdvice(c, ce)
+				mv.Status = "conflict"
+				mv.Reason, advice = conflictAdvice(c, ce)
 			}
-			failed = append(failed, mv.Ref+": "+mv.Reason)
+			failed = append(failed, mv.Ref+": "+advice)
 		}
 		res.Refs = append(res.Refs, mv)
 	}
@@ -147,9 +149,9 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// conflictAdvice names both values and the commands that resolve a lost
-// CAS.
-func conflictAdvice(c *Connection, ce *remote.ConflictError) string {
+// conflictAdvice names both values (short) and adds the commands that
+// resolve a lost CAS (full).
+func conflictAdvice(c *Connection, ce *remote.ConflictError) (short, full string) {
 	name := c.label()
 	found := "absent"
 	if !ce.Actual.IsZero() {
@@ -160,8 +162,9 @@ func conflictAdvice(c *Connection, ce *remote.ConflictError) string {
 		expected = ce.Expected.String()
 	}
 	tracking := TrackingRef(c.Name, ce.Ref)
-	return fmt.Sprintf("the remote holds %s, not %s as last fetched; nothing was overwritten: run tine fetch %s, compare with tine diff %s %s, then tine pull %s %s to take the remote run or push again with --expected-old %s to replace it",
-		found, expected, name, tracking, ce.Ref, name, ce.Ref, found)
+	short = fmt.Sprintf("the remote holds %s, not %s as last fetched", found, expected)
+	return short, fmt.Sprintf("%s; nothing was overwritten: run tine fetch %s, compare with tine diff %s %s, then tine pull %s %s to take the remote run or push again with --expected-old %s to replace it",
+		short, name, tracking, ce.Ref, name, ce.Ref, found)
 }
 
 // pushNames resolves the refs to push.
