@@ -132,6 +132,11 @@ func (t *Transport) updateRef(ctx context.Context, u remote.RefUpdate) error {
 	if err := checkRefValue(name, u.New, t.algo); err != nil {
 		return fmt.Errorf("%w: %w", remote.ErrRefused, err)
 	}
+	if refs.NamespaceOf(name) == refs.NamespacePromotions {
+		// A promotion moves only through the release policy of the side
+		// that owns it, and a bucket runs no code to apply one.
+		return fmt.Errorf("ref %s: %w: an S3 remote cannot check a release policy, so promotions/* do not move there; promote in a repository (tine promote, or push to a path or tine serve remote that holds the policy)", name, remote.ErrRefused)
+	}
 	cur, err := t.readRef(ctx, name)
 	if err != nil {
 		return err

@@ -192,5 +192,29 @@ func TestListRefsRefusesCorruptRef(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_ = plumbing.NoDepth
+}
+
+// TestPromotionsRefused: promotions/* never move on an S3 remote (no side
+// there can apply a release policy); the other refs of the push still do.
+func TestPromotionsRefused(t *testing.T) {
+	srv := vgwtest.Start(t)
+	ctx := context.Background()
+	tr := newRemote(t, srv, srv.Bucket(t), "")
+	r := newRepo(t, objects.BLAKE3)
+	run := putRun(t, r, "a", 1)
+	if _, err := pushRun(ctx, tr, r, "heads/main", objects.OID{}, run); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Push(ctx, remote.PushRequest{Source: r.Objects(), Set: &plumbing.TransferSet{},
+		Updates: []remote.RefUpdate{{Name: "promotions/prod", New: run}, {Name: "tags/v1", New: run}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Refs[0].Updated || !errors.Is(res.Refs[0].Err, remote.ErrRefused) || !res.Refs[1].Updated {
+		t.Fatalf("results %+v", res.Refs)
+	}
+	got, err := tr.ListRefs(ctx)
+	if err != nil || len(got) != 2 || got[0].Name != "heads/main" || got[1].Name != "tags/v1" {
+		t.Fatalf("refs %v, %v", got, err)
+	}
 }
