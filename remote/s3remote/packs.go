@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -35,9 +37,12 @@ type packIndex struct {
 // has reports whether some pack holds id.
 func (p *packIndex) has(id objects.OID) bool { _, ok := p.where[id]; return ok }
 
-// loadPacks lists packs/ and reads every index it has not read yet. Only packs with an index count: the index is written
-// after the pack, so a pack whose upload was cut (or whose index is
-// still on its way) is invisible, and harmless.
+// loadPacks lists packs/ and reads every index it has not read yet. Only
+// packs with an index count: the index is written after the pack, so a
+// pack whose upload was cut (or whose index is still on its way) is
+// invisible, and harmless. The result is a snapshot, never modified
+// afterwards (a later load builds a new one), so callers read it without
+// a lock while other goroutines load.
 func (t *Transport) loadPacks(ctx context.Context) (*packIndex, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -77,19 +82,38 @@ func (t *Transport) loadPacks(ctx context.Context) (*packIndex, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	if len(todo) == 0 {
+		return t.packs, nil
+	}
+	next := &packIndex{where: maps.Clone(t.packs.where), idx: maps.Clone(t.packs.idx), assocs: slices.Clone(t.packs.assocs)}
 	for i, name := range todo {
-		t.packs.idx[name] = got[i].data
+		next.idx[name] = got[i].data
 		for _, id := range got[i].ids {
-			if _, dup := t.packs.where[id]; dup {
+			if _, dup := next.where[id]; dup {
 				continue
 			}
-			t.packs.where[id] = name
+			next.where[id] = name
 			if id.Type == objects.TypeAttestation || id.Type == objects.TypeAnnotation {
-				t.packs.assocs = append(t.packs.assocs, id)
+				next.assocs = append(next.assocs, id)
 			}
 		}
 	}
-	return t.packs, nil
+	t.packs = next
+	return next, nil
+}
+
+// knownPacks returns the last snapshot, loading one if there is none. The
+// packs a remote holds only ever grow (they are immutable and nothing
+// deletes them), so an older snapshot can only under-report: what it
+// calls missing is at worst uploaded again, never lost.
+func (t *Transport) knownPacks(ctx context.Context) (*packIndex, error) {
+	t.mu.Lock()
+	pi := t.packs
+	t.mu.Unlock()
+	if pi != nil {
+		return pi, nil
+	}
+	return t.loadPacks(ctx)
 }
 
 // readIndex reads and validates pack name's index.

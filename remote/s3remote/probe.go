@@ -21,8 +21,9 @@ const probeDir = "probe/"
 // to one fresh scratch key must give exactly one success and 412 to the
 // rest, then as many PUTs with If-Match on the winner's ETag must again
 // give exactly one success. A server that lets two writers win either
-// round is refused with ErrNoConditionalWrites. It costs 2×ProbeWriters+2
-// requests and leaves nothing behind (the scratch key is deleted).
+// round is refused with ErrNoConditionalWrites. It costs 2×ProbeWriters+1
+// requests (more only on 409) and leaves nothing behind (the scratch key
+// is deleted).
 func (t *Transport) Probe(ctx context.Context) error {
 	var nonce [16]byte
 	if _, err := rand.Read(nonce[:]); err != nil {

@@ -74,14 +74,17 @@ func (t *Transport) Describe(ctx context.Context) (*remote.Description, error) {
 	return &remote.Description{ObjectFormat: algo, Protocol: "s3", Exists: true}, nil
 }
 
-// Missing returns the ids of ids that no remote pack holds.
+// Missing returns the ids of ids that no remote pack holds, by the pack
+// indexes as last listed (the first call lists them; a push walk calls it
+// object by object): an object pushed by another client since is at worst
+// sent again.
 func (t *Transport) Missing(ctx context.Context, ids []objects.OID) ([]objects.OID, error) {
 	if _, err := t.format(ctx); errors.Is(err, remote.ErrNotFound) {
 		return ids, nil
 	} else if err != nil {
 		return nil, err
 	}
-	pi, err := t.loadPacks(ctx)
+	pi, err := t.knownPacks(ctx)
 	if err != nil {
 		return nil, err
 	}
