@@ -144,6 +144,11 @@ func (t *Transport) updateRef(ctx context.Context, u remote.RefUpdate) error {
 	if cur.id != u.Old {
 		return &remote.ConflictError{Ref: name, Expected: u.Old, Actual: cur.id}
 	}
+	if cur.id.IsZero() {
+		if err := t.checkClash(ctx, name); err != nil {
+			return err
+		}
+	}
 	_, err = t.b.putBytes(ctx, refsDir+name, refs.EncodeRefFile(u.New), cur.etag)
 	if errors.Is(err, errPrecondition) {
 		now, rerr := t.readRef(ctx, name)
@@ -157,6 +162,41 @@ func (t *Transport) updateRef(ctx context.Context, u remote.RefUpdate) error {
 	}
 	if err != nil {
 		return fmt.Errorf("ref %s: %w", name, err)
+	}
+	return nil
+}
+
+// errStop ends a listing early.
+var errStop = errors.New("stop")
+
+// checkClash refuses to create ref name beside a ref above or below it
+// (heads/a and heads/a/b): S3 keys could hold both, but no repository
+// can, since refs are files there (refs.ErrNameClash). It costs one
+// listing and one GET per ancestor component.
+func (t *Transport) checkClash(ctx context.Context, name string) error {
+	var below string
+	err := t.b.list(ctx, refsDir+name+"/", func(rel, _ string, _ int64) error {
+		below = strings.TrimPrefix(rel, refsDir)
+		return errStop
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return err
+	}
+	if below != "" {
+		return fmt.Errorf("ref %s: %w: %w with ref %s on the remote", name, remote.ErrRefused, refs.ErrNameClash, below)
+	}
+	for i := strings.LastIndexByte(name, '/'); i > 0; i = strings.LastIndexByte(name[:i], '/') {
+		above := name[:i]
+		if !strings.Contains(above, "/") {
+			break // the namespace itself is not a ref
+		}
+		r, err := t.readRef(ctx, above)
+		if err != nil {
+			return err
+		}
+		if !r.id.IsZero() {
+			return fmt.Errorf("ref %s: %w: %w with ref %s on the remote", name, remote.ErrRefused, refs.ErrNameClash, above)
+		}
 	}
 	return nil
 }

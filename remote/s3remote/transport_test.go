@@ -8,6 +8,7 @@ import (
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/refs"
 	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/s3remote/vgwtest"
 )
@@ -216,5 +217,27 @@ func TestPromotionsRefused(t *testing.T) {
 	got, err := tr.ListRefs(ctx)
 	if err != nil || len(got) != 2 || got[0].Name != "heads/main" || got[1].Name != "tags/v1" {
 		t.Fatalf("refs %v, %v", got, err)
+	}
+}
+
+// TestRefNameClash: a ref above or below an existing one (heads/a beside
+// heads/a/b) is refused on the remote, as a repository would refuse it.
+func TestRefNameClash(t *testing.T) {
+	srv := vgwtest.Start(t)
+	ctx := context.Background()
+	tr := newRemote(t, srv, srv.Bucket(t), "")
+	r := newRepo(t, objects.BLAKE3)
+	run := putRun(t, r, "a", 1)
+	if _, err := pushRun(ctx, tr, r, "heads/team/a", objects.OID{}, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"heads/team", "heads/team/a/b"} {
+		err := tr.updateRef(ctx, remote.RefUpdate{Name: name, New: run})
+		if !errors.Is(err, remote.ErrRefused) || !errors.Is(err, refs.ErrNameClash) {
+			t.Fatalf("create %s beside heads/team/a: %v", name, err)
+		}
+	}
+	if err := tr.updateRef(ctx, remote.RefUpdate{Name: "heads/team-b", New: run}); err != nil {
+		t.Fatal(err)
 	}
 }
