@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -185,11 +184,6 @@ func (s *Server) Getenv(key string) string {
 		}
 	}
 	return ""
-}
-
-// Path returns the file versitygw stores key of bucket in (posix backend).
-func (s *Server) Path(bucket, key string) string {
-	return filepath.Join(s.Root, bucket, filepath.FromSlash(key))
 }
 
 // freePort returns a loopback TCP port nothing listens on right now.
