@@ -40,7 +40,7 @@ func Probe(ctx context.Context, rm Remote) error {
 		return nil
 	}
 	if err := p.Probe(ctx); err != nil {
-		return fmt.Errorf("remote %s: %w; a remote there could lose pushes, so it was not added", rm.Name, err)
+		return fmt.Errorf("remote %s: %w; it was not added", rm.Name, err)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/tinehq/tine/remote"
 )
 
 // conflictRetries and the backoff bounds govern retries of a conditional
@@ -96,16 +97,65 @@ func statusOf(err error) (int, string) {
 	return status, code
 }
 
-// classify maps an S3 error onto the package's internal sentinels.
+// s3Error is a server's answer in one line ("404 NoSuchBucket: The
+// specified bucket does not exist."), without the SDK's request ids; it
+// wraps the package sentinel it maps to and the SDK's error.
+type s3Error struct {
+	status   int
+	code     string
+	msg      string
+	sentinel error
+	err      error
+}
+
+func (e *s3Error) Error() string {
+	s := fmt.Sprintf("the server answered %d %s", e.status, e.code)
+	if e.msg != "" {
+		s += ": " + strings.TrimSuffix(e.msg, ".")
+	}
+	if e.sentinel != nil && e.sentinel != errNoSuchKey && e.sentinel != errPrecondition {
+		s = e.sentinel.Error() + ": " + s
+	}
+	switch e.sentinel {
+	case errNoSuchBucket:
+		s += " (tine does not create buckets: create it first)"
+	case remote.ErrRefused:
+		s += " (check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the bucket's policy)"
+	}
+	return s
+}
+
+func (e *s3Error) Unwrap() []error {
+	if e.sentinel == nil {
+		return []error{e.err}
+	}
+	return []error{e.sentinel, e.err}
+}
+
+// classify maps an S3 error onto the package's sentinels: errNoSuchKey
+// (404), errNoSuchBucket (remote.ErrNotFound), errPrecondition (412),
+// remote.ErrRefused (403); transport errors (no answer) pass unchanged.
 func classify(err error) error {
 	status, code := statusOf(err)
-	switch {
-	case status == 404 || code == "NoSuchKey" || code == "NotFound":
-		return fmt.Errorf("%w: %w", errNoSuchKey, err)
-	case status == 412 || code == "PreconditionFailed":
-		return fmt.Errorf("%w: %w", errPrecondition, err)
+	if status == 0 && code == "" {
+		return err
 	}
-	return err
+	e := &s3Error{status: status, code: code, err: err}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		e.msg = ae.ErrorMessage()
+	}
+	switch {
+	case code == "NoSuchBucket":
+		e.sentinel = errNoSuchBucket
+	case status == 404 || code == "NoSuchKey" || code == "NotFound":
+		e.sentinel = errNoSuchKey
+	case status == 412 || code == "PreconditionFailed":
+		e.sentinel = errPrecondition
+	case status == 403:
+		e.sentinel = remote.ErrRefused
+	}
+	return e
 }
 
 // get reads key rel whole, refusing more than limit bytes, and returns its
@@ -175,7 +225,7 @@ func (b *bucket) putCond(ctx context.Context, rel string, body io.ReadSeeker, si
 			return "", fmt.Errorf("put %s: %w", b.key(rel), classify(err))
 		}
 		if attempt == conflictRetries {
-			return "", fmt.Errorf("put %s: %w (%d tries): %w", b.key(rel), ErrUnavailable, attempt, err)
+			return "", fmt.Errorf("put %s: %w (%d tries): %w", b.key(rel), ErrUnavailable, attempt, classify(err))
 		}
 		// Full jitter: concurrent writers that collided spread out.
 		if err := sleepCtx(ctx, wait/2+rand.N(wait/2+1)); err != nil {

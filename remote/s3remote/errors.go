@@ -1,6 +1,11 @@
 package s3remote
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tinehq/tine/remote"
+)
 
 // Sentinel errors of package s3remote.
 var (
@@ -26,6 +31,9 @@ var (
 
 // errNoSuchKey reports a missing key (404); internal, mapped by callers.
 var errNoSuchKey = errors.New("no such key")
+
+// errNoSuchBucket reports a missing bucket; it is remote.ErrNotFound.
+var errNoSuchBucket = fmt.Errorf("%w: no such bucket", remote.ErrNotFound)
 
 // errPrecondition reports 412 Precondition Failed: the condition of a
 // conditional write did not hold.

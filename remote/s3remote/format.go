@@ -54,6 +54,9 @@ func (t *Transport) format(ctx context.Context) (objects.Algo, error) {
 		return t.algo, nil
 	}
 	data, _, err := t.b.get(ctx, markerKey, maxMarkerBytes)
+	if errors.Is(err, errNoSuchBucket) {
+		return "", fmt.Errorf("%s: %w", t.url, err)
+	}
 	if errors.Is(err, errNoSuchKey) {
 		return "", fmt.Errorf("%s: %w: no tine remote here yet (a push creates it)", t.url, remote.ErrNotFound)
 	}

@@ -91,8 +91,9 @@ func (t *Transport) race(ctx context.Context, key, etag string) (int, string, er
 	}
 	close(start)
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return 0, "", fmt.Errorf("%s: probe: %w", t.url, err)
+	if len(errs) > 0 {
+		// One line: the writers mostly fail alike (no bucket, no access).
+		return 0, "", fmt.Errorf("%s: probe: %d of %d writes failed, the first: %w", t.url, len(errs), ProbeWriters, errs[0])
 	}
 	return wins, winETag, nil
 }

@@ -65,7 +65,7 @@ func (t *Transport) Close() error { return nil }
 // for a prefix no push has created yet.
 func (t *Transport) Describe(ctx context.Context) (*remote.Description, error) {
 	algo, err := t.format(ctx)
-	if errors.Is(err, remote.ErrNotFound) {
+	if errors.Is(err, remote.ErrNotFound) && !errors.Is(err, errNoSuchBucket) {
 		return &remote.Description{Protocol: "s3", Exists: false}, nil
 	}
 	if err != nil {

@@ -241,3 +241,28 @@ func TestRefNameClash(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServerRefusals: a missing bucket is not an empty remote (nothing to
+// create there) and wrong credentials are refused, each in one line
+// without the SDK's request ids.
+func TestServerRefusals(t *testing.T) {
+	srv := vgwtest.Start(t)
+	ctx := context.Background()
+	_, err := newRemote(t, srv, "no-such-bucket", "x").Describe(ctx)
+	if !errors.Is(err, remote.ErrNotFound) || !strings.Contains(err.Error(), "404 NoSuchBucket") || !strings.Contains(err.Error(), "create it first") {
+		t.Fatalf("describe of a missing bucket: %v", err)
+	}
+	cfg, err := ConfigFromEnv("s3://"+srv.Bucket(t), "", func(k string) string {
+		if k == "AWS_SECRET_ACCESS_KEY" {
+			return "not-the-secret"
+		}
+		return srv.Getenv(k)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(cfg, remote.Options{}).ListRefs(ctx)
+	if !errors.Is(err, remote.ErrRefused) || !strings.Contains(err.Error(), "403") || strings.Contains(err.Error(), "RequestID") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("wrong secret: %v", err)
+	}
+}
