@@ -13,6 +13,7 @@ import (
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/objects/pack"
+	"github.com/tinehq/tine/remote"
 )
 
 // packsDir is the key directory of packs: packs/pack-H.pack and its index
@@ -143,45 +144,89 @@ func validPackName(s string) bool {
 	return true
 }
 
-// uploadPack writes objs as one storage pack in a temporary directory and
-// uploads it: the pack, then the index, each with If-None-Match: * (a pack
-// is named by its content, so finding it already there is success). The
-// index goes last because readers only see packs with an index. It returns
-// the pack's name and the bytes sent.
-func (t *Transport) uploadPack(ctx context.Context, objs []*objects.Object) (string, int64, error) {
-	dir, err := os.MkdirTemp("", "tine-s3-push-")
-	if err != nil {
-		return "", 0, err
+// stagedPack is a push's pack, written in a temporary directory before
+// anything is uploaded.
+type stagedPack struct {
+	dir  string
+	name string // "" when there is nothing to send
+	in   map[objects.OID]bool
+}
+
+// remove deletes the temporary directory.
+func (sp *stagedPack) remove() {
+	if sp.dir != "" {
+		os.RemoveAll(sp.dir)
 	}
-	defer os.RemoveAll(dir)
-	w, err := pack.NewWriter(dir, t.algo, pack.Options{})
-	if err != nil {
-		return "", 0, err
-	}
-	for _, o := range objs {
+}
+
+// stagePack writes the listed objects the remote lacks into one storage
+// pack (objects/pack's writer), one object in memory at a time, checking
+// that every link of each is earlier in the pack or on the remote: a push
+// never leaves a dangling link behind.
+func (t *Transport) stagePack(ctx context.Context, req remote.PushRequest, ids []objects.OID, pi *packIndex) (*stagedPack, error) {
+	sp := &stagedPack{in: map[objects.OID]bool{}}
+	var w *pack.Writer
+	for _, id := range ids {
+		if sp.in[id] || pi.has(id) {
+			continue
+		}
+		o, err := req.Set.Object(ctx, req.Source, id)
+		if err != nil {
+			return sp, fmt.Errorf("push: %w", err)
+		}
+		links, err := objects.Links(o)
+		if err != nil {
+			return sp, fmt.Errorf("push: %w", err)
+		}
+		for _, l := range links {
+			if !sp.in[l] && !pi.has(l) {
+				return sp, fmt.Errorf("%s: push: %w: %s links to %s, which is neither pushed before it nor on the remote", t.url, remote.ErrIncomplete, o.ID, l)
+			}
+		}
+		if w == nil {
+			if sp.dir, err = os.MkdirTemp("", "tine-s3-push-"); err != nil {
+				return sp, err
+			}
+			if w, err = pack.NewWriter(sp.dir, t.algo, pack.Options{}); err != nil {
+				return sp, err
+			}
+		}
 		if err := w.Add(o); err != nil {
 			w.Abort()
-			return "", 0, err
+			return sp, err
 		}
+		sp.in[id] = true
+	}
+	if w == nil {
+		return sp, nil
 	}
 	name, err := w.Commit()
 	if err != nil {
-		return "", 0, err
+		return sp, err
 	}
+	sp.name = name
+	return sp, nil
+}
+
+// upload sends a staged pack: the pack, then the index, each with
+// If-None-Match: * (a pack is named by its content, so finding it already
+// there is success). The index goes last because readers only see packs
+// with an index. It returns the bytes sent.
+func (t *Transport) upload(ctx context.Context, sp *stagedPack) (int64, error) {
 	var sent int64
 	for _, ext := range []string{".pack", ".idx"} {
-		n, err := t.putFile(ctx, packsDir+name+ext, filepath.Join(dir, name+ext))
+		n, err := t.putFile(ctx, packsDir+sp.name+ext, filepath.Join(sp.dir, sp.name+ext))
 		switch {
 		case errors.Is(err, errPrecondition):
 			// Already there, byte for byte: an earlier push of the same
 			// objects (perhaps killed before its ref moved).
 		case err != nil:
-			return "", sent, fmt.Errorf("%s: upload %s%s: %w", t.url, name, ext, err)
+			return sent, fmt.Errorf("%s: upload %s%s: %w", t.url, sp.name, ext, err)
 		default:
 			sent += n
 		}
 	}
-	return name, sent, nil
+	return sent, nil
 }
 
 // putFile uploads a local file to key rel with If-None-Match: *.

@@ -120,27 +120,24 @@ func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.P
 	if err != nil {
 		return nil, err
 	}
-	objs, err := t.gather(ctx, req, ids, pi)
+	sp, err := t.stagePack(ctx, req, ids, pi)
 	if err != nil {
 		return nil, err
 	}
-	in := make(map[objects.OID]bool, len(objs))
-	for _, o := range objs {
-		in[o.ID] = true
-	}
+	defer sp.remove()
 	for _, u := range req.Updates {
-		if !pi.has(u.New) && !in[u.New] {
+		if !pi.has(u.New) && !sp.in[u.New] {
 			return nil, fmt.Errorf("%s: ref %s: %w: %s is neither pushed nor on the remote", t.url, u.Name, remote.ErrIncomplete, u.New)
 		}
 	}
 	res := &remote.PushResult{Refs: make([]remote.RefResult, len(req.Updates))}
-	if len(objs) > 0 {
-		_, n, err := t.uploadPack(ctx, objs)
+	if sp.name != "" {
+		n, err := t.upload(ctx, sp)
 		res.Bytes += n
 		if err != nil {
 			return nil, err
 		}
-		res.Objects, res.Packs = len(objs), 1
+		res.Objects, res.Packs = len(sp.in), 1
 	}
 	for i, u := range req.Updates {
 		res.Refs[i].RefUpdate = u
@@ -177,36 +174,6 @@ func pushAlgo(ids []objects.OID, updates []remote.RefUpdate) (objects.Algo, erro
 		}
 	}
 	return a, nil
-}
-
-// gather reads the listed objects the remote lacks and checks that each
-// link is among them or on the remote.
-func (t *Transport) gather(ctx context.Context, req remote.PushRequest, ids []objects.OID, pi *packIndex) ([]*objects.Object, error) {
-	var objs []*objects.Object
-	in := map[objects.OID]bool{}
-	for _, id := range ids {
-		if in[id] || pi.has(id) {
-			continue
-		}
-		o, err := req.Set.Object(ctx, req.Source, id)
-		if err != nil {
-			return nil, fmt.Errorf("push: %w", err)
-		}
-		in[id] = true
-		objs = append(objs, o)
-	}
-	for _, o := range objs {
-		links, err := objects.Links(o)
-		if err != nil {
-			return nil, fmt.Errorf("push: %w", err)
-		}
-		for _, l := range links {
-			if !in[l] && !pi.has(l) {
-				return nil, fmt.Errorf("%s: push: %w: %s links to %s, which is neither pushed nor on the remote", t.url, remote.ErrIncomplete, o.ID, l)
-			}
-		}
-	}
-	return objs, nil
 }
 
 // Fetch walks req's closure on this side (plumbing.TransferClosure over

@@ -266,3 +266,29 @@ func TestServerRefusals(t *testing.T) {
 		t.Fatalf("wrong secret: %v", err)
 	}
 }
+
+// TestPushRefusesDanglingLinks: a push whose objects link to something
+// neither pushed before them nor on the remote uploads nothing and moves
+// nothing.
+func TestPushRefusesDanglingLinks(t *testing.T) {
+	srv := vgwtest.Start(t)
+	ctx := context.Background()
+	tr := newRemote(t, srv, srv.Bucket(t), "")
+	r := newRepo(t, objects.BLAKE3)
+	run := putRun(t, r, "a", 2)
+	_, err := tr.Push(ctx, remote.PushRequest{Source: r.Objects(), Set: &plumbing.TransferSet{IDs: []objects.OID{run}},
+		Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}})
+	if !errors.Is(err, remote.ErrIncomplete) {
+		t.Fatalf("push of a run without its events: %v", err)
+	}
+	n := 0
+	tr.b.list(ctx, "", func(rel, _ string, _ int64) error {
+		if rel != markerKey {
+			n++
+		}
+		return nil
+	})
+	if n != 0 {
+		t.Fatalf("%d keys besides the marker after a refused push", n)
+	}
+}
