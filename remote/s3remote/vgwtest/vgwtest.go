@@ -106,6 +106,7 @@ func start(bin, root string) (*Server, error) {
 	s.cmd = exec.Command(bin, "--port", "127.0.0.1:"+port, "posix", root)
 	s.cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+s.AccessKey, "ROOT_SECRET_KEY="+s.SecretKey)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	dieWithParent(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
 	}
