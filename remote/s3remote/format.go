@@ -58,6 +58,7 @@ func (t *Transport) format(ctx context.Context) (objects.Algo, error) {
 		return "", fmt.Errorf("%s: %w", t.url, err)
 	}
 	if errors.Is(err, errNoSuchKey) {
+		t.absent = true
 		return "", fmt.Errorf("%s: %w: no tine remote here yet (a push creates it)", t.url, remote.ErrNotFound)
 	}
 	if err != nil {
@@ -81,10 +82,17 @@ func (t *Transport) create(ctx context.Context, a objects.Algo) (objects.Algo, e
 	if err != nil {
 		return "", err
 	}
-	if _, err := t.b.putBytes(ctx, markerKey, append(data, '\n'), ""); err != nil && !errors.Is(err, errPrecondition) {
+	_, err = t.b.putBytes(ctx, markerKey, append(data, '\n'), "")
+	if err == nil {
+		t.mu.Lock()
+		t.algo, t.absent = a, false
+		t.mu.Unlock()
+		return a, nil
+	}
+	if !errors.Is(err, errPrecondition) {
 		return "", fmt.Errorf("%s: create: %w", t.url, err)
 	}
-	return t.format(ctx)
+	return t.format(ctx) // a concurrent first push created it: read its format
 }
 
 // requireFormat fails unless the remote's format is a.

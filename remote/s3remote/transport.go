@@ -36,9 +36,13 @@ type Transport struct {
 	url string // s3://bucket/prefix, for messages
 	opt remote.Options
 
-	mu    sync.Mutex // guards algo and packs
+	mu    sync.Mutex // guards algo, absent and packs
 	algo  objects.Algo
 	packs *packIndex
+	// absent records that the marker was missing when last read: Missing
+	// then answers "everything" without asking again (a push walk asks
+	// object by object; a remote created meanwhile only costs a re-upload).
+	absent bool
 }
 
 // New returns the Transport of cfg. A first push creates the remote (its
@@ -79,6 +83,12 @@ func (t *Transport) Describe(ctx context.Context) (*remote.Description, error) {
 // object by object): an object pushed by another client since is at worst
 // sent again.
 func (t *Transport) Missing(ctx context.Context, ids []objects.OID) ([]objects.OID, error) {
+	t.mu.Lock()
+	absent := t.absent
+	t.mu.Unlock()
+	if absent {
+		return ids, nil
+	}
 	if _, err := t.format(ctx); errors.Is(err, remote.ErrNotFound) {
 		return ids, nil
 	} else if err != nil {
