@@ -2,13 +2,14 @@ package main
 
 import "github.com/tinehq/tine/porcelain/remotes"
 
-// cloneCmd is `tine clone URL [DIR] [--depth N] [--ref REF] [--token-env VAR]`.
+// cloneCmd is `tine clone URL [DIR] [--depth N] [--ref REF] [--token-env VAR] [--endpoint URL]`.
 type cloneCmd struct {
 	URL      string `arg:"" name:"url" help:"The remote: a path, file://, http(s):// or s3:// URL."`
 	Dir      string `arg:"" optional:"" name:"dir" help:"Directory to create (DIR/.tine); default: the URL's last path element."`
 	Depth    *int   `name:"depth" placeholder:"N" help:"Fetch only N event generations from each run's tips; the rest becomes the shallow boundary."`
 	Ref      string `name:"ref" placeholder:"REF" help:"Fetch only REF (main means heads/main) and create it locally."`
 	TokenEnv string `name:"token-env" placeholder:"VAR" help:"Environment variable holding the bearer token (HTTP), remembered for origin."`
+	Endpoint string `name:"endpoint" placeholder:"URL" help:"S3 endpoint URL (default: from the AWS environment variables), remembered for origin."`
 	jsonFlag
 }
 
@@ -22,7 +23,8 @@ remotes/origin/... A failed clone removes what it created.
 Examples:
 
     $ tine clone ../shared-runs work
-    $ tine clone https://runs.example.com/v1/tenants/acme --token-env TINE_TOKEN --depth 50`
+    $ tine clone https://runs.example.com/v1/tenants/acme --token-env TINE_TOKEN --depth 50
+    $ tine clone s3://team-runs/tine --endpoint https://s3.example.com`
 }
 
 // Run clones.
@@ -34,7 +36,7 @@ func (c *cloneCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	res, err := remotes.Clone(e.ctx, remotes.CloneOptions{URL: c.URL, Dir: c.Dir, TokenEnv: c.TokenEnv, Depth: depth, Ref: c.Ref, Env: e.remoteEnv()})
+	res, err := remotes.Clone(e.ctx, remotes.CloneOptions{URL: c.URL, Dir: c.Dir, TokenEnv: c.TokenEnv, Endpoint: c.Endpoint, Depth: depth, Ref: c.Ref, Env: e.remoteEnv()})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,12 @@ information is refused.
 Examples:
 
     $ tine remote add origin ../shared-runs
-    $ tine remote add hub https://runs.example.com/v1/tenants/acme --token-env TINE_TOKEN`
+    $ tine remote add hub https://runs.example.com/v1/tenants/acme --token-env TINE_TOKEN
+    $ tine remote add store s3://team-runs/tine --endpoint https://s3.example.com
+
+An s3:// remote is probed first: 32 concurrent conditional writes to a
+scratch key must give exactly one winner, else the remote is refused
+("this server does not enforce conditional writes").`
 }
 
 // Run adds the remote.
@@ -31,7 +36,11 @@ func (c *remoteAddCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	rm, err := remotes.Add(r, remotes.Remote{Name: c.Name, URL: c.URL, TokenEnv: c.TokenEnv, Endpoint: c.Endpoint})
+	rm := remotes.Remote{Name: c.Name, URL: c.URL, TokenEnv: c.TokenEnv, Endpoint: c.Endpoint}
+	if err := remotes.Probe(e.ctx, rm); err != nil {
+		return err
+	}
+	rm, err = remotes.Add(r, rm)
 	if err != nil {
 		return err
 	}

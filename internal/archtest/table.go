@@ -58,6 +58,10 @@ var Table = []Layer{
 	// Transports behind one interface (file, OpenTine HTTP, S3) and the
 	// shared transport test suite; below porcelain, beside it in cmd/tine.
 	{Prefix: "remote", MayImport: []string{"objects", "refs", "index", "plumbing"}},
+	// The S3 transport (and its versitygw test harness): a client of a
+	// bucket, registered with remote; it walks with plumbing's transfer
+	// closure and packs with objects/pack.
+	{Prefix: "remote/s3remote", MayImport: []string{"objects", "refs", "plumbing", "remote"}},
 	{Prefix: "cmd/tine", MayImport: []string{"porcelain/runs", "porcelain/trust", "porcelain/loops", "porcelain/gates", "porcelain/compare", "porcelain/demo", "porcelain/agents", "porcelain/view", "porcelain/remotes", "remote", "plumbing"}},
 	// The conformance adapter binary drives the library the way OpenTine's
 	// suite expects (SPEC §4); it sits beside cmd/tine, below porcelain.

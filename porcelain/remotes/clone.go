@@ -22,6 +22,8 @@ type CloneOptions struct {
 	URL, Dir string
 	// TokenEnv is stored with the origin remote (HTTP tokens).
 	TokenEnv string
+	// Endpoint is the S3 endpoint URL, stored with the origin remote.
+	Endpoint string
 	// Depth limits the fetch (remote.NoDepth: everything).
 	Depth int
 	// Ref, when set, fetches only that ref and creates it locally.
@@ -45,7 +47,7 @@ type CloneResult struct {
 // fetched values; the other refs stay as tracking refs remotes/origin/...
 // If anything fails, the directory is removed again.
 func Clone(ctx context.Context, opt CloneOptions) (res *CloneResult, err error) {
-	rm := Remote{Name: DefaultRemote, URL: opt.URL, TokenEnv: opt.TokenEnv}
+	rm := Remote{Name: DefaultRemote, URL: opt.URL, TokenEnv: opt.TokenEnv, Endpoint: opt.Endpoint}
 	probe, err := open(ctx, rm, opt.Env, "")
 	if err != nil {
 		return nil, err
