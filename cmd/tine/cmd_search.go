@@ -13,10 +13,10 @@ import (
 // [--ref GLOB] [--limit N] [--json]`.
 type searchCmd struct {
 	Query []string `arg:"" name:"query" help:"Words to find; every one must occur (case-insensitive, whole words)."`
-	In    string `name:"in" enum:"input,output,all" default:"all" help:"Where to look: input (input blob, argv, cwd, input fields), output (stdout, stderr, output blob, error) or all."`
-	Kind  string `name:"kind" placeholder:"K" help:"Only events of this kind (tool, model, loop, ...)."`
-	Ref   string `name:"ref" placeholder:"GLOB" help:"Only events of runs a matching ref names (e.g. 'experiments/tune/*'; * stops at /)."`
-	Limit int    `name:"limit" default:"50" help:"Show at most this many events, newest first."`
+	In    string   `name:"in" enum:"input,output,all" default:"all" help:"Where to look: input (input blob, argv, cwd, input fields), output (stdout, stderr, output blob, error) or all."`
+	Kind  string   `name:"kind" placeholder:"K" help:"Only events of this kind (tool, model, loop, ...)."`
+	Ref   string   `name:"ref" placeholder:"GLOB" help:"Only events of runs a matching ref names (e.g. 'experiments/tune/*'; * stops at /)."`
+	Limit int      `name:"limit" default:"50" help:"Show at most this many events, newest first."`
 	jsonFlag
 }
 
