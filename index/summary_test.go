@@ -126,3 +126,26 @@ func TestDamagedRunSummariesAreRebuilt(t *testing.T) {
 		})
 	}
 }
+
+// TestLazyEventTablesAreSafeConcurrently: the event lookups are built on
+// first use; concurrent first uses must agree (run with -race).
+func TestLazyEventTablesAreSafeConcurrently(t *testing.T) {
+	f := newFixture(t, objects.BLAKE3)
+	c, _ := f.catalog()
+	done := make(chan []objects.OID, 4)
+	for range 4 {
+		go func() {
+			_, ok := c.Event(f.e3)
+			runs := c.RunsWithEvent(f.e2)
+			if !ok {
+				runs = nil
+			}
+			done <- runs
+		}()
+	}
+	for range 4 {
+		if got := <-done; len(got) != 2 {
+			t.Fatalf("runs with e2: %v", got)
+		}
+	}
+}

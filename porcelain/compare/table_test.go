@@ -179,3 +179,12 @@ func TestTableNewestSignedScoreWins(t *testing.T) {
 	tb = build(t, r, compare.TableOptions{Trust: compare.TrustAll(trust.DefaultSigner)})
 	eq(t, "accuracy by default signer", column(tb, "accuracy"), "0.8", "", "0.93")
 }
+
+func TestOnlyChangedKeepsASingleRowsColumns(t *testing.T) {
+	r := fixture(t)
+	f, _ := compare.ParseFilter("ref=heads/main")
+	tb := build(t, r, compare.TableOptions{OnlyChanged: true, Filters: []compare.Filter{f}})
+	if len(tb.Rows) != 1 || tb.Col("cost") < 0 || tb.Col("param.lr") < 0 {
+		t.Fatalf("one row: %+v", tb.Columns)
+	}
+}
