@@ -56,7 +56,7 @@ func TestSearchFieldsKindsRefs(t *testing.T) {
 	if _, err := compare.Search(t.Context(), r, compare.SearchOptions{Query: "!"}); !errors.Is(err, compare.ErrBadQuery) {
 		t.Fatalf("no-term query: %v", err)
 	}
-	if _, err := compare.Search(t.Context(), r, compare.SearchOptions{Query: manyWords(compare.MaxQueryTerms+1)}); !errors.Is(err, compare.ErrBadQuery) {
+	if _, err := compare.Search(t.Context(), r, compare.SearchOptions{Query: manyWords(compare.MaxQueryTerms + 1)}); !errors.Is(err, compare.ErrBadQuery) {
 		t.Fatalf("too many words: %v", err)
 	}
 	if _, err := compare.Search(t.Context(), r, compare.SearchOptions{Query: "x y", In: "body"}); !errors.Is(err, compare.ErrBadQuery) {
