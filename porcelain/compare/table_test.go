@@ -95,6 +95,10 @@ func TestTableSortFilterOnlyChanged(t *testing.T) {
 	tb := build(t, r, compare.TableOptions{Filters: []compare.Filter{f}})
 	eq(t, "filtered", column(tb, "ref"), "experiments/tune/a")
 
+	byTag, _ := compare.ParseFilter("ref=promotions/none")
+	tb = build(t, r, compare.TableOptions{Filters: []compare.Filter{byTag}})
+	eq(t, "no such ref", column(tb, "ref"))
+
 	g, _ := compare.ParseFilter("ref~experiments/tune/*")
 	tb = build(t, r, compare.TableOptions{Filters: []compare.Filter{g}})
 	eq(t, "glob", column(tb, "ref"), "experiments/tune/a")
