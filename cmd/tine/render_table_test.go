@@ -40,3 +40,20 @@ func TestPrintTableColoursDeltas(t *testing.T) {
 		t.Fatalf("colour without a terminal:\n%q", buf.String())
 	}
 }
+
+// TestCSVKeepsFormulasInert: a recorded value or metric name a
+// spreadsheet would run as a formula is quoted; numbers are not.
+func TestCSVKeepsFormulasInert(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	tb := &compare.Table{
+		Columns: []compare.Column{{Name: "ref"}, {Name: "=cmd()", Group: compare.GroupMetric, Numeric: true}, {Name: "param.x", Group: compare.GroupParam}},
+		Rows:    []compare.Row{{Cells: []compare.Cell{{Text: "heads/main"}, {Text: "-1", Value: f(-1)}, {Text: "@SUM(A1)"}}}},
+	}
+	var buf bytes.Buffer
+	if err := writeTableCSV(&buf, tb); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := buf.String(), "ref,'=cmd(),param.x\nheads/main,-1,'@SUM(A1)\n"; got != want {
+		t.Fatalf("csv %q, want %q", got, want)
+	}
+}
