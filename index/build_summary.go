@@ -95,6 +95,40 @@ func (b *builder) eventTable(d *data) {
 		d.events = append(d.events, *s)
 		j++
 	}
+	// Parents point into the new table: an old event's through remap, a
+	// new event's by oid; a parent outside the table (no run lists it,
+	// which validation forbids) is left out.
+	pos := func(id objects.OID) (int, bool) {
+		if n, ok := newPos[id]; ok {
+			return n, true
+		}
+		if i, ok := b.oldEvent(id); ok && used[i] {
+			return remap[i], true
+		}
+		return 0, false
+	}
+	for k := range d.events {
+		e := &d.events[k]
+		if e.parentIDs != nil {
+			var ps []int
+			for _, id := range e.parentIDs {
+				if n, ok := pos(id); ok {
+					ps = append(ps, n)
+				}
+			}
+			e.parents, e.parentIDs = ps, nil
+			continue
+		}
+		if len(e.parents) > 0 {
+			ps := make([]int, 0, len(e.parents))
+			for _, n := range e.parents {
+				if used[n] {
+					ps = append(ps, remap[n])
+				}
+			}
+			e.parents = ps
+		}
+	}
 	for k := range d.runs {
 		r := &d.runs[k]
 		ids, indexedNow := b.runEvents[r.Run]

@@ -60,7 +60,7 @@ func TestCatalogQueries(t *testing.T) {
 			if rep.Action != ActionRebuilt || !rep.Saved || rep.Reason != "catalog file is missing" {
 				t.Fatalf("first load: %+v", rep)
 			}
-			want := Counts{Refs: 4, Runs: 2, Attestations: 4, Evaluations: 3, Annotations: 1, EvidenceRows: 3}
+			want := Counts{Refs: 4, Runs: 2, Attestations: 4, Evaluations: 3, Annotations: 1, EvidenceRows: 3, Events: 3}
 			if rep.Counts != want || c.Counts() != want {
 				t.Fatalf("counts %+v / %+v, want %+v", rep.Counts, c.Counts(), want)
 			}

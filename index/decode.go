@@ -19,6 +19,20 @@ type decoder struct {
 	// parameter names and values, score names) so a catalog of 50,000
 	// events decodes without an allocation per string.
 	interned map[string]string
+	// pool is carved into the events' parent lists, so 50,000 events
+	// cost a handful of allocations, not one each.
+	pool []int
+}
+
+// ints returns a zeroed slice of n ints carved from the pool (capped, so
+// an append to it never writes into a neighbour's).
+func (d *decoder) ints(n int) []int {
+	if n > len(d.pool) {
+		d.pool = make([]int, max(n, 4096))
+	}
+	out := d.pool[:n:n]
+	d.pool = d.pool[n:]
+	return out
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -350,6 +364,17 @@ func (d *decoder) events(out *data) {
 			if d.err == nil && (s.Params[j].Name == "" || j > 0 && s.Params[j-1].Name >= s.Params[j].Name) {
 				d.fail("params of %s out of order", s.ID)
 			}
+		}
+		s.Argv = d.str()
+		if n := d.count(1); n > 0 {
+			s.parents = d.ints(n)
+		}
+		for j := range s.parents {
+			n := d.uv()
+			if d.err == nil && (n >= uint64(len(out.events)) || n == uint64(i)) {
+				d.fail("event %s names parent %d of %d", s.ID, n, len(out.events))
+			}
+			s.parents[j] = int(n)
 		}
 	}
 }

@@ -41,8 +41,9 @@
 //	           duration, tokens (floats), exit code (flag byte, signed
 //	           varint if 1), score (flag byte, float if 1), uv count of
 //	           params, then per param: name, value (strings, sorted by
-//	           name) — the summaries of every event of the runs below,
-//	           sorted by oid (EventSummary)
+//	           name), argv (string), uv count of parents, then per parent
+//	           its position in this table (uv) — the summaries of every
+//	           event of the runs below, sorted by oid (EventSummary)
 //	runs       uv count, then per run: run oid, status (string),
 //	           created_at (flag byte, float if 1), uv count of events,
 //	           then per event its position in the event table (uv, in

@@ -165,4 +165,9 @@ func (e *encoder) event(s *EventSummary) {
 		e.str(p.Name)
 		e.str(p.Value)
 	}
+	e.str(s.Argv)
+	e.uv(uint64(len(s.parents)))
+	for _, n := range s.parents {
+		e.uv(uint64(n))
+	}
 }

@@ -77,6 +77,8 @@ type Counts struct {
 	Evaluations  int `json:"evaluations"`
 	Annotations  int `json:"annotations"`
 	EvidenceRows int `json:"evidence_rows"`
+	// Events counts the event summaries (the events of the ref'd runs).
+	Events int `json:"events"`
 }
 
 // Catalog returns an up-to-date catalog for queries, updating or
@@ -181,7 +183,7 @@ func (ix *Index) matches(d *data) error {
 
 // counts returns the table sizes of d.
 func (d *data) counts() Counts {
-	c := Counts{Refs: len(d.refs), Runs: len(d.runs), Attestations: len(d.atts), Annotations: len(d.anns)}
+	c := Counts{Refs: len(d.refs), Runs: len(d.runs), Attestations: len(d.atts), Annotations: len(d.anns), Events: len(d.events)}
 	for _, r := range d.runs {
 		c.EvidenceRows += len(r.Keyed)
 	}

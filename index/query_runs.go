@@ -90,3 +90,19 @@ func (c *Catalog) eventPos(id objects.OID) (int, bool) {
 	i, ok := c.eventByID[id]
 	return i, ok
 }
+
+// Parents returns the parent_ids of an event of a run a ref names, as the
+// catalog holds them (the history verbs' first-parent walks need no event
+// read).
+func (c *Catalog) Parents(id objects.OID) []objects.OID {
+	i, ok := c.eventPos(id)
+	if !ok {
+		return nil
+	}
+	ps := c.d.events[i].parents
+	out := make([]objects.OID, len(ps))
+	for j, n := range ps {
+		out[j] = c.d.events[n].ID
+	}
+	return out
+}

@@ -54,6 +54,14 @@ type EventSummary struct {
 	// Params are the parameters the event declares (see EventParams),
 	// sorted by name.
 	Params []Param
+	// Argv is a recorded command's attributes.argv joined by spaces, cut
+	// to MaxLabelBytes.
+	Argv string
+
+	// parents are the positions of parent_ids in the catalog's event
+	// table (Catalog.Parents); parentIDs holds them while a build reads.
+	parents   []int
+	parentIDs []objects.OID
 }
 
 // RunSummary is a run's row in the run table, folded from its events'
@@ -115,6 +123,25 @@ func summarizeEvent(o *objects.Object) EventSummary {
 		s.Score, s.HasScore = finiteNumber(sc)
 	}
 	s.Params = EventParams(v)
+	if argv, ok := attrs.Get("argv"); ok && argv.Kind == objects.KindArray {
+		parts := make([]string, 0, len(argv.Array))
+		for _, a := range argv.Array {
+			if a.Kind == objects.KindString {
+				parts = append(parts, a.Str)
+			}
+		}
+		s.Argv = clipText(strings.Join(parts, " "), MaxLabelBytes)
+	}
+	if ps, ok := v.Get("parent_ids"); ok && ps.Kind == objects.KindArray {
+		for _, p := range ps.Array {
+			if p.Kind != objects.KindString {
+				continue
+			}
+			if id, err := objects.ParseOIDFor(o.ID.Algo, p.Str); err == nil && id.Type == objects.TypeEvent {
+				s.parentIDs = append(s.parentIDs, id)
+			}
+		}
+	}
 	return s
 }
 

@@ -6,8 +6,8 @@ import "github.com/tinehq/tine/plumbing"
 // answers candidates, attestation and evidence lookups without scanning
 // objects.
 type indexCmd struct {
-	Rebuild indexRebuildCmd `cmd:"" help:"Build the derived catalog from scratch out of refs and objects."`
-	Update  indexUpdateCmd  `cmd:"" help:"Bring the derived catalog up to date, reading only what changed."`
+	Rebuild indexRebuildCmd `cmd:"" help:"Build the derived catalog and the search index from scratch out of refs and objects."`
+	Update  indexUpdateCmd  `cmd:"" help:"Bring the derived catalog and the search index up to date, reading only what changed."`
 	Status  indexStatusCmd  `cmd:"" help:"Say whether the derived catalog is fresh, stale, missing or corrupt; writes nothing."`
 }
 
@@ -15,13 +15,16 @@ type indexCmd struct {
 func (c *indexCmd) Help() string {
 	return `The catalog (objects/catalog/catalog) is derived data: runs by ref,
 attestations by target, evaluations by score and gate evidence by input
-digest. It is never trusted over objects: a stale, truncated or deleted
-catalog is detected and rebuilt on the next use, and fsck never reads it.
+digest, and the summaries of the ref'd runs and their events (tine runs).
+Beside it, objects/catalog/search is the search index of tine search. Both
+are never trusted over objects: a stale, truncated or deleted file is
+detected and rebuilt on the next use, and fsck never reads them.
 
 Example:
 
     $ tine index rebuild
-    rebuilt objects/catalog/catalog: 3 refs, 2 runs, 4 attestations (3 evaluations), 1 annotations, 2 evidence rows`
+    rebuilt objects/catalog/catalog: 3 refs, 2 runs, 4 attestations (3 evaluations), 1 annotations, 2 evidence rows
+    rebuilt objects/catalog/search: 5 events, 61 terms, 1204 bytes`
 }
 
 // indexRebuildCmd is `tine index rebuild`.
@@ -32,12 +35,14 @@ type indexRebuildCmd struct {
 // Help shows an example under `tine index rebuild --help`.
 func (c *indexRebuildCmd) Help() string {
 	return `Reads every ref, the runs they name and their events, and every
-attestation and annotation, then replaces the catalog atomically.
+attestation and annotation, then replaces the catalog atomically; then
+reads every event's text and blobs again for the search index.
 
 Example:
 
     $ tine index rebuild
-    rebuilt objects/catalog/catalog: 1 refs, 1 runs, 1 attestations (1 evaluations), 0 annotations, 0 evidence rows`
+    rebuilt objects/catalog/catalog: 1 refs, 1 runs, 1 attestations (1 evaluations), 0 annotations, 0 evidence rows
+    rebuilt objects/catalog/search: 1 events, 12 terms, 311 bytes`
 }
 
 // Run rebuilds the catalog.
@@ -62,13 +67,15 @@ type indexUpdateCmd struct {
 // Help shows an example under `tine index update --help`.
 func (c *indexUpdateCmd) Help() string {
 	return `Compares the catalog's ref snapshot and attestation set with the
-repository and reads only new runs, events and attestations; a missing or
-damaged catalog is rebuilt.
+repository and reads only new runs, events and attestations, then indexes
+for tine search only the events the search index lacks; a missing or
+damaged file is rebuilt.
 
 Example:
 
     $ tine index update
-    updated objects/catalog/catalog (1 refs changed): 1 refs, 1 runs, 1 attestations (1 evaluations), 0 annotations, 0 evidence rows`
+    updated objects/catalog/catalog (1 refs changed): 1 refs, 1 runs, 1 attestations (1 evaluations), 0 annotations, 0 evidence rows
+    updated objects/catalog/search: 2 events, 19 terms, 402 bytes`
 }
 
 // Run updates the catalog.

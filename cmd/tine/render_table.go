@@ -129,9 +129,10 @@ func writeTableCSV(w io.Writer, t *compare.Table) error {
 	cw := csv.NewWriter(w)
 	var head []string
 	for _, c := range t.Columns {
-		head = append(head, c.Name)
+		// Metric and parameter names are recorded text too.
+		head = append(head, csvSafe(c.Name))
 		if t.Baseline != nil && c.Numeric {
-			head = append(head, c.Name+"_delta")
+			head = append(head, csvSafe(c.Name+"_delta"))
 		}
 	}
 	if err := cw.Write(head); err != nil {

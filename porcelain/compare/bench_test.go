@@ -33,10 +33,14 @@ const (
 var benchWords = strings.Fields("alpha beta gamma delta epsilon train eval deploy timeout refused retry cache model tool shell loss accuracy seed batch warmup")
 
 // benchRepo writes the fixture and returns the repository.
-func benchRepo(b *testing.B) *plumbing.Repo {
+func benchRepo(b *testing.B) *plumbing.Repo { return writeBenchRepo(b, b.TempDir()) }
+
+// writeBenchRepo writes the fixture into a new repository in dir (a
+// directory a whole-process measurement can keep).
+func writeBenchRepo(b testing.TB, dir string) *plumbing.Repo {
 	b.Helper()
 	ctx := context.Background()
-	r, _, err := plumbing.Init(b.TempDir(), objects.BLAKE3)
+	r, _, err := plumbing.Init(dir, objects.BLAKE3)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,7 +94,7 @@ func benchRepo(b *testing.B) *plumbing.Repo {
 	return r
 }
 
-func mustObject(b *testing.B, a objects.Algo, t objects.Type, js string) *objects.Object {
+func mustObject(b testing.TB, a objects.Algo, t objects.Type, js string) *objects.Object {
 	b.Helper()
 	v, err := objects.ParseJSON([]byte(js), objects.ParseOptions{})
 	if err != nil {

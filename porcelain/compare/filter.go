@@ -31,6 +31,8 @@ var ops = []string{OpLe, OpGe, OpNe, OpNotGlob, "==", OpLt, OpGt, OpEq, OpGlob}
 //	~, !~     the cell matches (or not) a glob (path.Match: * stops at /;
 //	          for ref, any of the run's refs matching MatchRef counts)
 //
+// For the ref column, = and != also look at every ref naming the run.
+//
 // A row whose cell is empty holds only for != and !~.
 type Filter struct {
 	Expr   string `json:"expr"`
@@ -110,6 +112,9 @@ func (f *Filter) holds(r *Row) bool {
 		eq := c.Text == f.Value
 		if c.Value != nil && f.isNum {
 			eq = *c.Value == f.num
+		}
+		if f.isRef {
+			eq = slices.Contains(r.Refs, f.Value)
 		}
 		return eq == (f.Op == OpEq)
 	case OpGlob, OpNotGlob:

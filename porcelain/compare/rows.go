@@ -35,8 +35,8 @@ type tableBuilder struct {
 	params  map[string]bool
 }
 
-// runs returns the distinct runs the table shows, in order of their first
-// ref.
+// runs returns the distinct runs the table shows, in namespace order
+// (heads/, experiments/, promotions/, remotes/), each by ref name.
 func (b *tableBuilder) runs(remotes bool) []objects.OID {
 	ns := slices.Clone(refNamespaces)
 	if remotes {

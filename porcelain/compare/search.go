@@ -36,6 +36,10 @@ const maxHitRefs = 20
 // maxSnippetRunes bounds a hit's snippet.
 const maxSnippetRunes = 160
 
+// MaxQueryTerms bounds the distinct words of a query (the MCP tools pass
+// queries they did not write).
+const MaxQueryTerms = 32
+
 // SearchOptions configures Search.
 type SearchOptions struct {
 	// Query is free text; its terms (index.Tokenize) must all occur.
@@ -100,6 +104,9 @@ func Search(ctx context.Context, r *plumbing.Repo, opt SearchOptions) (*SearchRe
 	terms := index.Terms(opt.Query)
 	if len(terms) == 0 {
 		return nil, fmt.Errorf("%w %q: no term to search for (terms are runs of %d to %d letters or digits)", ErrBadQuery, opt.Query, index.MinTokenBytes, index.MaxTokenBytes)
+	}
+	if len(terms) > MaxQueryTerms {
+		return nil, fmt.Errorf("%w: %d words, at most %d", ErrBadQuery, len(terms), MaxQueryTerms)
 	}
 	limit := opt.Limit
 	if limit <= 0 {

@@ -56,6 +56,9 @@ func TestSearchFieldsKindsRefs(t *testing.T) {
 	if _, err := compare.Search(t.Context(), r, compare.SearchOptions{Query: "!"}); !errors.Is(err, compare.ErrBadQuery) {
 		t.Fatalf("no-term query: %v", err)
 	}
+	if _, err := compare.Search(t.Context(), r, compare.SearchOptions{Query: manyWords(compare.MaxQueryTerms + 1)}); !errors.Is(err, compare.ErrBadQuery) {
+		t.Fatalf("too many words: %v", err)
+	}
 	if _, err := compare.Search(t.Context(), r, compare.SearchOptions{Query: "x y", In: "body"}); !errors.Is(err, compare.ErrBadQuery) {
 		t.Fatalf("bad --in: %v", err)
 	}
@@ -133,4 +136,12 @@ func TestSearchVerifiesHits(t *testing.T) {
 	if res.Index.Action != index.ActionFresh || res.Candidates != len(events) || len(res.Hits) != 0 {
 		t.Fatalf("forged index: %+v, %d candidates, hits %+v", res.Index, res.Candidates, res.Hits)
 	}
+}
+
+func manyWords(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString("word" + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + string(rune('a'+i/26)) + " ")
+	}
+	return b.String()
 }

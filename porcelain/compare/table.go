@@ -105,7 +105,7 @@ type TableOptions struct {
 	// Filters keep the rows every expression holds for (ParseFilter).
 	Filters []Filter
 	// OnlyChanged drops the columns whose cells are equal in every row
-	// (ref and run are always kept).
+	// (ref and run are always kept); it needs at least two rows.
 	OnlyChanged bool
 	// Baseline is a revision naming the run the deltas are computed
 	// against; "" means no deltas.
@@ -186,7 +186,9 @@ func (t *Table) apply(opt TableOptions) error {
 		}
 		t.sortBy(col, opt.Desc)
 	}
-	if opt.OnlyChanged {
+	if opt.OnlyChanged && len(t.Rows) > 1 {
+		// With one row nothing can differ; showing no column would hide
+		// the run rather than its constants.
 		t.onlyChanged()
 	}
 	return nil

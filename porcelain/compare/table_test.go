@@ -95,6 +95,10 @@ func TestTableSortFilterOnlyChanged(t *testing.T) {
 	tb := build(t, r, compare.TableOptions{Filters: []compare.Filter{f}})
 	eq(t, "filtered", column(tb, "ref"), "experiments/tune/a")
 
+	byTag, _ := compare.ParseFilter("ref=promotions/none")
+	tb = build(t, r, compare.TableOptions{Filters: []compare.Filter{byTag}})
+	eq(t, "no such ref", column(tb, "ref"))
+
 	g, _ := compare.ParseFilter("ref~experiments/tune/*")
 	tb = build(t, r, compare.TableOptions{Filters: []compare.Filter{g}})
 	eq(t, "glob", column(tb, "ref"), "experiments/tune/a")
@@ -178,4 +182,13 @@ func TestTableNewestSignedScoreWins(t *testing.T) {
 	// Only the default signer's evaluations: the unsigned ones.
 	tb = build(t, r, compare.TableOptions{Trust: compare.TrustAll(trust.DefaultSigner)})
 	eq(t, "accuracy by default signer", column(tb, "accuracy"), "0.8", "", "0.93")
+}
+
+func TestOnlyChangedKeepsASingleRowsColumns(t *testing.T) {
+	r := fixture(t)
+	f, _ := compare.ParseFilter("ref=heads/main")
+	tb := build(t, r, compare.TableOptions{OnlyChanged: true, Filters: []compare.Filter{f}})
+	if len(tb.Rows) != 1 || tb.Col("cost") < 0 || tb.Col("param.lr") < 0 {
+		t.Fatalf("one row: %+v", tb.Columns)
+	}
 }
