@@ -57,6 +57,7 @@ type cli struct {
 	IndexPack    indexPackCmd    `cmd:"" name:"index-pack" help:"Rebuild a storage pack's damaged or missing index from the pack file."`
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
+	Serve        serveCmd        `cmd:"" help:"Serve repositories over OpenTine's remote HTTP protocol (tenants, token, roles)."`
 }
 
 // run executes one tine command line and returns the process exit status.
