@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/internal/fsutil"
-	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/remote/httpserve"
 )
 
@@ -81,7 +80,7 @@ func (c *serveCmd) Run(e *env) error {
 	}
 	srv, err := httpserve.New(httpserve.Config{
 		Root: c.Root, Tenant: tenant, Token: []byte(token), Role: httpserve.Role(c.Role),
-		WriterPromotes: c.WriterPromotes, ObjectFormat: objects.Algo(c.ObjectFormat), Guard: serveGuard,
+		WriterPromotes: c.WriterPromotes, ObjectFormat: httpserve.ObjectFormat(c.ObjectFormat), Guard: serveGuard,
 		MaxBodyBytes: int64(c.MaxBodyMB) << 20, MaxUploadBytes: int64(c.MaxUploadMB) << 20,
 		Log: func(line string) { fmt.Fprintf(e.stderr, "tine serve: %s\n", line) },
 	})

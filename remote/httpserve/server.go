@@ -261,3 +261,7 @@ func slot(ctx context.Context, sem chan struct{}) (func(), *httpError) {
 		return nil, &httpError{status: http.StatusServiceUnavailable, text: textBusy, detail: ctx.Err().Error()}
 	}
 }
+
+// ObjectFormat returns the hash profile named name ("blake3" or
+// "sha256"), for Config.ObjectFormat; New refuses any other name.
+func ObjectFormat(name string) objects.Algo { return objects.Algo(name) }

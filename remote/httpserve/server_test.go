@@ -135,10 +135,10 @@ func TestRefCompareAndSwap(t *testing.T) {
 	// Fixed statuses: a missing "new" is 404, an unknown key or a ref to
 	// the wrong type 400.
 	for body, want := range map[string]int{
-		`{"expected_old":null}`:                         404,
-		`{"new":"` + run2.String() + `","force":true}`:  400,
-		`{"new":"` + src.events[0].String() + `"}`:      400,
-		`[1]`:                                           400,
+		`{"expected_old":null}`:                        404,
+		`{"new":"` + run2.String() + `","force":true}`: 400,
+		`{"new":"` + src.events[0].String() + `"}`:     400,
+		`[1]`: 400,
 		`{"new":"run:sha256:` + strings.Repeat("0", 64): 400,
 	} {
 		status, got, _ := ts.raw(t, "PUT", "/v1/tenants/acme/refs/heads/other", "", "application/json", []byte(body))
