@@ -70,6 +70,15 @@ func (w *transferWalk) finish() (*TransferSet, error) {
 	return s, nil
 }
 
+// WithIDs returns a set carrying ids (a subset of s.IDs in the same order,
+// say what a remote turned out to lack) that shares s's object cache.
+// Boundary, Runs and Associations are kept as they were.
+func (s *TransferSet) WithIDs(ids []objects.OID) *TransferSet {
+	c := *s
+	c.IDs = ids
+	return &c
+}
+
 // repoSource is a repository as a TransferSource: its store, its catalog
 // (attestations and annotations by target) and its shallow file.
 type repoSource struct {

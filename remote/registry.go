@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/tinehq/tine/objects"
 )
 
 // Options configures Open. Every field is optional; a transport refuses a
@@ -28,12 +30,11 @@ type Options struct {
 	// the policy-owning side (the file transport). Nil allows every move
 	// except promotions/*, which then need a guard: see RefGuard.
 	Guard RefGuard
-	// Create lets the transport create the remote repository when it does
-	// not exist yet (a first push to an empty path, bucket prefix or
-	// tenant). Fetch and clone never create.
-	Create bool
-	// ObjectFormat is the format a created remote gets (the pusher's).
-	ObjectFormat string
+	// ObjectFormat is the local repository's format: a transport whose
+	// remote comes into being on a first push (an empty bucket prefix, a
+	// new tenant) gives it this format. The file transport never creates
+	// a repository: the path must hold one (tine init).
+	ObjectFormat objects.Algo
 }
 
 // Opener opens a Transport for a parsed URL.

@@ -60,7 +60,7 @@ type Transport interface {
 	// (runs, their associations, depth-limited by req.Depth), in
 	// dependency order.
 	Fetch(ctx context.Context, req FetchRequest, sink Sink) (*FetchResult, error)
-	// Push uploads req.Objects, then moves each of req.Updates by
+	// Push uploads req.Set.IDs, then moves each of req.Updates by
 	// compare-and-swap, independently. An upload failure moves no ref and
 	// is returned as the error; a ref that loses its CAS is reported in
 	// PushResult.Refs (RefResult.Err wrapping ErrConflict), not as the
@@ -135,10 +135,14 @@ type FetchResult struct {
 type PushRequest struct {
 	// Source reads the objects to send (the local repository's store).
 	Source objects.Getter
-	// Objects are the ids to upload, link targets before the objects
-	// linking to them (plumbing.TransferSet.IDs). Every link of an object
-	// in the list is earlier in the list or already on the remote.
-	Objects []objects.OID
+	// Set holds the ids to upload in Set.IDs, link targets before the
+	// objects linking to them (plumbing.TransferClosure's order; the zero
+	// TransferSet with only IDs set is valid). Every link of an object in
+	// the list is earlier in the list or already on the remote: a push
+	// never creates a shallow boundary on the remote. Read objects with
+	// Set.Object(ctx, Source, id) (or Batches), which uses the walk's
+	// cache.
+	Set *plumbing.TransferSet
 	// Updates are the ref moves, each checked and applied on its own.
 	Updates []RefUpdate
 }

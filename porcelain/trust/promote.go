@@ -89,6 +89,45 @@ func Promote(ctx context.Context, r *plumbing.Repo, opt PromoteOptions) (*Promot
 		}
 		expect = refs.ExpectValue(id)
 	}
+	res, err := decidePromotion(ctx, r, opt, ref)
+	if err != nil {
+		return res, err
+	}
+	run, err := objects.ParseOIDFor(r.Algo(), res.Run)
+	if err != nil {
+		return res, fmt.Errorf("promote: %w", err)
+	}
+	res.ReflogActor = fmt.Sprintf("%s: %s [policy %s]", who, why, res.PolicyID)
+	if n := utf8.RuneCountInString(res.ReflogActor); n > refs.MaxActorChars {
+		return res, fmt.Errorf("promote: actor and reason are %d characters, at most %d fit a reflog row: %w", n, refs.MaxActorChars, plumbing.ErrBadInput)
+	}
+	if old, err := r.Refs().Read(ctx, ref); err == nil {
+		res.Old = old.String()
+	}
+	if err := r.Refs().UpdateExpect(ctx, ref, run, expect, res.ReflogActor); err != nil {
+		res.Old = ""
+		return res, fmt.Errorf("promote: move %s: %w", ref, err)
+	}
+	res.Promoted = true
+	return res, nil
+}
+
+// CheckPromotion applies the release policy exactly as Promote does, for
+// the run opt.Target names and promotion opt.Name, without moving any ref:
+// the check a remote applies before it lets a pushed promotions/* ref
+// move (porcelain/remotes). A refusal returns the result and an error
+// wrapping ErrPolicyUnmet. ExpectedOld, Actor and Reason are not used.
+func CheckPromotion(ctx context.Context, r *plumbing.Repo, opt PromoteOptions) (*PromoteResult, error) {
+	ref, err := refs.NormalizeName("promotions/" + opt.Name)
+	if err != nil || ref != "promotions/"+opt.Name {
+		return nil, fmt.Errorf("promote: promotion name %q: want a ref name under promotions/: %w", opt.Name, plumbing.ErrBadInput)
+	}
+	return decidePromotion(ctx, r, opt, ref)
+}
+
+// decidePromotion loads the policy and decides whether the run may become
+// ref; it moves nothing.
+func decidePromotion(ctx context.Context, r *plumbing.Repo, opt PromoteOptions, ref string) (*PromoteResult, error) {
 	path := opt.PolicyFile
 	if path == "" {
 		path = DefaultPolicyPath(r)
@@ -124,18 +163,6 @@ func Promote(ctx context.Context, r *plumbing.Repo, opt PromoteOptions) (*Promot
 		return res, fmt.Errorf("promote %s refused: %d of %d requirements unmet: %s: %w", ref, len(unmet),
 			len(res.Decision.Requirements), strings.Join(parts, "; "), ErrPolicyUnmet)
 	}
-	res.ReflogActor = fmt.Sprintf("%s: %s [policy %s]", who, why, pol.ID)
-	if n := utf8.RuneCountInString(res.ReflogActor); n > refs.MaxActorChars {
-		return res, fmt.Errorf("promote: actor and reason are %d characters, at most %d fit a reflog row: %w", n, refs.MaxActorChars, plumbing.ErrBadInput)
-	}
-	if old, err := r.Refs().Read(ctx, ref); err == nil {
-		res.Old = old.String()
-	}
-	if err := r.Refs().UpdateExpect(ctx, ref, run, expect, res.ReflogActor); err != nil {
-		res.Old = ""
-		return res, fmt.Errorf("promote: move %s: %w", ref, err)
-	}
-	res.Promoted = true
 	return res, nil
 }
 

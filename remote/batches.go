@@ -1,0 +1,82 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+)
+
+// Batches cuts a transfer set into batches of at most max objects, in its
+// dependency order, reading each object through g (the walk's cache first),
+// and calls fn with each batch and the part of set.Boundary its objects
+// link to: what a Sink.Install takes. Transports that frame objects use it
+// to cut packs at their per-upload limit (objects.MaxPackObjects for
+// TINEPACK3); ExternalLinks gives such a pack's shallow list.
+func Batches(ctx context.Context, set *plumbing.TransferSet, g objects.Getter, max int, fn func(objs []*objects.Object, boundary []objects.OID) error) error {
+	if max <= 0 {
+		return fmt.Errorf("batches of %d objects: %w", max, ErrRefused)
+	}
+	inBoundary := make(map[objects.OID]bool, len(set.Boundary))
+	for _, id := range set.Boundary {
+		inBoundary[id] = true
+	}
+	for start := 0; start < len(set.IDs); start += max {
+		ids := set.IDs[start:min(start+max, len(set.IDs))]
+		objs := make([]*objects.Object, 0, len(ids))
+		seen := map[objects.OID]bool{}
+		var boundary []objects.OID
+		for _, id := range ids {
+			o, err := set.Object(ctx, g, id)
+			if err != nil {
+				return fmt.Errorf("read %s: %w", id, err)
+			}
+			objs = append(objs, o)
+			links, err := objects.Links(o)
+			if err != nil {
+				return err
+			}
+			for _, l := range links {
+				if inBoundary[l] && !seen[l] {
+					seen[l] = true
+					boundary = append(boundary, l)
+				}
+			}
+		}
+		slices.SortFunc(boundary, objects.OID.Compare)
+		if err := fn(objs, boundary); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ExternalLinks returns the links of objs that are not in objs, sorted and
+// without duplicates: a TINEPACK3 frame's shallow list (SPEC §2.8 requires
+// it to be exactly this set).
+func ExternalLinks(objs []*objects.Object) ([]objects.OID, error) {
+	in := make(map[objects.OID]bool, len(objs))
+	for _, o := range objs {
+		in[o.ID] = true
+	}
+	ext := map[objects.OID]bool{}
+	for _, o := range objs {
+		links, err := objects.Links(o)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range links {
+			if !in[l] {
+				ext[l] = true
+			}
+		}
+	}
+	out := make([]objects.OID, 0, len(ext))
+	for id := range ext {
+		out = append(out, id)
+	}
+	slices.SortFunc(out, objects.OID.Compare)
+	return out, nil
+}

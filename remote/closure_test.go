@@ -1,0 +1,117 @@
+package remote_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/remote/remotetest"
+)
+
+// dependencyOrdered fails unless every link of every object in set.IDs is
+// earlier in the list or in the boundary or had.
+func dependencyOrdered(t *testing.T, r *remotetest.Repo, set *plumbing.TransferSet, had map[objects.OID]bool) {
+	t.Helper()
+	pos := map[objects.OID]int{}
+	for i, id := range set.IDs {
+		pos[id] = i
+	}
+	for i, id := range set.IDs {
+		o, err := set.Object(context.Background(), r.R.Objects(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		links, _ := objects.Links(o)
+		for _, l := range links {
+			j, in := pos[l]
+			switch {
+			case in && j >= i:
+				t.Fatalf("%s comes before its link %s", id, l)
+			case !in && !had[l] && !slices.Contains(set.Boundary, l):
+				t.Fatalf("link %s of %s is neither sent, had nor boundary", l, id)
+			}
+		}
+	}
+}
+
+func TestTransferClosureAssociations(t *testing.T) {
+	r := remotetest.NewRepo(t, objects.BLAKE3)
+	ev := r.Chain("e", 4, objects.OID{})
+	run := r.Run(ev)
+	eval := r.Evaluate(run, 0.5)
+	n1 := r.Annotate(run, objects.OID{}, "one")
+	n2 := r.Annotate(run, n1, "two")
+	waiver := r.Annotate(ev[2], objects.OID{}, "waiver")
+	other := r.Run(r.Chain("x", 1, objects.OID{}))
+	r.Evaluate(other, 0.1) // not reachable from run: stays home
+
+	set := r.Closure(nil, plumbing.NoDepth, run)
+	// 4 events, 4 blobs, run, evaluation, 2 chain notes, waiver.
+	if len(set.IDs) != 13 || len(set.Boundary) != 0 || set.Associations != 4 {
+		t.Fatalf("closure: %d ids, %d boundary, %d associations", len(set.IDs), len(set.Boundary), set.Associations)
+	}
+	for _, id := range []objects.OID{eval, n1, n2, waiver} {
+		if !slices.Contains(set.IDs, id) {
+			t.Fatalf("closure left out association %s", id)
+		}
+	}
+	dependencyOrdered(t, r, set, nil)
+
+	// A receiver holding the run still gets a new association of it, and
+	// nothing it holds.
+	had := map[objects.OID]bool{}
+	for _, id := range set.IDs {
+		had[id] = true
+	}
+	eval2 := r.Evaluate(run, 0.7)
+	has := func(_ context.Context, id objects.OID) (bool, error) { return had[id], nil }
+	set = r.Closure(has, plumbing.NoDepth, run)
+	if !slices.Equal(set.IDs, []objects.OID{eval2}) {
+		t.Fatalf("closure for a receiver holding the run: %v, want only %s", set.IDs, eval2)
+	}
+}
+
+func TestTransferClosureDepth(t *testing.T) {
+	r := remotetest.NewRepo(t, objects.SHA256)
+	ev := r.Chain("e", 5, objects.OID{})
+	run := r.Run(ev)
+	for _, c := range []struct{ depth, wantEvents int }{{0, 0}, {1, 1}, {2, 2}, {5, 5}, {9, 5}, {plumbing.NoDepth, 5}} {
+		depth, wantEvents := c.depth, c.wantEvents
+		set := r.Closure(nil, depth, run)
+		n := 0
+		for _, id := range set.IDs {
+			if id.Type == objects.TypeEvent {
+				n++
+			}
+		}
+		if n != wantEvents {
+			t.Fatalf("depth %d: %d events, want %d", depth, n, wantEvents)
+		}
+		dependencyOrdered(t, r, set, nil)
+		if wantBoundary := 5 - n; len(set.Boundary) != wantBoundary {
+			t.Fatalf("depth %d: boundary %v, want %d events", depth, set.Boundary, wantBoundary)
+		}
+	}
+	// An event want is hop 1: deepening from the boundary by 2.
+	set := r.Closure(nil, 2, ev[2])
+	if !slices.Contains(set.IDs, ev[2]) || !slices.Contains(set.IDs, ev[1]) || slices.Contains(set.IDs, ev[0]) {
+		t.Fatalf("deepen 2 from %s: %v", ev[2], set.IDs)
+	}
+}
+
+func TestTransferClosureMissingObject(t *testing.T) {
+	r := remotetest.NewRepo(t, objects.BLAKE3)
+	dangling := remotetest.NewRepo(t, objects.BLAKE3).Event("elsewhere", objects.OID{})
+	r.Event("here", objects.OID{})
+	src, err := plumbing.RepoTransferSource(context.Background(), r.R)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = plumbing.TransferClosure(context.Background(), src, plumbing.TransferOptions{Wants: []objects.OID{dangling}, Depth: plumbing.NoDepth})
+	if !errors.Is(err, objects.ErrNotFound) {
+		t.Fatalf("closure of a missing want: %v", err)
+	}
+}

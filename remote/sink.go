@@ -1,0 +1,230 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+)
+
+// RepoSink is a repository as a Sink: fetched objects are verified like a
+// TINEPACK3 install (oid, links, run graph, annotation chains; every link
+// earlier in the batch, stored, shallow or declared as boundary) and
+// written through a plumbing.BulkWriter, one durable batch per Install, in
+// the order given (link targets first), so a crash leaves a link-closed
+// store. The declared boundary reaches the shallow file before any object
+// that links to it. Call Finish after the last batch.
+type RepoSink struct {
+	r       *plumbing.Repo
+	shallow map[objects.OID]bool
+	// Installed counts the objects stored; Boundary the shallow entries
+	// added.
+	Installed int
+	Boundary  int
+	// Bytes counts the stored body bytes.
+	Bytes int64
+}
+
+// NewRepoSink returns a Sink writing into r.
+func NewRepoSink(r *plumbing.Repo) (*RepoSink, error) {
+	shallow, err := r.ShallowSet()
+	if err != nil {
+		return nil, err
+	}
+	return &RepoSink{r: r, shallow: shallow}, nil
+}
+
+// Algo returns the repository's object format.
+func (s *RepoSink) Algo() objects.Algo { return s.r.Algo() }
+
+// Has reports whether the repository stores id.
+func (s *RepoSink) Has(ctx context.Context, id objects.OID) (bool, error) {
+	return s.r.Objects().Has(ctx, id)
+}
+
+// Install verifies and stores one batch (see Sink.Install).
+func (s *RepoSink) Install(ctx context.Context, objs []*objects.Object, boundary []objects.OID) error {
+	store := s.r.Objects()
+	in := &sinkResolver{ctx: ctx, store: store, batch: make(map[objects.OID]*objects.Object, len(objs)),
+		shallow: s.shallow, declared: make(map[objects.OID]bool, len(boundary))}
+	for _, id := range boundary {
+		if id.Algo != s.r.Algo() {
+			return fmt.Errorf("boundary %s: %w: this repository uses %s", id, ErrObjectFormat, s.r.Algo())
+		}
+		in.declared[id] = true
+	}
+	external := map[objects.OID]bool{}
+	for _, o := range objs {
+		if err := checkObject(o, s.r.Algo()); err != nil {
+			return err
+		}
+		links, err := objects.Links(o)
+		if err != nil {
+			return fmt.Errorf("received %w", err)
+		}
+		for _, l := range links {
+			if in.batch[l] != nil {
+				continue
+			}
+			ok, err := in.resolvable(l)
+			if err != nil {
+				return fmt.Errorf("received %s %s: link %s: %w", o.Type, o.ID, l, err)
+			}
+			if !ok {
+				return fmt.Errorf("received %s %s links to %s, which was neither sent before it, stored here nor declared shallow: %w", o.Type, o.ID, l, ErrIncomplete)
+			}
+			external[l] = true
+		}
+		in.batch[o.ID] = o
+	}
+	for _, id := range boundary {
+		if !external[id] {
+			return fmt.Errorf("declared boundary %s is not a link of the received objects: %w", id, ErrIncomplete)
+		}
+	}
+	for _, o := range objs {
+		if _, err := objects.Validate(o, in); err != nil {
+			return fmt.Errorf("received %w", err)
+		}
+	}
+	if err := s.addShallow(ctx, boundary); err != nil {
+		return err
+	}
+	w := plumbing.NewBulkWriter(ctx, store, plumbing.BulkOptions{MaxObjects: len(objs) + 1, MaxBytes: 1 << 62})
+	for _, o := range objs {
+		if _, err := w.Add(o); err != nil {
+			return err
+		}
+		s.Bytes += int64(len(o.Body))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	s.Installed += len(objs)
+	return nil
+}
+
+// checkObject re-derives an object's oid from its bytes and checks its
+// format, so a transport bug can never store a misnamed object.
+func checkObject(o *objects.Object, a objects.Algo) error {
+	if o.ID.Algo != a {
+		return fmt.Errorf("received %s: %w: this repository uses %s", o.ID, ErrObjectFormat, a)
+	}
+	if got := a.Derive(o.Type, o.Schema, o.Body); got != o.ID || o.Type != o.ID.Type {
+		return fmt.Errorf("received %s hashes to %s: %w", o.ID, got, ErrObjectFormat)
+	}
+	return nil
+}
+
+// addShallow records the declared boundary oids the store lacks.
+func (s *RepoSink) addShallow(ctx context.Context, boundary []objects.OID) error {
+	var add []objects.OID
+	for _, id := range boundary {
+		if s.shallow[id] {
+			continue
+		}
+		has, err := s.r.Objects().Has(ctx, id)
+		if err != nil {
+			return fmt.Errorf("boundary %s: %w", id, err)
+		}
+		if !has {
+			add = append(add, id)
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	err := s.r.Refs().UpdateShallow(ctx, func(cur []objects.OID) ([]objects.OID, error) {
+		return append(slices.Clone(cur), add...), nil
+	})
+	if err != nil {
+		return fmt.Errorf("record shallow boundary: %w", err)
+	}
+	for _, id := range add {
+		s.shallow[id] = true
+	}
+	s.Boundary += len(add)
+	return nil
+}
+
+// Finish drops from the shallow file the oids now stored (a deepening
+// fetch brought them), as OpenTine rewrites it after an import.
+func (s *RepoSink) Finish(ctx context.Context) error {
+	return TrimShallow(ctx, s.r)
+}
+
+// TrimShallow removes from r's shallow file every oid r now stores.
+func TrimShallow(ctx context.Context, r *plumbing.Repo) error {
+	cur, err := r.Refs().ReadShallow()
+	if err != nil || len(cur) == 0 {
+		return err
+	}
+	stored := false
+	for _, id := range cur {
+		has, err := r.Objects().Has(ctx, id)
+		if err != nil {
+			return err
+		}
+		stored = stored || has
+	}
+	if !stored {
+		return nil
+	}
+	return r.Refs().UpdateShallow(ctx, func(cur []objects.OID) ([]objects.OID, error) {
+		keep := make([]objects.OID, 0, len(cur))
+		for _, id := range cur {
+			has, err := r.Objects().Has(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if !has {
+				keep = append(keep, id)
+			}
+		}
+		return keep, nil
+	})
+}
+
+// sinkResolver validates a batch against itself, the store and both the
+// existing and the declared shallow oids.
+type sinkResolver struct {
+	ctx      context.Context
+	store    objects.Store
+	batch    map[objects.OID]*objects.Object
+	shallow  map[objects.OID]bool
+	declared map[objects.OID]bool
+}
+
+// Resolve returns a batch object, else the store's, else nil.
+func (p *sinkResolver) Resolve(id objects.OID) (*objects.Object, error) {
+	if o := p.batch[id]; o != nil {
+		return o, nil
+	}
+	o, err := p.store.Get(p.ctx, id)
+	if errors.Is(err, objects.ErrNotFound) {
+		return nil, nil
+	}
+	return o, err
+}
+
+// Present reports whether id is in the batch or the store.
+func (p *sinkResolver) Present(id objects.OID) (bool, error) {
+	if p.batch[id] != nil {
+		return true, nil
+	}
+	return p.store.Has(p.ctx, id)
+}
+
+// Shallow reports an existing or declared boundary oid.
+func (p *sinkResolver) Shallow(id objects.OID) bool { return p.shallow[id] || p.declared[id] }
+
+// resolvable reports whether a link leaving the batch resolves.
+func (p *sinkResolver) resolvable(id objects.OID) (bool, error) {
+	if p.Shallow(id) {
+		return true, nil
+	}
+	return p.store.Has(p.ctx, id)
+}
