@@ -36,12 +36,9 @@ func Open(_ context.Context, u *url.URL, opt remote.Options) (remote.Transport, 
 	if opt.Endpoint != "" {
 		return nil, fmt.Errorf("%s: %w: --endpoint applies to s3:// remotes only", u.Redacted(), remote.ErrUnsupportedURL)
 	}
-	var format objects.Algo
-	if opt.ObjectFormat != "" {
-		format = objects.Algo(opt.ObjectFormat)
-		if !format.Valid() {
-			return nil, fmt.Errorf("%w: %q", remote.ErrObjectFormat, opt.ObjectFormat)
-		}
+	format := opt.ObjectFormat
+	if format != "" && !format.Valid() {
+		return nil, fmt.Errorf("%w: %q", remote.ErrObjectFormat, format)
 	}
 	c, err := New(u.String(), Options{Token: opt.Token, Tenant: opt.Tenant, AllowInsecure: opt.AllowInsecure})
 	if err != nil {

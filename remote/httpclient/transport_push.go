@@ -15,16 +15,21 @@ import (
 // upload also finishes within the server's per-request deadline.
 const maxPackEnvelopeBytes = 96 << 20
 
-// Push uploads req.Objects in as many packs as the protocol's bounds need
-// (wire.MaxListIDs objects each; req.Objects is dependency ordered, so
-// each pack links only to earlier packs or to what the remote holds, and
-// installs on its own), then moves each ref by compare-and-swap.
+// Push uploads req.Set's objects in as many packs as the protocol's bounds
+// need (wire.MaxListIDs objects and maxPackEnvelopeBytes each; the set is
+// dependency ordered, so each pack links only to earlier packs or to what
+// the remote holds, and installs on its own), then moves each ref by
+// compare-and-swap.
 func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.PushResult, error) {
 	a, err := t.serverAlgo(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range req.Objects {
+	var ids []objects.OID
+	if req.Set != nil {
+		ids = req.Set.IDs
+	}
+	for _, id := range ids {
 		if id.Algo != a {
 			return nil, fmt.Errorf("%s: %w: %s is a %s object, the remote stores %s", t.c.base, remote.ErrObjectFormat, id, id.Algo, a)
 		}
@@ -35,37 +40,25 @@ func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.P
 		}
 	}
 	res := &remote.PushResult{Refs: make([]remote.RefResult, 0, len(req.Updates))}
-	var chunk []*objects.Object
-	size := 0
-	flush := func() error {
-		if len(chunk) == 0 {
-			return nil
-		}
-		n, err := t.uploadPack(ctx, chunk)
-		if err != nil {
-			return err
-		}
-		res.Objects += len(chunk)
-		res.Bytes += int64(n)
-		res.Packs++
-		chunk, size = chunk[:0], 0
-		return nil
-	}
-	for _, id := range req.Objects {
-		o, err := req.Source.Get(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("push: read %s: %w", id, err)
-		}
-		if len(chunk) == wire.MaxListIDs || size+len(o.Stored()) > maxPackEnvelopeBytes && len(chunk) > 0 {
-			if err := flush(); err != nil {
-				return nil, err
+	if len(ids) > 0 {
+		err := remote.Batches(ctx, req.Set, req.Source, wire.MaxListIDs, func(objs []*objects.Object, _ []objects.OID) error {
+			// Cut the batch further by bytes; a contiguous slice of a
+			// dependency order is still link-closed over what precedes it.
+			start, size := 0, 0
+			for i, o := range objs {
+				if size+len(o.Stored()) > maxPackEnvelopeBytes && i > start {
+					if err := t.uploadPack(ctx, objs[start:i], res); err != nil {
+						return err
+					}
+					start, size = i, 0
+				}
+				size += len(o.Stored())
 			}
+			return t.uploadPack(ctx, objs[start:], res)
+		})
+		if err != nil {
+			return nil, err
 		}
-		chunk = append(chunk, o)
-		size += len(o.Stored())
-	}
-	if err := flush(); err != nil {
-		return nil, err
 	}
 	for _, u := range req.Updates {
 		rr, err := t.moveRef(ctx, u)
@@ -78,41 +71,28 @@ func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.P
 }
 
 // uploadPack writes objs as one frame (its shallow list: their links
-// outside it, which the remote holds or an earlier pack brought) and
-// uploads it; it returns the frame's size.
-func (t *Transport) uploadPack(ctx context.Context, objs []*objects.Object) (int, error) {
-	in := make(map[objects.OID]bool, len(objs))
-	for _, o := range objs {
-		in[o.ID] = true
-	}
-	ext := map[objects.OID]bool{}
-	for _, o := range objs {
-		links, err := objects.Links(o)
-		if err != nil {
-			return 0, fmt.Errorf("push: %w", err)
-		}
-		for _, l := range links {
-			if !in[l] {
-				ext[l] = true
-			}
-		}
-	}
-	boundary := make([]objects.OID, 0, len(ext))
-	for id := range ext {
-		boundary = append(boundary, id)
+// outside it, which the remote holds or an earlier pack brought), uploads
+// it and counts it in res.
+func (t *Transport) uploadPack(ctx context.Context, objs []*objects.Object, res *remote.PushResult) error {
+	boundary, err := remote.ExternalLinks(objs)
+	if err != nil {
+		return fmt.Errorf("push: %w", err)
 	}
 	frame, id, err := objects.WritePack(objs, boundary)
 	if err != nil {
-		return 0, fmt.Errorf("push: %w", err)
+		return fmt.Errorf("push: %w", err)
 	}
 	rec, err := t.c.Upload(ctx, frame)
 	if err != nil {
-		return 0, fmt.Errorf("push pack %s: %w", id, mapError(err))
+		return fmt.Errorf("push pack %s: %w", id, mapError(err))
 	}
 	if rec.Objects != len(objs) {
-		return 0, fmt.Errorf("push pack %s: %w: the receipt counts %d objects, %d were sent", id, ErrProtocol, rec.Objects, len(objs))
+		return fmt.Errorf("push pack %s: %w: the receipt counts %d objects, %d were sent", id, ErrProtocol, rec.Objects, len(objs))
 	}
-	return len(frame), nil
+	res.Objects += len(objs)
+	res.Bytes += int64(len(frame))
+	res.Packs++
+	return nil
 }
 
 // moveRef applies one update. A lost CAS is a *remote.ConflictError

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/wire"
 )
 
@@ -192,33 +193,14 @@ func (s *Server) fetch(c *call) *httpError {
 // packFrame writes objs as a frame whose shallow list is their external
 // links.
 func packFrame(objs []*objects.Object) ([]byte, *httpError) {
-	in := make(map[objects.OID]bool, len(objs))
-	for _, o := range objs {
-		in[o.ID] = true
+	boundary, err := remote.ExternalLinks(objs)
+	if err != nil {
+		return nil, internal(err.Error())
 	}
-	ext := map[objects.OID]bool{}
-	for _, o := range objs {
-		links, err := objects.Links(o)
-		if err != nil {
-			return nil, internal(err.Error())
-		}
-		for _, l := range links {
-			if !in[l] {
-				ext[l] = true
-			}
-		}
+	if len(boundary) > wire.MaxListIDs {
+		return nil, invalid(fmt.Sprintf("pack would declare %d shallow ids, at most %d", len(boundary), wire.MaxListIDs))
 	}
-	if len(ext) > wire.MaxListIDs {
-		return nil, invalid(fmt.Sprintf("pack would declare %d shallow ids, at most %d", len(ext), wire.MaxListIDs))
-	}
-	boundary := make([]objects.OID, 0, len(ext))
-	for id := range ext {
-		boundary = append(boundary, id)
-	}
-	slices.SortFunc(boundary, objects.OID.Compare)
-	sorted := slices.Clone(objs)
-	slices.SortFunc(sorted, func(x, y *objects.Object) int { return x.ID.Compare(y.ID) })
-	frame, _, err := objects.WritePack(sorted, boundary)
+	frame, _, err := objects.WritePack(objs, boundary)
 	if err != nil {
 		return nil, packError(err)
 	}
