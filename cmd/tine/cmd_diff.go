@@ -142,7 +142,7 @@ func printBriefs(p *printer, heading, sign string, evs []runs.EventBrief) {
 // briefText describes an event: kind, label and command.
 func briefText(b runs.EventBrief) string {
 	if b.Missing {
-		return "(not stored locally)"
+		return "(beyond the shallow boundary)"
 	}
 	s := b.Kind
 	if b.Label != "" && b.Label != b.Kind {

@@ -62,8 +62,16 @@ func printLog(p *printer, res *runs.LogResult, oneline bool) {
 		return
 	}
 	if res.Graph == nil {
+		beyond := 0
 		for i := range res.Entries {
+			if res.Entries[i].Missing {
+				beyond++ // a shallow fetch left it out: summarised below
+				continue
+			}
 			printEntry(p, "", &res.Entries[i], oneline)
+		}
+		if beyond > 0 {
+			p.printf("%s\n", p.dim(fmt.Sprintf("-- stopped at the shallow boundary: %d older events are not stored here (tine fetch --deepen N brings them)", beyond)))
 		}
 		return
 	}
@@ -89,7 +97,7 @@ func printEntry(p *printer, prefix string, le *runs.LogEntry, oneline bool) {
 		what += " " + le.Label
 	}
 	if le.Missing {
-		what = "(not stored locally)"
+		what = "(beyond the shallow boundary)"
 	}
 	b.WriteString(" " + sanitize(what))
 	if le.ExitCode != nil {

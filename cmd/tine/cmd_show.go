@@ -104,7 +104,7 @@ func printRun(p *printer, run *runs.Run) {
 	}
 	p.printf("events:   %d", t.Events)
 	if t.Missing > 0 {
-		p.printf(" (%d not stored locally)", t.Missing)
+		p.printf(" (%d beyond the shallow boundary, not stored here: tine fetch --deepen N)", t.Missing)
 	}
 	p.printf("\ncost:     %s\nduration: %s\ntokens:   %.0f\n", fmtCost(t.Cost), fmtDuration(t.Duration), t.Tokens)
 	p.printf("roots:    %s\ntips:     %s\n", runs.ShortList(run.Roots), runs.ShortList(run.Tips))

@@ -58,6 +58,11 @@ type cli struct {
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
 	Serve        serveCmd        `cmd:"" help:"Serve repositories over OpenTine's remote HTTP protocol (tenants, token, roles)."`
+	Remote       remoteCmd       `cmd:"" help:"Add, list, show and remove remotes (paths, tine serve / OpenTine HTTP, S3)."`
+	Fetch        fetchCmd        `cmd:"" help:"Fetch runs with their evaluations and attestations from a remote; move remotes/REMOTE/... tracking refs."`
+	Push         pushCmd         `cmd:"" help:"Upload runs with their associations, then move each remote ref by compare-and-swap."`
+	Pull         pullCmd         `cmd:"" help:"Fetch a ref and fast-forward the local run when the remote run holds all its events."`
+	Clone        cloneCmd        `cmd:"" help:"Create a repository from a remote: fetch its runs and create its heads/* refs."`
 }
 
 // run executes one tine command line and returns the process exit status.

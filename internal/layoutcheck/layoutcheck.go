@@ -36,7 +36,7 @@ var opentineTop = map[string]bool{"config.json": false, "objects": true, "refs":
 // README's Repository layout and none read by OpenTine: the ref
 // transaction gate and journals, gate state, and the storage-packs opt-in
 // (harmless itself: the objects it lets tine pack are what Check reports).
-var tineTop = map[string]bool{"refs-txn": true, "gate": true, plumbing.StoragePacksFile: false}
+var tineTop = map[string]bool{"refs-txn": true, "gate": true, plumbing.StoragePacksFile: false, "remotes.json": false}
 
 var (
 	hex2  = regexp.MustCompile(`^[0-9a-f]{2}$`)

@@ -68,6 +68,9 @@ func Fork(ctx context.Context, r *plumbing.Repo, opt ForkOptions) (*ForkResult, 
 	if err != nil {
 		return nil, err
 	}
+	if ev, ok := src.Event(evID); ok && ev.Missing {
+		return nil, fmt.Errorf("fork from %s: the event is not stored: %w", evID, ErrBeyondShallow)
+	}
 	events, err := src.Closure(evID)
 	if err != nil {
 		return nil, err

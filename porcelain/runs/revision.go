@@ -124,7 +124,10 @@ func runBack(ctx context.Context, r *plumbing.Repo, run *Run, ref, rev string, s
 	}
 	cur := run.Events[len(run.Events)-1]
 	for i := 0; i < steps; i++ {
-		if cur.Missing || len(cur.Parents) == 0 {
+		if cur.Missing {
+			return nil, fmt.Errorf("revision %q: event %s of run %s is not stored: %w", rev, cur.ID, run.ID, ErrBeyondShallow)
+		}
+		if len(cur.Parents) == 0 {
 			return nil, fmt.Errorf("revision %q: run %s has only %d event(s) before its newest along first parents: %w",
 				rev, run.ID, i, plumbing.ErrUnknownRevision)
 		}

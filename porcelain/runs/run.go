@@ -21,6 +21,9 @@ var (
 	ErrNotEvent = errors.New("not an event")
 	// ErrEventNotInRun means an event is not part of the run it was used with.
 	ErrEventNotInRun = errors.New("event is not in the run")
+	// ErrBeyondShallow means an operation needs an event a shallow fetch
+	// left out (SPEC §2.7): the fix is to fetch more history.
+	ErrBeyondShallow = errors.New("beyond the shallow boundary: deepen the fetch (tine fetch --deepen N)")
 	// ErrBadEvent means an event supplied by the user was refused.
 	ErrBadEvent = errors.New("bad event")
 	// ErrBadImport means an import stream was refused; the error names the line.

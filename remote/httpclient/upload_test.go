@@ -114,6 +114,21 @@ func newRepo(t *testing.T) *plumbing.Repo {
 // returns the run and its pack frame.
 func chain(t *testing.T, r *plumbing.Repo, n int) (objects.OID, []byte) {
 	t.Helper()
+	run := storeChain(t, r, n)
+	all, boundary, err := objects.PackClosure(context.Background(), r.Objects(), []objects.OID{run}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame, _, err := objects.WritePack(all, boundary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, frame
+}
+
+// storeChain stores n events with incompressible output blobs and a run.
+func storeChain(t *testing.T, r *plumbing.Repo, n int) objects.OID {
+	t.Helper()
 	ctx := context.Background()
 	var objs []*objects.Object
 	var evs []string
@@ -146,15 +161,7 @@ func chain(t *testing.T, r *plumbing.Repo, n int) (objects.OID, []byte) {
 	if err := objects.PutAll(ctx, r.Objects(), objs); err != nil {
 		t.Fatal(err)
 	}
-	all, boundary, err := objects.PackClosure(ctx, r.Objects(), []objects.OID{run.ID}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frame, _, err := objects.WritePack(all, boundary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return run.ID, frame
+	return run.ID
 }
 
 func startServer(t *testing.T) (*httptest.Server, *httpserve.Server) {

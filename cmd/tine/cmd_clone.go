@@ -1,0 +1,50 @@
+package main
+
+import "github.com/tinehq/tine/porcelain/remotes"
+
+// cloneCmd is `tine clone URL [DIR] [--depth N] [--ref REF] [--token-env VAR]`.
+type cloneCmd struct {
+	URL      string `arg:"" name:"url" help:"The remote: a path, file://, http(s):// or s3:// URL."`
+	Dir      string `arg:"" optional:"" name:"dir" help:"Directory to create (DIR/.tine); default: the URL's last path element."`
+	Depth    *int   `name:"depth" placeholder:"N" help:"Fetch only N event generations from each run's tips; the rest becomes the shallow boundary."`
+	Ref      string `name:"ref" placeholder:"REF" help:"Fetch only REF (main means heads/main) and create it locally."`
+	TokenEnv string `name:"token-env" placeholder:"VAR" help:"Environment variable holding the bearer token (HTTP), remembered for origin."`
+	jsonFlag
+}
+
+// Help shows an example under `tine clone --help`.
+func (c *cloneCmd) Help() string {
+	return `Creates a repository with the remote's object format, names the remote
+origin, fetches its refs with their runs and associations, and creates
+the local heads/* refs; every other ref is a tracking ref
+remotes/origin/... A failed clone removes what it created.
+
+Examples:
+
+    $ tine clone ../shared-runs work
+    $ tine clone https://runs.example.com/v1/tenants/acme --token-env TINE_TOKEN --depth 50`
+}
+
+// Run clones.
+func (c *cloneCmd) Run(e *env) error {
+	if err := e.refuseRepoFlag("give the directory as DIR"); err != nil {
+		return err
+	}
+	depth, err := depthOf(c.Depth)
+	if err != nil {
+		return err
+	}
+	res, err := remotes.Clone(e.ctx, remotes.CloneOptions{URL: c.URL, Dir: c.Dir, TokenEnv: c.TokenEnv, Depth: depth, Ref: c.Ref, Env: e.remoteEnv()})
+	if err != nil {
+		return err
+	}
+	return e.emit(c.JSON, res, func(p *printer) {
+		p.printf("Cloned %s into %s (%s)\n", sanitize(c.URL), res.Dir, res.ObjectFormat)
+		printRefMoves(p, res.Refs)
+		p.printf("%d objects received (%d bytes)", res.Fetch.Objects, res.Fetch.Bytes)
+		if res.Fetch.Shallow > 0 {
+			p.printf("; shallow boundary: %d oids", res.Fetch.Shallow)
+		}
+		p.printf("\n")
+	})
+}

@@ -1,0 +1,35 @@
+package main
+
+import "github.com/tinehq/tine/porcelain/remotes"
+
+// remoteRemoveCmd is `tine remote remove NAME`.
+type remoteRemoveCmd struct {
+	Name string `arg:"" name:"name" help:"A configured remote."`
+	jsonFlag
+}
+
+// remoteRemoved is the --json shape of `tine remote remove`.
+type remoteRemoved struct {
+	remotes.Remote
+	// Deleted are the tracking refs deleted.
+	Deleted []string `json:"deleted"`
+}
+
+// Run removes the remote and its tracking refs.
+func (c *remoteRemoveCmd) Run(e *env) error {
+	r, err := e.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	rm, deleted, err := remotes.Remove(r, c.Name)
+	if err != nil {
+		return err
+	}
+	if deleted == nil {
+		deleted = []string{}
+	}
+	return e.emit(c.JSON, remoteRemoved{Remote: rm, Deleted: deleted}, func(p *printer) {
+		p.printf("removed remote %s and %d tracking refs\n", rm.Name, len(deleted))
+	})
+}

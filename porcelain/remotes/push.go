@@ -1,0 +1,255 @@
+package remotes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/refs"
+	"github.com/tinehq/tine/remote"
+)
+
+// Errors of push and pull.
+var (
+	// ErrPushRejected means at least one ref did not move on the remote
+	// (a conflict or a refusal); the result says which and why.
+	ErrPushRejected = errors.New("rejected")
+	// ErrNotFastForward means pull found local events the remote run lacks.
+	ErrNotFastForward = errors.New("not a fast-forward")
+)
+
+// ExpectAbsent is the --expected-old spelling of "must not exist".
+const ExpectAbsent = "absent"
+
+// PushOptions configures Push.
+type PushOptions struct {
+	// Remote is a configured name or a URL; "" means DefaultRemote.
+	Remote string
+	// Refs are the local refs to push ("main" means heads/main); none
+	// (and no AllExperiments) means heads/main.
+	Refs []string
+	// AllExperiments adds every experiments/* ref.
+	AllExperiments bool
+	// ExpectedOld replaces the last fetched value as the value the remote
+	// ref must hold: an oid, or "absent". Only with exactly one ref.
+	ExpectedOld string
+	Env
+}
+
+// PushResult is the receipt of a push.
+type PushResult struct {
+	Remote string `json:"remote"`
+	URL    string `json:"url"`
+	// Objects counts the objects sent, Bytes their bytes, Packs the
+	// uploads (one operation for every ref).
+	Objects int   `json:"objects_sent"`
+	Bytes   int64 `json:"bytes"`
+	Packs   int   `json:"packs"`
+	// Refs is one entry per pushed ref.
+	Refs []RefMove `json:"refs"`
+}
+
+// Push sends the closure of the named local refs' runs, with their
+// associations, in one upload, then moves each remote ref by
+// compare-and-swap from the value last fetched (its tracking ref; absent
+// when never fetched) or opt.ExpectedOld. A ref that lost its CAS is never
+// overwritten: the result names both values, and the error says how to
+// resolve it. Moved refs update their tracking refs.
+func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, error) {
+	if opt.Remote == "" {
+		opt.Remote = DefaultRemote
+	}
+	names, err := pushNames(ctx, r, opt)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Connect(ctx, r, opt.Remote, opt.Env)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	current := map[string]objects.OID{}
+	if c.Description.Exists {
+		listed, err := c.ListRefs(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("remote %s: %w", c.label(), err)
+		}
+		for _, ref := range listed {
+			current[ref.Name] = ref.ID
+		}
+	}
+	res := &PushResult{Remote: c.Name, URL: c.URL, Refs: []RefMove{}}
+	var updates []remote.RefUpdate
+	var wants []objects.OID
+	for _, name := range names {
+		local, err := r.Refs().Read(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("push %s: %w", name, err)
+		}
+		wants = append(wants, local)
+		expect, err := expectedOld(ctx, r, c, name, opt.ExpectedOld)
+		if err != nil {
+			return nil, err
+		}
+		if current[name] == local {
+			res.Refs = append(res.Refs, RefMove{Ref: name, New: local.String(), Status: "up-to-date"})
+			continue
+		}
+		updates = append(updates, remote.RefUpdate{Name: name, Old: expect, New: local})
+	}
+	set, err := pushSet(ctx, r, c, wants, current)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.IDs) == 0 && len(updates) == 0 {
+		return res, trackPushed(ctx, r, c.Name, res)
+	}
+	pr, err := c.Push(ctx, remote.PushRequest{Source: r.Objects(), Set: set, Updates: updates})
+	if err != nil {
+		return nil, fmt.Errorf("push to %s: %w; no ref moved", c.label(), err)
+	}
+	res.Objects, res.Bytes, res.Packs = pr.Objects, pr.Bytes, pr.Packs
+	var failed []string
+	for _, rr := range pr.Refs {
+		mv := RefMove{Ref: rr.Name, New: rr.New.String(), Status: "updated"}
+		if !rr.Old.IsZero() {
+			mv.Old = rr.Old.String()
+		} else {
+			mv.Status = "created"
+		}
+		if !rr.Updated {
+			mv.Status, mv.Reason = "refused", errText(rr.Err)
+			advice := mv.Reason
+			var ce *remote.ConflictError
+			if errors.As(rr.Err, &ce) {
+				mv.Status = "conflict"
+				mv.Reason, advice = conflictAdvice(c, ce)
+			}
+			failed = append(failed, mv.Ref+": "+advice)
+		}
+		res.Refs = append(res.Refs, mv)
+	}
+	if err := trackPushed(ctx, r, c.Name, res); err != nil {
+		return res, err
+	}
+	if len(failed) > 0 {
+		return res, fmt.Errorf("%w: %s", ErrPushRejected, failed[0])
+	}
+	return res, nil
+}
+
+// errText spells a ref error for the receipt.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// conflictAdvice names both values (short) and adds the commands that
+// resolve a lost CAS (full).
+func conflictAdvice(c *Connection, ce *remote.ConflictError) (short, full string) {
+	name := c.label()
+	found := "absent"
+	if !ce.Actual.IsZero() {
+		found = ce.Actual.String()
+	}
+	expected := "absent"
+	if !ce.Expected.IsZero() {
+		expected = ce.Expected.String()
+	}
+	tracking := TrackingRef(c.Name, ce.Ref)
+	short = fmt.Sprintf("the remote holds %s, not %s as last fetched", found, expected)
+	return short, fmt.Sprintf("%s; nothing was overwritten: run tine fetch %s, compare with tine diff %s %s, then tine pull %s %s to take the remote run or push again with --expected-old %s to replace it",
+		short, name, tracking, ce.Ref, name, ce.Ref, found)
+}
+
+// pushNames resolves the refs to push.
+func pushNames(ctx context.Context, r *plumbing.Repo, opt PushOptions) ([]string, error) {
+	var names []string
+	for _, n := range opt.Refs {
+		full, err := LocalRef(n)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, full)
+	}
+	if opt.AllExperiments {
+		err := r.Refs().List(ctx, "experiments/", func(name string, _ objects.OID) error {
+			names = append(names, name)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(opt.Refs) == 0 && !opt.AllExperiments {
+		names = append(names, "heads/main")
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) == 0 {
+		return nil, fmt.Errorf("push: nothing to push: the repository has no experiments/* ref: %w", plumbing.ErrBadInput)
+	}
+	if opt.ExpectedOld != "" && len(names) != 1 {
+		return nil, fmt.Errorf("push: --expected-old names the value of one remote ref, and %d refs are pushed: %w", len(names), plumbing.ErrBadInput)
+	}
+	return names, nil
+}
+
+// expectedOld is the value the remote ref must hold: --expected-old, else
+// the tracking ref (absent when never fetched, or for a bare URL).
+func expectedOld(ctx context.Context, r *plumbing.Repo, c *Connection, name, given string) (objects.OID, error) {
+	switch {
+	case given == ExpectAbsent:
+		return objects.OID{}, nil
+	case given != "":
+		id, err := objects.ParseOIDFor(r.Algo(), given)
+		if err != nil {
+			return objects.OID{}, fmt.Errorf("push: --expected-old %q: want a full oid or %q: %w", given, ExpectAbsent, plumbing.ErrBadInput)
+		}
+		return id, nil
+	case c.Name == "":
+		return objects.OID{}, nil
+	}
+	return readRef(ctx, r, TrackingRef(c.Name, name))
+}
+
+// trackPushed moves the tracking refs of the refs that are now on the
+// remote (moved or up to date) to their pushed values.
+func trackPushed(ctx context.Context, r *plumbing.Repo, remoteName string, res *PushResult) error {
+	if remoteName == "" {
+		return nil
+	}
+	tx := r.Refs().NewTransaction("tine push " + remoteName)
+	n := 0
+	for i, mv := range res.Refs {
+		if mv.Status == "conflict" || mv.Status == "refused" {
+			continue
+		}
+		id, err := objects.ParseOIDFor(r.Algo(), mv.New)
+		if err != nil {
+			return err
+		}
+		tracking := TrackingRef(remoteName, mv.Ref)
+		cur, err := readRef(ctx, r, tracking)
+		if err != nil {
+			return err
+		}
+		res.Refs[i].Local = tracking
+		if cur != id {
+			tx.Update(tracking, id, refs.ExpectValue(cur))
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("the remote moved, but the tracking refs did not (tine fetch %s repairs them): %w", remoteName, err)
+	}
+	return nil
+}
