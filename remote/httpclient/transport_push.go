@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/remote"
@@ -110,6 +111,8 @@ func (t *Transport) moveRef(ctx context.Context, u remote.RefUpdate) (remote.Ref
 			ce.Actual = refs[u.Name]
 		}
 		rr.Err = ce
+	case errors.Is(err, ErrForbidden) && strings.HasPrefix(u.Name, "promotions/"):
+		rr.Err = fmt.Errorf("%w: %w (the remote's release policy does not hold for %s, or the token's role may not promote)", remote.ErrRefused, err, u.New)
 	case errors.Is(err, ErrForbidden), errors.Is(err, ErrUnauthorized), errors.Is(err, ErrInvalid):
 		rr.Err = fmt.Errorf("%w: %w", remote.ErrRefused, err)
 	case errors.Is(err, ErrNotFound):
