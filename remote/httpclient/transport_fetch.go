@@ -10,9 +10,9 @@ import (
 	"github.com/tinehq/tine/remote/wire"
 )
 
-// firstWindow is the depth window a full fetch falls back to when the
-// server refuses the whole walk (more than wire.MaxListIDs objects); each
-// further refusal halves it.
+// firstWindow is the depth window of a full fetch's first round: a history
+// shorter than that arrives in one round; each refusal by the server (a
+// walk past wire.MaxListIDs objects) halves it.
 const firstWindow = 4096
 
 // maxRoundWants bounds the wants of one windowed round.
@@ -20,13 +20,15 @@ const maxRoundWants = 1024
 
 // Fetch brings req's closure into sink. The server walks at most
 // wire.MaxListIDs objects per request, so a full fetch (req.Depth is
-// remote.NoDepth) of a larger history proceeds in rounds: when the whole
-// walk is refused, it asks for a depth window from the wants, then from
-// the frontier of what arrived (the parents it links to and the sink
-// lacks), window after window, until nothing is missing. Each round's
-// frame is verified and handed to the sink link targets first, its
-// shallow list being the boundary the sink records (and later rounds
-// fill). A depth-limited fetch is one request.
+// remote.NoDepth) proceeds in rounds: a depth window from the wants, then
+// from the frontier of what arrived (the parents it links to and the sink
+// lacks), window after window, until nothing is missing; a window the
+// server refuses is halved. Asking for a window from the start spares a
+// large history the whole walk the server would refuse, and costs a short
+// one nothing (it arrives in the first round). Each round's frame is
+// verified and handed to the sink link targets first, its shallow list
+// being the boundary the sink records (and later rounds fill). A
+// depth-limited fetch is one request.
 func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink remote.Sink) (*remote.FetchResult, error) {
 	a := sink.Algo()
 	if err := t.requireAlgo(ctx, a); err != nil {
@@ -38,17 +40,15 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		haves = haves[:wire.MaxListIDs]
 	}
 	wants, depth := req.Wants, req.Depth
-	windowed := false
+	windowed := req.Depth == remote.NoDepth
+	if windowed {
+		depth = firstWindow
+	}
 	for len(wants) > 0 {
 		frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth})
-		if errors.Is(err, ErrInvalid) && req.Depth == remote.NoDepth && depth != 1 {
+		if errors.Is(err, ErrInvalid) && windowed && depth > 1 {
 			// The walk was over the server's bound: narrow the window.
-			if depth == remote.NoDepth {
-				depth = firstWindow
-			} else {
-				depth /= 2
-			}
-			windowed = true
+			depth /= 2
 			continue
 		}
 		if err != nil {

@@ -79,7 +79,7 @@ func (t *Transport) uploadPack(ctx context.Context, objs []*objects.Object, res 
 	if err != nil {
 		return fmt.Errorf("push: %w", err)
 	}
-	frame, id, err := objects.WritePack(objs, boundary)
+	frame, id, err := objects.WritePackLevel(objs, boundary, objects.PackLevelFast)
 	if err != nil {
 		return fmt.Errorf("push: %w", err)
 	}

@@ -200,7 +200,7 @@ func packFrame(objs []*objects.Object) ([]byte, *httpError) {
 	if len(boundary) > wire.MaxListIDs {
 		return nil, invalid(fmt.Sprintf("pack would declare %d shallow ids, at most %d", len(boundary), wire.MaxListIDs))
 	}
-	frame, _, err := objects.WritePack(objs, boundary)
+	frame, _, err := objects.WritePackLevel(objs, boundary, objects.PackLevelFast)
 	if err != nil {
 		return nil, packError(err)
 	}
