@@ -159,10 +159,12 @@ func (w *transferWalk) expand(it transferItem) error {
 	if err != nil {
 		return err
 	}
-	if had {
-		if it.root && it.id.Type == objects.TypeRun {
-			return w.associations(it.id, it.hop)
-		}
+	// A held object is not sent, and its closure is held too up to the
+	// receiver's own shallow boundary, so the walk stops there; except at
+	// a root, which is walked through (not sent): a run fetched before
+	// with a smaller depth, or whose associations grew, still yields its
+	// missing events and new associations.
+	if had && (!it.root || it.id.Type == objects.TypeBlob) {
 		return nil
 	}
 	_, seen := w.links[it.id]
@@ -177,7 +179,7 @@ func (w *transferWalk) expand(it transferItem) error {
 	if err != nil {
 		return fmt.Errorf("transfer closure: %w", err)
 	}
-	if !seen {
+	if !seen && !had {
 		w.links[it.id] = links
 		w.set.cache[it.id] = o
 		w.included = append(w.included, it.id)

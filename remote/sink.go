@@ -20,6 +20,11 @@ import (
 type RepoSink struct {
 	r       *plumbing.Repo
 	shallow map[objects.OID]bool
+	// earlier holds what earlier batches installed (non-blob objects up
+	// to maxKeptBytes of bodies, blobs as nil), so a later batch's links
+	// and run graph resolve without reading the store back.
+	earlier map[objects.OID]*objects.Object
+	kept    int64
 	// Installed counts the objects stored; Boundary the shallow entries
 	// added.
 	Installed int
@@ -34,7 +39,7 @@ func NewRepoSink(r *plumbing.Repo) (*RepoSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RepoSink{r: r, shallow: shallow}, nil
+	return &RepoSink{r: r, shallow: shallow, earlier: map[objects.OID]*objects.Object{}}, nil
 }
 
 // Algo returns the repository's object format.
@@ -48,7 +53,7 @@ func (s *RepoSink) Has(ctx context.Context, id objects.OID) (bool, error) {
 // Install verifies and stores one batch (see Sink.Install).
 func (s *RepoSink) Install(ctx context.Context, objs []*objects.Object, boundary []objects.OID) error {
 	store := s.r.Objects()
-	in := &sinkResolver{ctx: ctx, store: store, batch: make(map[objects.OID]*objects.Object, len(objs)),
+	in := &sinkResolver{ctx: ctx, store: store, earlier: s.earlier, batch: make(map[objects.OID]*objects.Object, len(objs)),
 		shallow: s.shallow, declared: make(map[objects.OID]bool, len(boundary))}
 	for _, id := range boundary {
 		if id.Algo != s.r.Algo() {
@@ -104,8 +109,20 @@ func (s *RepoSink) Install(ctx context.Context, objs []*objects.Object, boundary
 		return err
 	}
 	s.Installed += len(objs)
+	for _, o := range objs {
+		if o.Type == objects.TypeBlob || s.kept+int64(len(o.Body)) > maxKeptBytes {
+			s.earlier[o.ID] = nil
+			continue
+		}
+		s.earlier[o.ID] = o
+		s.kept += int64(len(o.Body))
+	}
 	return nil
 }
+
+// maxKeptBytes bounds the object bodies a RepoSink keeps from earlier
+// batches for resolving later ones.
+const maxKeptBytes = 256 << 20
 
 // checkObject re-derives an object's oid from its bytes and checks its
 // format, so a transport bug can never store a misnamed object.
@@ -193,6 +210,7 @@ func TrimShallow(ctx context.Context, r *plumbing.Repo) error {
 type sinkResolver struct {
 	ctx      context.Context
 	store    objects.Store
+	earlier  map[objects.OID]*objects.Object
 	batch    map[objects.OID]*objects.Object
 	shallow  map[objects.OID]bool
 	declared map[objects.OID]bool
@@ -201,6 +219,9 @@ type sinkResolver struct {
 // Resolve returns a batch object, else the store's, else nil.
 func (p *sinkResolver) Resolve(id objects.OID) (*objects.Object, error) {
 	if o := p.batch[id]; o != nil {
+		return o, nil
+	}
+	if o := p.earlier[id]; o != nil {
 		return o, nil
 	}
 	o, err := p.store.Get(p.ctx, id)
@@ -212,7 +233,7 @@ func (p *sinkResolver) Resolve(id objects.OID) (*objects.Object, error) {
 
 // Present reports whether id is in the batch or the store.
 func (p *sinkResolver) Present(id objects.OID) (bool, error) {
-	if p.batch[id] != nil {
+	if _, ok := p.earlier[id]; ok || p.batch[id] != nil {
 		return true, nil
 	}
 	return p.store.Has(p.ctx, id)
@@ -223,7 +244,7 @@ func (p *sinkResolver) Shallow(id objects.OID) bool { return p.shallow[id] || p.
 
 // resolvable reports whether a link leaving the batch resolves.
 func (p *sinkResolver) resolvable(id objects.OID) (bool, error) {
-	if p.Shallow(id) {
+	if _, ok := p.earlier[id]; ok || p.Shallow(id) {
 		return true, nil
 	}
 	return p.store.Has(p.ctx, id)

@@ -154,6 +154,30 @@ func TestEveryVerbLeavesAnOpenTineRepository(t *testing.T) {
 	s.run(0, "", "unpack", frame)
 	s.run(0, "", "pack", "--output", "main.tinepack", "--store", "heads/main")
 
+	// Remotes: remotes.json beside config.json, tracking refs, objects
+	// both ways, a shallow fetch; the other repository and a clone stay
+	// OpenTine-readable too.
+	s.run(0, "", "remote", "add", "origin", otherRepo)
+	s.run(0, "", "remote", "list")
+	s.run(0, "", "push", "origin", "heads/imported", "--all-experiments")
+	s.run(0, "", "fetch", "origin")
+	s.run(0, "", "fetch", "origin", "heads/imported", "--depth", "1")
+	s.run(0, "", "remote", "show", "origin")
+	s.run(-1, "", "pull", "origin", "heads/imported")
+	for _, repo := range []string{otherRepo} {
+		if problems := layoutcheck.Check(context.Background(), repo); len(problems) > 0 {
+			t.Fatalf("after push, the remote is not OpenTine-readable: %q", problems)
+		}
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	if code, _, errs := tineRun(t, "", "clone", otherRepo, clone, "--depth", "2"); code != 0 {
+		t.Fatalf("clone: %s", errs)
+	}
+	if problems := layoutcheck.Check(context.Background(), filepath.Join(clone, ".tine")); len(problems) > 0 {
+		t.Fatalf("a clone of a sha256 repository is not OpenTine-readable: %q", problems)
+	}
+	s.run(0, "", "remote", "remove", "origin")
+
 	s.run(0, "", "fsck")
 	s.run(0, "", "verify-pack")
 	s.run(0, "", "gc")

@@ -268,9 +268,17 @@ func (c *checker) complete(ctx context.Context) {
 		c.fail("reachability: %v", err)
 		return
 	}
+	// Reachable lists the shallow boundary too (links end there); those
+	// oids are absent by definition (SPEC §2.7) and OpenTine reads the
+	// shallow file the same way.
+	shallow, err := r.ShallowSet()
+	if err != nil {
+		c.fail("shallow file: %v", err)
+		return
+	}
 	var missing []string
 	for id := range reach {
-		if !c.loose[id] {
+		if !c.loose[id] && !shallow[id] {
 			missing = append(missing, id.String())
 		}
 	}

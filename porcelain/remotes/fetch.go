@@ -112,6 +112,11 @@ func fetchWith(ctx context.Context, r *plumbing.Repo, c *Connection, opt FetchOp
 			}
 		}
 	}
+	if _, probes := c.Transport.(remote.Prober); !probes && len(req.Wants) > 0 {
+		if req.Haves, err = haves(ctx, r, c.Name); err != nil {
+			return nil, err
+		}
+	}
 	if len(req.Wants) > 0 {
 		if err := receive(ctx, r, c, req, res); err != nil {
 			return nil, err
@@ -127,6 +132,41 @@ func fetchWith(ctx context.Context, r *plumbing.Repo, c *Connection, opt FetchOp
 	res.Shallow = len(shallow)
 	_, _ = plumbing.OpenIndex(r).Update(ctx) // derived; the next reader refreshes it
 	return res, nil
+}
+
+// maxHaves bounds the haves a fetch sends (OpenTine's server refuses more
+// than 10,000).
+const maxHaves = objects.MaxPackObjects
+
+// haves lists what r holds of the remote's history for a transport that
+// must tell the server (HTTP subtracts the ids it is sent, literally): the
+// link closure of this remote's tracking refs, at most maxHaves ids,
+// newest refs' runs first in walk order.
+func haves(ctx context.Context, r *plumbing.Repo, remoteName string) ([]objects.OID, error) {
+	if remoteName == "" {
+		return nil, nil
+	}
+	var roots []objects.OID
+	err := r.Refs().List(ctx, "remotes/"+remoteName+"/", func(_ string, id objects.OID) error {
+		roots = append(roots, id)
+		return nil
+	})
+	if err != nil || len(roots) == 0 {
+		return nil, err
+	}
+	src, err := plumbing.RepoTransferSource(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: roots, Depth: plumbing.NoDepth, NoAssociations: true})
+	if err != nil {
+		return nil, fmt.Errorf("what this repository holds of %s: %w", remoteName, err)
+	}
+	ids := set.IDs
+	if len(ids) > maxHaves {
+		ids = ids[len(ids)-maxHaves:] // the runs and their newest events come last
+	}
+	return ids, nil
 }
 
 // receive runs one transport fetch into r.

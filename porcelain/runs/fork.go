@@ -69,11 +69,19 @@ func Fork(ctx context.Context, r *plumbing.Repo, opt ForkOptions) (*ForkResult, 
 		return nil, err
 	}
 	if ev, ok := src.Event(evID); ok && ev.Missing {
-		return nil, fmt.Errorf("fork from %s: the event is not stored: %w", evID, ErrBeyondShallow)
+		return nil, fmt.Errorf("cannot fork at %s: the event is not stored: %w", evID, ErrBeyondShallow)
 	}
 	events, err := src.Closure(evID)
 	if err != nil {
 		return nil, err
+	}
+	// A fork lists every ancestor of its event. Behind a shallow boundary
+	// the ancestors of a missing event are unknown, so the list would be
+	// cut short (a run that is invalid once the history arrives).
+	for _, e := range events {
+		if e.Missing {
+			return nil, fmt.Errorf("cannot fork at %s: its ancestor %s is not stored: %w", evID, e.ID, ErrBeyondShallow)
+		}
 	}
 	ref := opt.Ref
 	if ref == "" {

@@ -32,7 +32,12 @@ func checkBase(ctx context.Context, g objects.Getter, h *head) error {
 		return fmt.Errorf("ref %s: %w", h.ref, err)
 	}
 	for _, id := range h.run.Tips {
-		if _, err := g.Get(ctx, id); err != nil {
+		_, err := g.Get(ctx, id)
+		if errors.Is(err, objects.ErrNotFound) {
+			// A shallow fetch (depth 0) leaves a run's tips out.
+			return fmt.Errorf("ref %s: run %s: tip %s is not stored: %w", h.ref, h.run.ID, id, ErrBeyondShallow)
+		}
+		if err != nil {
 			return fmt.Errorf("ref %s: run %s: tip %s: %w", h.ref, h.run.ID, id, err)
 		}
 	}

@@ -50,11 +50,6 @@ func Resume(ctx context.Context, r *plumbing.Repo, opt ResumeOptions) (*ResumeRe
 	if h.run == nil {
 		return nil, fmt.Errorf("ref %s: %w", ref, refs.ErrNotFound)
 	}
-	for _, t := range h.run.Tips {
-		if ev, ok := h.run.Event(t); ok && ev.Missing {
-			return nil, fmt.Errorf("resume %s: its tip %s is not stored: %w", ref, t, ErrBeyondShallow)
-		}
-	}
 	res := &ResumeResult{Ref: ref, PreviousStatus: h.run.Status, Continue: "tine record --ref " + ref + " -- CMD ARGS..."}
 	for _, t := range h.run.Tips {
 		res.Tips = append(res.Tips, t.String())
