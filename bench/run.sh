@@ -376,11 +376,13 @@ if want remote; then
 	}
 	trap 'stop_serve; [ "${BENCH_KEEP:-0}" = 1 ] || [ -n "${BENCH_DIR:-}" ] || rm -rf "$WORK"' EXIT
 	D="$WORK/remote-dst"
-	"$TINE" --repo "$T_REM" remote add path "$D" >/dev/null
 	for i in $(seq "$RUNS"); do
 		rm -rf "$D" && git init -q --bare "$D"
 		measure push git git -C "$G_REM" push -q "$D" main
 		rm -rf "$D" && "$TINE" init "$D" >/dev/null
+		# A new remote each run: no tracking ref from the run before.
+		"$TINE" --repo "$T_REM" remote remove path >/dev/null 2>&1 || true
+		"$TINE" --repo "$T_REM" remote add path "$D" >/dev/null
 		measure push tine "$TINE" --repo "$T_REM" push path main >/dev/null
 		[ "$("$TINE" --repo "$D" rev-parse heads/main)" = "$("$TINE" --repo "$T_REM" rev-parse heads/main)" ] || { say "tine push did not create heads/main"; exit 1; }
 		rm -rf "$X" && git init -q -b main "$X"
