@@ -346,7 +346,8 @@ fi
 # fetch from the path). tine moves it twice: over a path (the file
 # transport) and over HTTP to a tine serve on 127.0.0.1, started fresh
 # (empty root, untimed) for every push; each HTTP fetch reads the tenant
-# the push before it filled. The same git figures stand beside both.
+# the push before it filled. The same git figures stand beside both. The
+# HTTP rows' CPU time is the client's plus the server's during the command.
 if want remote; then
 	H="$WORK/history-$EVENTS" G_REM="$WORK/git-remote" T_REM="$WORK/tine-remote"
 	say "== remote: push and fetch of a $EVENTS-event run (path and HTTP) vs git; $RUNS runs"
@@ -375,6 +376,20 @@ if want remote; then
 		URL="$(cat "$WORK/serve.url")/v1/tenants/bench"
 	}
 	trap 'stop_serve; [ "${BENCH_KEEP:-0}" = 1 ] || [ -n "${BENCH_DIR:-}" ] || rm -rf "$WORK"' EXIT
+	TICKS="$(getconf CLK_TCK)"
+	serve_cpu() { awk -v t="$TICKS" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$SERVE_PID/stat"; }
+	# measure_http CASE CMD...: measure, then add the server's CPU time
+	# during the command to the row's CPU figure, so CPU t/g counts both
+	# ends of the HTTP transfer.
+	measure_http() {
+		local c="$1" c0 c1
+		shift
+		c0="$(serve_cpu)"
+		measure "$c" tine "$@"
+		c1="$(serve_cpu)"
+		awk -v d="$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')" 'NR == n && $3 ~ /^[0-9.]+$/ { $3 = sprintf("%.2f", $3 + d) } { print }' \
+			n="$(wc -l <"$RES/$c.tine")" "$RES/$c.tine" >"$RES/$c.tine.tmp" && mv "$RES/$c.tine.tmp" "$RES/$c.tine"
+	}
 	D="$WORK/remote-dst"
 	for i in $(seq "$RUNS"); do
 		rm -rf "$D" && git init -q --bare "$D"
@@ -394,10 +409,10 @@ if want remote; then
 		start_serve
 		"$TINE" --repo "$T_REM" remote remove http >/dev/null 2>&1 || true
 		"$TINE" --repo "$T_REM" remote add http "$URL" --token-env BENCH_SERVE_TOKEN >/dev/null
-		measure pushhttp tine "$TINE" --repo "$T_REM" push http main >/dev/null
+		measure_http pushhttp "$TINE" --repo "$T_REM" push http main >/dev/null
 		rm -rf "$X" && "$TINE" init "$X" >/dev/null
 		"$TINE" --repo "$X" remote add http "$URL" --token-env BENCH_SERVE_TOKEN >/dev/null
-		measure fetchhttp tine "$TINE" --repo "$X" fetch http main >/dev/null
+		measure_http fetchhttp "$TINE" --repo "$X" fetch http main >/dev/null
 		n="$("$TINE" --repo "$X" log remotes/http/main --oneline | wc -l)"
 		[ "$n" = "$EVENTS" ] || { say "tine fetch over HTTP brought $n events, want $EVENTS"; exit 1; }
 	done
