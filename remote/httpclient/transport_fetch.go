@@ -44,6 +44,7 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 	if windowed {
 		depth = firstWindow
 	}
+	asked := map[objects.OID]bool{}
 	for len(wants) > 0 {
 		frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth})
 		if errors.Is(err, ErrInvalid) && windowed && depth > 1 {
@@ -54,13 +55,16 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		if err != nil {
 			return nil, fmt.Errorf("fetch: %w", mapError(err))
 		}
+		for _, id := range wants {
+			asked[id] = true
+		}
 		res.Bytes += int64(len(frame))
 		res.AssociationsOmitted += omitted
 		pf, err := objects.InspectPack(frame, a)
 		if err != nil {
 			return nil, fmt.Errorf("fetch: %w: %w", remote.ErrIncomplete, err)
 		}
-		n, next, err := t.install(ctx, sink, pf)
+		next, err := t.install(ctx, sink, pf)
 		if err != nil {
 			return nil, err
 		}
@@ -68,48 +72,32 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		if !windowed {
 			break
 		}
-		if n == 0 && len(next) > 0 {
-			return nil, fmt.Errorf("fetch: %w: a round brought nothing new, %d objects still missing", remote.ErrIncomplete, len(next))
+		for _, id := range next {
+			if asked[id] {
+				return nil, fmt.Errorf("fetch: %w: %s was asked for and is still missing", remote.ErrIncomplete, id)
+			}
 		}
 		wants = next
 	}
 	return res, nil
 }
 
-// install hands a verified frame to the sink, link targets first, with the
-// shallow ids the sink lacks as its boundary. It returns how many objects
-// the sink lacked and the next round's wants: the missing boundary ids
-// linked from events, attestations or annotations of the frame (the
-// frontier), else any missing boundary ids, at most maxRoundWants.
-func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) (int, []objects.OID, error) {
-	fresh := 0
-	for _, o := range pf.Objects {
-		has, err := sink.Has(ctx, o.ID)
-		if err != nil {
-			return 0, nil, err
-		}
-		if !has {
-			fresh++
-		}
-	}
-	var missing []objects.OID
-	isMissing := map[objects.OID]bool{}
-	for _, id := range pf.Shallow {
-		has, err := sink.Has(ctx, id)
-		if err != nil {
-			return 0, nil, err
-		}
-		if !has {
-			missing = append(missing, id)
-			isMissing[id] = true
-		}
-	}
+// install hands a verified frame to the sink, link targets first, with its
+// shallow list as the boundary (the sink records the ids it lacks), and
+// returns the next round's wants: the boundary ids linked from events,
+// attestations or annotations of the frame (the frontier) that the sink
+// lacks, else any boundary ids it lacks, at most maxRoundWants.
+func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) ([]objects.OID, error) {
 	ordered, err := objects.DependencyOrder(pf.Objects)
 	if err != nil {
-		return 0, nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+		return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 	}
-	if err := sink.Install(ctx, ordered, missing); err != nil {
-		return 0, nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+	if err := sink.Install(ctx, ordered, pf.Shallow); err != nil {
+		return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+	}
+	boundary := make(map[objects.OID]bool, len(pf.Shallow))
+	for _, id := range pf.Shallow {
+		boundary[id] = true
 	}
 	var frontier []objects.OID
 	seen := map[objects.OID]bool{}
@@ -119,20 +107,37 @@ func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.P
 		}
 		links, err := objects.Links(o)
 		if err != nil {
-			return 0, nil, err
+			return nil, err
 		}
 		for _, l := range links {
-			if isMissing[l] && !seen[l] {
+			if boundary[l] && !seen[l] {
 				seen[l] = true
 				frontier = append(frontier, l)
 			}
 		}
 	}
-	if len(frontier) == 0 {
-		frontier = missing
+	next, err := lacking(ctx, sink, frontier)
+	if err != nil || len(next) > 0 {
+		return next, err
 	}
-	if len(frontier) > maxRoundWants {
-		frontier = frontier[:maxRoundWants]
+	return lacking(ctx, sink, pf.Shallow)
+}
+
+// lacking returns the ids of ids the sink does not hold, at most
+// maxRoundWants.
+func lacking(ctx context.Context, sink remote.Sink, ids []objects.OID) ([]objects.OID, error) {
+	var out []objects.OID
+	for _, id := range ids {
+		has, err := sink.Has(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if !has {
+			out = append(out, id)
+			if len(out) == maxRoundWants {
+				break
+			}
+		}
 	}
-	return fresh, frontier, nil
+	return out, nil
 }
