@@ -73,7 +73,10 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 			}
 			offset = at
 			if offset == size {
-				return nil, fmt.Errorf("upload: %w: the server holds every byte but sent no receipt", ErrProtocol)
+				// Every byte arrived but the reply was lost: an empty
+				// PATCH at the end asks the server to finish the upload
+				// again (installing is idempotent) and answer.
+				return c.finish(ctx, id, frame, rec)
 			}
 			continue
 		}
@@ -97,6 +100,19 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 		}
 	}
 	return nil, fmt.Errorf("upload: %w: the upload ended without a receipt", ErrProtocol)
+}
+
+// finish sends the empty final PATCH of an upload whose bytes all arrived
+// and reads the receipt.
+func (c *Client) finish(ctx context.Context, id string, frame []byte, rec *Receipt) (*Receipt, error) {
+	status, m, err := c.patch(ctx, id, int64(len(frame)), nil)
+	if err != nil {
+		return nil, fmt.Errorf("upload: %w", err)
+	}
+	if status != http.StatusCreated {
+		return nil, fmt.Errorf("upload: %w: status %d finishing a complete upload", ErrProtocol, status)
+	}
+	return c.receipt(m, frame, rec)
 }
 
 // declare posts the upload declaration and returns the id and offset.

@@ -63,9 +63,20 @@ func (ts *testServer) client(t testing.TB, opt httpclient.Options) *httpclient.C
 	return c
 }
 
+// rawHeader sends one request with the test token and extra headers.
+func (ts *testServer) rawHeader(t testing.TB, method, path string, body []byte, header map[string]string) (int, string, http.Header) {
+	t.Helper()
+	return ts.send(t, method, path, "", "", body, header)
+}
+
 // raw sends one request with the test token (unless auth is given) and
 // returns the status and body.
 func (ts *testServer) raw(t testing.TB, method, path, auth, ctype string, body []byte) (int, string, http.Header) {
+	t.Helper()
+	return ts.send(t, method, path, auth, ctype, body, nil)
+}
+
+func (ts *testServer) send(t testing.TB, method, path, auth, ctype string, body []byte, header map[string]string) (int, string, http.Header) {
 	t.Helper()
 	req, err := http.NewRequest(method, ts.http.URL+path, bytes.NewReader(body))
 	if err != nil {
@@ -79,6 +90,9 @@ func (ts *testServer) raw(t testing.TB, method, path, auth, ctype string, body [
 	}
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
