@@ -25,15 +25,19 @@ const maxRoundWants = 1024
 // lacks), window after window, until nothing is missing; a window the
 // server refuses is halved. Asking for a window from the start spares a
 // large history the whole walk the server would refuse, and costs a short
-// one nothing (it arrives in the first round). Each round's frame is
-// verified and handed to the sink link targets first, its shallow list
-// being the boundary the sink records (and later rounds fill). A
-// depth-limited fetch is one request.
+// one nothing (it arrives in the first round). The frontier is known once
+// a frame is verified, so the next round's request is sent before the
+// sink stores the current one: the server walks while the client writes.
+// Each round's frame is handed to the sink link targets first, its
+// shallow list being the boundary the sink records (and later rounds
+// fill). A depth-limited fetch is one request.
 func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink remote.Sink) (*remote.FetchResult, error) {
 	a := sink.Algo()
 	if err := t.requireAlgo(ctx, a); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	res := &remote.FetchResult{}
 	haves := req.Haves
 	if len(haves) > wire.MaxListIDs {
@@ -44,57 +48,89 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 	if windowed {
 		depth = firstWindow
 	}
+	ask := func(wants []objects.OID, depth int) <-chan fetchReply {
+		ch := make(chan fetchReply, 1)
+		go func() {
+			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth})
+			ch <- fetchReply{frame: frame, omitted: omitted, err: err}
+		}()
+		return ch
+	}
 	asked := map[objects.OID]bool{}
-	for len(wants) > 0 {
-		frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth})
-		if errors.Is(err, ErrInvalid) && windowed && depth > 1 {
+	var pending <-chan fetchReply
+	if len(wants) > 0 {
+		pending = ask(wants, depth)
+	}
+	for pending != nil {
+		r := <-pending
+		pending = nil
+		if errors.Is(r.err, ErrInvalid) && windowed && depth > 1 {
 			// The walk was over the server's bound: narrow the window.
 			depth /= 2
+			pending = ask(wants, depth)
 			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("fetch: %w", mapError(err))
+		if r.err != nil {
+			return nil, fmt.Errorf("fetch: %w", mapError(r.err))
 		}
 		for _, id := range wants {
 			asked[id] = true
 		}
-		res.Bytes += int64(len(frame))
-		res.AssociationsOmitted += omitted
-		pf, err := objects.InspectPack(frame, a)
+		res.Bytes += int64(len(r.frame))
+		res.AssociationsOmitted += r.omitted
+		pf, err := objects.InspectPack(r.frame, a)
 		if err != nil {
 			return nil, fmt.Errorf("fetch: %w: %w", remote.ErrIncomplete, err)
 		}
-		next, err := t.install(ctx, sink, pf)
-		if err != nil {
+		var next []objects.OID
+		if windowed {
+			if next, err = nextWants(ctx, sink, pf); err != nil {
+				return nil, err
+			}
+			for _, id := range next {
+				if asked[id] {
+					return nil, fmt.Errorf("fetch: %w: %s was asked for and is still missing", remote.ErrIncomplete, id)
+				}
+			}
+			if len(next) > 0 {
+				pending = ask(next, depth)
+			}
+		}
+		if err := t.install(ctx, sink, pf); err != nil {
 			return nil, err
 		}
 		res.Objects += len(pf.Objects)
-		if !windowed {
-			break
-		}
-		for _, id := range next {
-			if asked[id] {
-				return nil, fmt.Errorf("fetch: %w: %s was asked for and is still missing", remote.ErrIncomplete, id)
-			}
-		}
 		wants = next
 	}
 	return res, nil
 }
 
+// fetchReply is one fetch request's answer.
+type fetchReply struct {
+	frame   []byte
+	omitted int
+	err     error
+}
+
 // install hands a verified frame to the sink, link targets first, with its
-// shallow list as the boundary (the sink records the ids it lacks), and
-// returns the next round's wants: the boundary ids linked from events,
-// attestations or annotations of the frame (the frontier) that the sink
-// lacks, else any boundary ids it lacks, at most maxRoundWants.
-func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) ([]objects.OID, error) {
+// shallow list as the boundary (the sink records the ids it lacks).
+func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) error {
 	ordered, err := objects.DependencyOrder(pf.Objects)
 	if err != nil {
-		return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+		return fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 	}
 	if err := sink.Install(ctx, ordered, pf.Shallow); err != nil {
-		return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+		return fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 	}
+	return nil
+}
+
+// nextWants returns the next round's wants after frame pf: the boundary
+// ids linked from events, attestations or annotations of the frame (the
+// frontier) that the sink lacks, else any boundary ids it lacks, at most
+// maxRoundWants. Boundary ids are never in the frame, so the answer is the
+// same before and after the sink stores it.
+func nextWants(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) ([]objects.OID, error) {
 	boundary := make(map[objects.OID]bool, len(pf.Shallow))
 	for _, id := range pf.Shallow {
 		boundary[id] = true

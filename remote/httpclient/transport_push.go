@@ -42,22 +42,7 @@ func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.P
 	}
 	res := &remote.PushResult{Refs: make([]remote.RefResult, 0, len(req.Updates))}
 	if len(ids) > 0 {
-		err := remote.Batches(ctx, req.Set, req.Source, wire.MaxListIDs, func(objs []*objects.Object, _ []objects.OID) error {
-			// Cut the batch further by bytes; a contiguous slice of a
-			// dependency order is still link-closed over what precedes it.
-			start, size := 0, 0
-			for i, o := range objs {
-				if size+len(o.Stored()) > maxPackEnvelopeBytes && i > start {
-					if err := t.uploadPack(ctx, objs[start:i], res); err != nil {
-						return err
-					}
-					start, size = i, 0
-				}
-				size += len(o.Stored())
-			}
-			return t.uploadPack(ctx, objs[start:], res)
-		})
-		if err != nil {
+		if err := t.uploadAll(ctx, req, res); err != nil {
 			return nil, err
 		}
 	}
@@ -71,29 +56,87 @@ func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.P
 	return res, nil
 }
 
-// uploadPack writes objs as one frame (its shallow list: their links
-// outside it, which the remote holds or an earlier pack brought), uploads
-// it and counts it in res.
-func (t *Transport) uploadPack(ctx context.Context, objs []*objects.Object, res *remote.PushResult) error {
+// outgoing is one pack ready to upload, or the error that ended packing.
+type outgoing struct {
+	frame []byte
+	id    string
+	n     int
+	err   error
+}
+
+// uploadAll cuts req's objects into packs and uploads them in order. The
+// next frame is built while the current one uploads and the server
+// installs it, so encoding on this side overlaps verifying on the other.
+func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *remote.PushResult) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	frames := make(chan outgoing, 1)
+	go func() {
+		defer close(frames)
+		send := func(objs []*objects.Object) error {
+			frame, id, err := packFrame(objs)
+			if err != nil {
+				return err
+			}
+			select {
+			case frames <- outgoing{frame: frame, id: id, n: len(objs)}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		err := remote.Batches(ctx, req.Set, req.Source, wire.MaxListIDs, func(objs []*objects.Object, _ []objects.OID) error {
+			// Cut the batch further by bytes; a contiguous slice of a
+			// dependency order is still link-closed over what precedes it.
+			start, size := 0, 0
+			for i, o := range objs {
+				if size+len(o.Stored()) > maxPackEnvelopeBytes && i > start {
+					if err := send(objs[start:i]); err != nil {
+						return err
+					}
+					start, size = i, 0
+				}
+				size += len(o.Stored())
+			}
+			return send(objs[start:])
+		})
+		if err != nil {
+			select {
+			case frames <- outgoing{err: err}:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	for out := range frames {
+		if out.err != nil {
+			return out.err
+		}
+		rec, err := t.c.Upload(ctx, out.frame)
+		if err != nil {
+			return fmt.Errorf("push pack %s: %w", out.id, mapError(err))
+		}
+		if rec.Objects != out.n {
+			return fmt.Errorf("push pack %s: %w: the receipt counts %d objects, %d were sent", out.id, ErrProtocol, rec.Objects, out.n)
+		}
+		res.Objects += out.n
+		res.Bytes += int64(len(out.frame))
+		res.Packs++
+	}
+	return ctx.Err()
+}
+
+// packFrame writes objs as one frame whose shallow list is their links
+// outside it (objects the remote holds or an earlier pack brought).
+func packFrame(objs []*objects.Object) ([]byte, string, error) {
 	boundary, err := remote.ExternalLinks(objs)
 	if err != nil {
-		return fmt.Errorf("push: %w", err)
+		return nil, "", fmt.Errorf("push: %w", err)
 	}
 	frame, id, err := objects.WritePackLevel(objs, boundary, objects.PackLevelFast)
 	if err != nil {
-		return fmt.Errorf("push: %w", err)
+		return nil, "", fmt.Errorf("push: %w", err)
 	}
-	rec, err := t.c.Upload(ctx, frame)
-	if err != nil {
-		return fmt.Errorf("push pack %s: %w", id, mapError(err))
-	}
-	if rec.Objects != len(objs) {
-		return fmt.Errorf("push pack %s: %w: the receipt counts %d objects, %d were sent", id, ErrProtocol, rec.Objects, len(objs))
-	}
-	res.Objects += len(objs)
-	res.Bytes += int64(len(frame))
-	res.Packs++
-	return nil
+	return frame, id, nil
 }
 
 // moveRef applies one update. A lost CAS is a *remote.ConflictError
