@@ -34,6 +34,9 @@ func Batches(ctx context.Context, set *plumbing.TransferSet, g objects.Getter, m
 				return fmt.Errorf("read %s: %w", id, err)
 			}
 			objs = append(objs, o)
+			if len(inBoundary) == 0 {
+				continue // a complete set: no object links outside it
+			}
 			links, err := objects.Links(o)
 			if err != nil {
 				return err

@@ -36,3 +36,22 @@ func BenchmarkFilePush10kEvents(b *testing.B) {
 		tr.Close()
 	}
 }
+
+// BenchmarkFileFetch10kEvents fetches a 10,000-event run (20,001 objects)
+// from a path remote into an empty repository.
+func BenchmarkFileFetch10kEvents(b *testing.B) {
+	hub := remotetest.NewRepo(b, objects.BLAKE3)
+	run := hub.Run(hub.Chain("e", 10000, objects.OID{}))
+	hub.SetRef("heads/main", run)
+	for b.Loop() {
+		b.StopTimer()
+		local := remotetest.NewRepo(b, objects.BLAKE3)
+		b.StartTimer()
+		tr, err := remote.Open(context.Background(), hub.R.Root(), remote.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		remotetest.Fetch(b, tr, local, remote.NoDepth, run)
+		tr.Close()
+	}
+}

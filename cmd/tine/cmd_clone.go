@@ -41,9 +41,9 @@ func (c *cloneCmd) Run(e *env) error {
 	return e.emit(c.JSON, res, func(p *printer) {
 		p.printf("Cloned %s into %s (%s)\n", sanitize(c.URL), res.Dir, res.ObjectFormat)
 		printRefMoves(p, res.Refs)
-		p.printf("%d objects received (%d bytes)", res.Fetch.Objects, res.Fetch.Bytes)
+		p.printf("%s received (%d bytes)", count(res.Fetch.Objects, "object"), res.Fetch.Bytes)
 		if res.Fetch.Shallow > 0 {
-			p.printf("; shallow boundary: %d oids", res.Fetch.Shallow)
+			p.printf("; shallow boundary: %s", count(res.Fetch.Shallow, "oid"))
 		}
 		p.printf("\n")
 	})

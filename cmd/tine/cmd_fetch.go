@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/remotes"
 )
@@ -70,9 +72,9 @@ func (c *fetchCmd) Run(e *env) error {
 func printFetch(p *printer, res *remotes.FetchResult) {
 	p.printf("From %s\n", sanitize(res.URL))
 	printRefMoves(p, res.Refs)
-	p.printf("%d objects received (%d bytes)", res.Objects, res.Bytes)
+	p.printf("%s received (%d bytes)", count(res.Objects, "object"), res.Bytes)
 	if res.Shallow > 0 {
-		p.printf("; shallow boundary: %d oids (tine fetch --deepen N extends it)", res.Shallow)
+		p.printf("; shallow boundary: %s (tine fetch --deepen N extends it)", count(res.Shallow, "oid"))
 	}
 	if res.AssociationsOmitted > 0 {
 		p.printf("; the remote left out the associations of %d runs", res.AssociationsOmitted)
@@ -100,4 +102,12 @@ func printRefMoves(p *printer, moves []remotes.RefMove) {
 		}
 		p.printf("%s\n", line)
 	}
+}
+
+// count spells n things, with an s when n is not 1.
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -71,7 +71,7 @@ func printLog(p *printer, res *runs.LogResult, oneline bool) {
 			printEntry(p, "", &res.Entries[i], oneline)
 		}
 		if beyond > 0 {
-			p.printf("%s\n", p.dim(fmt.Sprintf("-- stopped at the shallow boundary: %d older events are not stored here (tine fetch --deepen N brings them)", beyond)))
+			p.printf("%s\n", p.dim(fmt.Sprintf("-- stopped at the shallow boundary: %s not stored here (tine fetch --deepen N brings them)", count(beyond, "older event"))))
 		}
 		return
 	}

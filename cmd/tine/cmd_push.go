@@ -44,7 +44,7 @@ func (c *pushCmd) Run(e *env) error {
 	if perr := e.emit(c.JSON, res, func(p *printer) {
 		p.printf("To %s\n", sanitize(res.URL))
 		printRefMoves(p, res.Refs)
-		p.printf("%d objects sent (%d bytes, %d uploads)\n", res.Objects, res.Bytes, res.Packs)
+		p.printf("%s sent (%d bytes, %s)\n", count(res.Objects, "object"), res.Bytes, count(res.Packs, "upload"))
 	}); perr != nil {
 		return perr
 	}

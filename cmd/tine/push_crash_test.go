@@ -12,19 +12,20 @@ import (
 	"time"
 )
 
-// pushCrashRepoEnv names the repository TestPushCrashChild pushes from.
-const pushCrashRepoEnv = "TINE_PUSH_CRASH_REPO"
+// transferCrashArgsEnv holds the tine command line (space-separated, no
+// spaces inside arguments) TestTransferCrashChild runs.
+const transferCrashArgsEnv = "TINE_TRANSFER_CRASH_ARGS"
 
-// TestPushCrashChild is the process TestPushSIGKILLedMidUpload kills: one
-// `tine push origin main`, in-process. It does nothing unless the parent
-// set pushCrashRepoEnv.
-func TestPushCrashChild(t *testing.T) {
-	repo := os.Getenv(pushCrashRepoEnv)
-	if repo == "" {
+// TestTransferCrashChild is the process TestPushSIGKILLedMidUpload kills:
+// one tine command (a push or a fetch), in-process. It does nothing
+// unless the parent set transferCrashArgsEnv.
+func TestTransferCrashChild(t *testing.T) {
+	args := os.Getenv(transferCrashArgsEnv)
+	if args == "" {
 		t.Skip("child of TestPushSIGKILLedMidUpload")
 	}
 	var errb strings.Builder
-	code := run([]string{"--repo", repo, "push", "origin", "main"}, strings.NewReader(""), io.Discard, &errb)
+	code := run(strings.Fields(args), strings.NewReader(""), io.Discard, &errb)
 	fmt.Fprint(os.Stderr, errb.String())
 	os.Exit(code)
 }
@@ -33,7 +34,8 @@ func TestPushCrashChild(t *testing.T) {
 // once the remote has stored the first of several batches of the run's
 // objects: the remote must not have the ref (objects go first, refs
 // last), must pass fsck, and the next push must succeed with no manual
-// cleanup, leaving both sides fsck-clean.
+// cleanup, leaving both sides fsck-clean. Then the same for a fetch killed
+// midway: no tracking ref, fsck clean, and the next fetch completes.
 func TestPushSIGKILLedMidUpload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports a 30,000-event run")
@@ -49,41 +51,7 @@ func TestPushSIGKILLedMidUpload(t *testing.T) {
 	}
 	mustRun(t, "", "--repo", local, "remote", "add", "origin", hub)
 
-	child := exec.Command(os.Args[0], "-test.run=^TestPushCrashChild$", "-test.count=1")
-	child.Env = append(os.Environ(), pushCrashRepoEnv+"="+local)
-	var childErr strings.Builder
-	child.Stderr = &childErr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- child.Wait() }()
-	packs := filepath.Join(hub, ".tine", "objects", "pack")
-	deadline := time.Now().Add(5 * time.Minute)
-	killed := false
-	for !killed {
-		select {
-		case err := <-done:
-			t.Fatalf("the push ended (%v) before the remote stored a batch: %s", err, childErr.String())
-		default:
-		}
-		if m, _ := filepath.Glob(filepath.Join(packs, "pack-*.pack")); len(m) > 0 {
-			if err := child.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-		}
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatal("no batch reached the remote in 5 minutes")
-		}
-		time.Sleep(time.Millisecond)
-	}
-	err := <-done
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.Success() {
-		t.Fatalf("the push was not killed: %v", err)
-	}
+	killMidway(t, filepath.Join(hub, ".tine", "objects", "pack"), "--repo", local, "push", "origin", "main")
 	if code, out, _ := tineRun(t, "", "--repo", hub, "rev-parse", "heads/main"); code == 0 {
 		t.Fatalf("the killed push left heads/main on the remote: %s", out)
 	}
@@ -99,6 +67,62 @@ func TestPushSIGKILLedMidUpload(t *testing.T) {
 	}
 	fsckClean(t, hub)
 	fsckClean(t, local)
+
+	// The same for a fetch: killed once the first batch is stored here,
+	// it leaves no tracking ref, and the next fetch completes.
+	other := filepath.Join(dir, "other")
+	mustRun(t, "", "init", other)
+	mustRun(t, "", "--repo", other, "remote", "add", "origin", hub)
+	killMidway(t, filepath.Join(other, ".tine", "objects", "pack"), "--repo", other, "fetch", "origin")
+	if code, out, _ := tineRun(t, "", "--repo", other, "rev-parse", "remotes/origin/main"); code == 0 {
+		t.Fatalf("the killed fetch left a tracking ref: %s", out)
+	}
+	fsckClean(t, other)
+	mustRun(t, "", "--repo", other, "fetch", "origin")
+	if _, got, _ := tineRun(t, "", "--repo", other, "rev-parse", "remotes/origin/main"); got != want {
+		t.Fatalf("fetched remotes/origin/main %q, want %q", got, want)
+	}
+	fsckClean(t, other)
+}
+
+// killMidway runs tine args in a child process and SIGKILLs it as soon as
+// a storage pack appears in packs (the first batch of objects is stored
+// and more are to come); it fails the test if the command ends first.
+func killMidway(t *testing.T, packs string, args ...string) {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^TestTransferCrashChild$", "-test.count=1")
+	child.Env = append(os.Environ(), transferCrashArgsEnv+"="+strings.Join(args, " "))
+	var childErr strings.Builder
+	child.Stderr = &childErr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- child.Wait() }()
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("tine %s ended (%v) before a batch was stored: %s", strings.Join(args, " "), err, childErr.String())
+		default:
+		}
+		if m, _ := filepath.Glob(filepath.Join(packs, "pack-*.pack")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatalf("tine %s stored no batch in 5 minutes", strings.Join(args, " "))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Success() {
+		t.Fatalf("tine %s was not killed: %v", strings.Join(args, " "), err)
+	}
 }
 
 // mustRun runs a verb in-process and fails the test unless it exits 0.

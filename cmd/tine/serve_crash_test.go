@@ -62,8 +62,8 @@ func TestPushSIGKILLedMidUploadHTTP(t *testing.T) {
 	mustRun(t, "", "--repo", local, "remote", "add", "origin", hs.URL+"/v1/tenants/acme", "--token-env", "TINE_REMOTE_TOKEN")
 	t.Setenv("TINE_REMOTE_TOKEN", serveCrashToken)
 
-	child := exec.Command(os.Args[0], "-test.run=^TestPushCrashChild$", "-test.count=1")
-	child.Env = append(os.Environ(), pushCrashRepoEnv+"="+local)
+	child := exec.Command(os.Args[0], "-test.run=^TestTransferCrashChild$", "-test.count=1")
+	child.Env = append(os.Environ(), transferCrashArgsEnv+"=--repo "+local+" push origin main")
 	var childErr strings.Builder
 	child.Stderr = &childErr
 	if err := child.Start(); err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -35,10 +34,33 @@ var (
 	ErrBadConfig = errors.New("invalid remote configuration")
 )
 
-var (
-	remoteName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
-	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-)
+// validRemoteName reports a remote name: 1 to 64 of [a-z0-9-], not
+// starting with '-' (one case-folded ref name segment).
+func validRemoteName(s string) bool {
+	if s == "" || len(s) > 64 || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validEnvName reports an environment variable name: [A-Za-z_][A-Za-z0-9_]*,
+// at most 128 bytes.
+func validEnvName(s string) bool {
+	if s == "" || len(s) > 128 || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // Remote is one configured remote.
 type Remote struct {
@@ -109,7 +131,7 @@ func (c *configFile) save(r *plumbing.Repo) error {
 
 // checkRemote validates one entry.
 func checkRemote(rm Remote) error {
-	if !remoteName.MatchString(rm.Name) {
+	if !validRemoteName(rm.Name) {
 		return fmt.Errorf("remote name %q: want lower-case letters, digits and '-' (it becomes refs/remotes/NAME/, and ref names are case-folded): %w", rm.Name, ErrBadConfig)
 	}
 	u, err := remote.ParseURL(rm.URL)
@@ -119,7 +141,7 @@ func checkRemote(rm Remote) error {
 	if u.User != nil {
 		return fmt.Errorf("remote %s: the URL carries user information; tokens come only from an environment variable (--token-env VAR): %w", rm.Name, ErrBadConfig)
 	}
-	if rm.TokenEnv != "" && !envName.MatchString(rm.TokenEnv) {
+	if rm.TokenEnv != "" && !validEnvName(rm.TokenEnv) {
 		return fmt.Errorf("remote %s: token variable %q is not an environment variable name: %w", rm.Name, rm.TokenEnv, ErrBadConfig)
 	}
 	if rm.Endpoint != "" {

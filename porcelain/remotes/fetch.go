@@ -288,26 +288,7 @@ func fastForwardAnnotation(ctx context.Context, r *plumbing.Repo, ref remote.Ref
 	}
 	if !cur.IsZero() {
 		mv.Old = cur.String()
-		found := false
-		id := ref.ID
-		for range maxChain {
-			o, err := r.Objects().Get(ctx, id)
-			if err != nil {
-				break
-			}
-			prev, ok := o.Value.Get("previous_id")
-			if !ok || prev.Kind != objects.KindString {
-				break
-			}
-			if id, err = objects.ParseOIDFor(r.Algo(), prev.Str); err != nil {
-				break
-			}
-			if id == cur {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !chainReaches(ctx, r, ref.ID, cur) {
 			mv.Status, mv.Reason = "skipped", "the local annotation chain has notes the remote's lacks"
 			return nil
 		}
@@ -317,4 +298,27 @@ func fastForwardAnnotation(ctx context.Context, r *plumbing.Repo, ref remote.Ref
 	}
 	mv.Status = "fast-forward"
 	return nil
+}
+
+// chainReaches reports whether the annotation chain from head reaches old
+// along previous_id (within maxChain steps, every link read from r).
+func chainReaches(ctx context.Context, r *plumbing.Repo, head, old objects.OID) bool {
+	id := head
+	for range maxChain {
+		o, err := r.Objects().Get(ctx, id)
+		if err != nil {
+			return false
+		}
+		prev, ok := o.Value.Get("previous_id")
+		if !ok || prev.Kind != objects.KindString {
+			return false
+		}
+		if id, err = objects.ParseOIDFor(r.Algo(), prev.Str); err != nil {
+			return false
+		}
+		if id == old {
+			return true
+		}
+	}
+	return false
 }

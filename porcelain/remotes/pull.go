@@ -46,7 +46,7 @@ func Pull(ctx context.Context, r *plumbing.Repo, opt PullOptions) (*PullResult, 
 	}
 	defer c.Close()
 	if c.Name == "" {
-		return nil, fmt.Errorf("pull: %s is not a configured remote (tine remote add NAME %s first): %w", opt.Remote, opt.Remote, plumbing.ErrBadInput)
+		return nil, fmt.Errorf("pull: %s is not a configured remote: pull moves a local ref from a tracking ref; run tine remote add NAME %s first", opt.Remote, opt.Remote)
 	}
 	fr, err := fetchWith(ctx, r, c, FetchOptions{Remote: opt.Remote, Refs: []string{name}, Depth: plumbing.NoDepth, Env: opt.Env})
 	if err != nil {

@@ -100,6 +100,15 @@ func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, 
 		}
 		updates = append(updates, remote.RefUpdate{Name: name, Old: expect, New: local})
 	}
+	annUpdates, annMoves, err := annotationUpdates(ctx, r, names, wants, current)
+	if err != nil {
+		return nil, err
+	}
+	res.Refs = append(res.Refs, annMoves...)
+	for _, u := range annUpdates {
+		updates = append(updates, u)
+		wants = append(wants, u.New)
+	}
 	set, err := pushSet(ctx, r, c, wants, current)
 	if err != nil {
 		return nil, err
@@ -161,8 +170,12 @@ func conflictAdvice(c *Connection, ce *remote.ConflictError) (short, full string
 	if !ce.Expected.IsZero() {
 		expected = ce.Expected.String()
 	}
-	tracking := TrackingRef(c.Name, ce.Ref)
 	short = fmt.Sprintf("the remote holds %s, not %s as last fetched", found, expected)
+	if c.Name == "" {
+		short = fmt.Sprintf("the remote holds %s, not %s as expected", found, expected)
+		return short, fmt.Sprintf("%s; nothing was overwritten: push again with --expected-old %s to replace it, or name the remote (tine remote add) so fetch and push track it", short, found)
+	}
+	tracking := TrackingRef(c.Name, ce.Ref)
 	return short, fmt.Sprintf("%s; nothing was overwritten: run tine fetch %s, compare with tine diff %s %s, then tine pull %s %s to take the remote run or push again with --expected-old %s to replace it",
 		short, name, tracking, ce.Ref, name, ce.Ref, found)
 }
@@ -227,7 +240,7 @@ func trackPushed(ctx context.Context, r *plumbing.Repo, remoteName string, res *
 	tx := r.Refs().NewTransaction("tine push " + remoteName)
 	n := 0
 	for i, mv := range res.Refs {
-		if mv.Status == "conflict" || mv.Status == "refused" {
+		if mv.Status == "conflict" || mv.Status == "refused" || mv.Status == "skipped" || !isTracked(mv.Ref) {
 			continue
 		}
 		id, err := objects.ParseOIDFor(r.Algo(), mv.New)
@@ -252,4 +265,43 @@ func trackPushed(ctx context.Context, r *plumbing.Repo, remoteName string, res *
 		return fmt.Errorf("the remote moved, but the tracking refs did not (tine fetch %s repairs them): %w", remoteName, err)
 	}
 	return nil
+}
+
+// annotationUpdates moves, with each pushed run, the run's annotation ref
+// (annotations/<run digest>, `tine annotate`'s chain head) on the remote:
+// created when absent there, moved when the local chain continues the
+// remote's (a fast-forward, CAS from the remote's value), left alone and
+// reported when the chains diverged. Refs named explicitly are skipped.
+func annotationUpdates(ctx context.Context, r *plumbing.Repo, names []string, values []objects.OID, current map[string]objects.OID) ([]remote.RefUpdate, []RefMove, error) {
+	var ups []remote.RefUpdate
+	var moves []RefMove
+	seen := map[string]bool{}
+	for _, n := range names {
+		seen[n] = true
+	}
+	for _, v := range values {
+		if v.Type != objects.TypeRun {
+			continue
+		}
+		name := "annotations/" + v.Hex()
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		local, err := readRef(ctx, r, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		theirs := current[name]
+		switch {
+		case local.IsZero() || local == theirs:
+			continue
+		case theirs.IsZero() || chainReaches(ctx, r, local, theirs):
+			ups = append(ups, remote.RefUpdate{Name: name, Old: theirs, New: local})
+		default:
+			moves = append(moves, RefMove{Ref: name, New: local.String(), Old: theirs.String(), Status: "skipped",
+				Reason: "the remote's annotation chain has notes this one lacks (tine fetch brings them)"})
+		}
+	}
+	return ups, moves, nil
 }

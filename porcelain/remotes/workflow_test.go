@@ -72,3 +72,49 @@ func TestAnnotationRefsFastForwardOnly(t *testing.T) {
 		t.Fatalf("a diverged annotation chain was overwritten: %s", got)
 	}
 }
+
+func TestPushMovesTheRunsAnnotationRef(t *testing.T) {
+	ctx := context.Background()
+	hub := remotetest.NewRepo(t, objects.BLAKE3)
+	local := remotetest.NewRepo(t, objects.BLAKE3)
+	run := local.Run(local.Chain("e", 2, objects.OID{}))
+	local.SetRef("heads/main", run)
+	ann := "annotations/" + run.Hex()
+	n1 := local.Annotate(run, objects.OID{}, "owner=ml")
+	local.SetRef(ann, n1)
+	if _, err := Add(local.R, Remote{Name: "origin", URL: hub.R.Root()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Push(ctx, local.R, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := hub.R.Refs().Read(ctx, ann); got != n1 {
+		t.Fatalf("the hub's annotation ref: %s, want %s", got, n1)
+	}
+	n2 := local.Annotate(run, n1, "owner=infra")
+	local.SetRef(ann, n2)
+	if _, err := Push(ctx, local.R, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := hub.R.Refs().Read(ctx, ann); got != n2 {
+		t.Fatalf("the hub's annotation ref after a fast-forward: %s, want %s", got, n2)
+	}
+	// The hub's chain moves on; a local chain that lacks its note is not
+	// pushed over it.
+	hub.SetRef(ann, hub.Annotate(run, n2, "theirs"))
+	local.SetRef(ann, local.Annotate(run, n2, "mine"))
+	res, err := Push(ctx, local.R, PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := false
+	for _, mv := range res.Refs {
+		skipped = skipped || (mv.Ref == ann && mv.Status == "skipped")
+	}
+	if !skipped {
+		t.Fatalf("a diverged annotation chain was not reported as skipped: %+v", res.Refs)
+	}
+	if got, _ := hub.R.Refs().Read(ctx, ann); got == n2 {
+		t.Fatal("the hub's annotation chain was moved back")
+	}
+}
