@@ -114,6 +114,11 @@ func New(cfg Config) (*Server, error) {
 		packSlots: make(chan struct{}, 2), walkSlots: make(chan struct{}, 2),
 		tenants: map[string]*plumbing.Repo{}, locks: map[string]*sync.Mutex{}}
 	s.uploads = newUploadStore(filepath.Join(root, "uploads"), cfg.Now)
+	// The identity's tenant repository, if it exists, must open with the
+	// advertised format: refuse to start rather than fail every request.
+	if _, err := s.repo(cfg.Tenant, false); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadConfig, err)
+	}
 	return s, nil
 }
 

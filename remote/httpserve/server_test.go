@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/remote/httpclient"
 	"github.com/tinehq/tine/remote/httpserve"
 	"github.com/tinehq/tine/remote/wire"
@@ -62,6 +63,26 @@ func TestWeakTokenRefused(t *testing.T) {
 	if !errors.Is(err, httpserve.ErrWeakToken) {
 		t.Fatalf("New with a 5-byte token: %v", err)
 	}
+}
+
+// TestFormatMismatchRefusedAtStart: a root whose tenant repository has
+// another object format than the server would advertise does not start.
+func TestFormatMismatchRefusedAtStart(t *testing.T) {
+	root := t.TempDir()
+	if _, _, err := plumbing.Init(filepath.Join(root, "tenants", "acme"), objects.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	_, err := httpserve.New(httpserve.Config{Root: root, Tenant: "acme", Token: []byte(testToken),
+		Role: httpserve.RoleWriter, ObjectFormat: objects.BLAKE3})
+	if !errors.Is(err, httpserve.ErrBadConfig) || !strings.Contains(err.Error(), "sha256 repository") {
+		t.Fatalf("New over a sha256 tenant with blake3: %v", err)
+	}
+	s, err := httpserve.New(httpserve.Config{Root: root, Tenant: "acme", Token: []byte(testToken),
+		Role: httpserve.RoleWriter, ObjectFormat: objects.SHA256})
+	if err != nil {
+		t.Fatalf("New with the tenant's own format: %v", err)
+	}
+	s.Close()
 }
 
 func TestTenantRules(t *testing.T) {
