@@ -15,7 +15,7 @@
 #   BENCH_EVENTS    history length for the history case (default 10000;
 #                   at least 101, at most 10000: one tine import)
 #   BENCH_ONLY      comma list of cases to run: bulk,fsck-loose,repack,
-#                   fsck-packed,read,refs,large,history (default: all)
+#                   fsck-packed,read,refs,large,history,remote (default: all)
 #   BENCH_TINE      use this tine binary instead of building ./cmd/tine
 #   BENCH_DIR       work directory (default: a new temporary directory,
 #                   removed at the end unless BENCH_KEEP=1)
@@ -29,7 +29,7 @@ RUNS="${BENCH_RUNS:-5}"
 LARGE_MB="${BENCH_LARGE_MB:-1024}"
 LARGE_GIT="${BENCH_LARGE_GIT:-1}"
 EVENTS="${BENCH_EVENTS:-10000}"
-ONLY="${BENCH_ONLY:-bulk,fsck-loose,repack,fsck-packed,read,refs,large,history}"
+ONLY="${BENCH_ONLY:-bulk,fsck-loose,repack,fsck-packed,read,refs,large,history,remote}"
 REFS=$((SCALE < 1000 ? SCALE : 1000))
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
 # The record row times the append: tine record's code state capture (git
@@ -341,6 +341,90 @@ if want history; then
 	rm -rf "$X"
 fi
 
+# ---------------------------------------------------------------- remote
+# Moving a run of EVENTS events (the history case's data, one tine import)
+# to and from another repository, beside git moving the same history
+# (git fast-import) over a local path: push into a fresh empty repository
+# (tine init / git init --bare) and fetch into a fresh empty one (git
+# fetch from the path). tine moves it twice: over a path (the file
+# transport) and over HTTP to a tine serve on 127.0.0.1, started fresh
+# (empty root, untimed) for every push; each HTTP fetch reads the tenant
+# the push before it filled. The same git figures stand beside both. The
+# HTTP rows' CPU time is the client's plus the server's during the command.
+if want remote; then
+	H="$WORK/history-$EVENTS" G_REM="$WORK/git-remote" T_REM="$WORK/tine-remote"
+	say "== remote: push and fetch of a $EVENTS-event run (path and HTTP) vs git; $RUNS runs"
+	if [ ! -f "$H/.done" ]; then
+		rm -rf "$H"
+		"$BIN/gendata" history "$H" "$EVENTS" 100
+		touch "$H/.done"
+	fi
+	rm -rf "$G_REM" "$T_REM"
+	git init -q -b main "$G_REM" && git -C "$G_REM" fast-import --quiet <"$H/main.fi" >/dev/null
+	"$TINE" init "$T_REM" >/dev/null && "$TINE" --repo "$T_REM" import "$H/main.jsonl" --ref heads/main >/dev/null
+	export BENCH_SERVE_TOKEN="bench-token-$$-0123456789abcdef"
+	SERVE_PID=""
+	stop_serve() {
+		if [ -n "$SERVE_PID" ]; then kill -INT "$SERVE_PID" 2>/dev/null || true; wait "$SERVE_PID" 2>/dev/null || true; fi
+		SERVE_PID=""
+	}
+	start_serve() { # a fresh tine serve on an empty root; sets URL
+		stop_serve
+		rm -rf "$WORK/serve" "$WORK/serve.url"
+		TINE_REMOTE_TOKEN="$BENCH_SERVE_TOKEN" "$TINE" serve --root "$WORK/serve" --addr 127.0.0.1:0 --tenant bench \
+			--ready-file "$WORK/serve.url" >"$LOG/serve.out" 2>>"$LOG/serve.err" &
+		SERVE_PID=$!
+		for _ in $(seq 600); do [ -s "$WORK/serve.url" ] && break; sleep 0.1; done
+		[ -s "$WORK/serve.url" ] || { say "tine serve did not start: $(tail -n 2 "$LOG/serve.err")"; exit 1; }
+		URL="$(cat "$WORK/serve.url")/v1/tenants/bench"
+	}
+	trap 'stop_serve; [ "${BENCH_KEEP:-0}" = 1 ] || [ -n "${BENCH_DIR:-}" ] || rm -rf "$WORK"' EXIT
+	TICKS="$(getconf CLK_TCK)"
+	serve_cpu() { awk -v t="$TICKS" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$SERVE_PID/stat"; }
+	# measure_http CASE CMD...: measure, then add the server's CPU time
+	# during the command to the row's CPU figure, so CPU t/g counts both
+	# ends of the HTTP transfer.
+	measure_http() {
+		local c="$1" c0 c1
+		shift
+		c0="$(serve_cpu)"
+		measure "$c" tine "$@"
+		c1="$(serve_cpu)"
+		awk -v d="$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')" 'NR == n && $3 ~ /^[0-9.]+$/ { $3 = sprintf("%.2f", $3 + d) } { print }' \
+			n="$(wc -l <"$RES/$c.tine")" "$RES/$c.tine" >"$RES/$c.tine.tmp" && mv "$RES/$c.tine.tmp" "$RES/$c.tine"
+	}
+	D="$WORK/remote-dst"
+	for i in $(seq "$RUNS"); do
+		rm -rf "$D" && git init -q --bare "$D"
+		measure push git git -C "$G_REM" push -q "$D" main
+		rm -rf "$D" && "$TINE" init "$D" >/dev/null
+		# A new remote each run: no tracking ref from the run before.
+		"$TINE" --repo "$T_REM" remote remove path >/dev/null 2>&1 || true
+		"$TINE" --repo "$T_REM" remote add path "$D" >/dev/null
+		measure push tine "$TINE" --repo "$T_REM" push path main >/dev/null
+		[ "$("$TINE" --repo "$D" rev-parse heads/main)" = "$("$TINE" --repo "$T_REM" rev-parse heads/main)" ] || { say "tine push did not create heads/main"; exit 1; }
+		rm -rf "$X" && git init -q -b main "$X"
+		measure fetch git git -C "$X" fetch -q "$G_REM" main
+		rm -rf "$X" && "$TINE" init "$X" >/dev/null && "$TINE" --repo "$X" remote add src "$T_REM" >/dev/null
+		measure fetch tine "$TINE" --repo "$X" fetch src main >/dev/null
+		n="$("$TINE" --repo "$X" log remotes/src/main --oneline | wc -l)"
+		[ "$n" = "$EVENTS" ] || { say "tine fetch brought $n events, want $EVENTS"; exit 1; }
+		start_serve
+		"$TINE" --repo "$T_REM" remote remove http >/dev/null 2>&1 || true
+		"$TINE" --repo "$T_REM" remote add http "$URL" --token-env BENCH_SERVE_TOKEN >/dev/null
+		measure_http pushhttp "$TINE" --repo "$T_REM" push http main >/dev/null
+		rm -rf "$X" && "$TINE" init "$X" >/dev/null
+		"$TINE" --repo "$X" remote add http "$URL" --token-env BENCH_SERVE_TOKEN >/dev/null
+		measure_http fetchhttp "$TINE" --repo "$X" fetch http main >/dev/null
+		n="$("$TINE" --repo "$X" log remotes/http/main --oneline | wc -l)"
+		[ "$n" = "$EVENTS" ] || { say "tine fetch over HTTP brought $n events, want $EVENTS"; exit 1; }
+	done
+	stop_serve
+	cp "$RES/push.git" "$RES/pushhttp.git"
+	cp "$RES/fetch.git" "$RES/fetchhttp.git"
+	rm -rf "$X" "$D"
+fi
+
 # ---------------------------------------------------------------- report
 # median FILE: the median seconds, peak RSS (KiB) and CPU seconds of a
 # result file, "FAIL" if any run failed, "SKIP ..." if not measured.
@@ -367,6 +451,7 @@ machine() {
 	[ "$NEED_DATA" = 1 ] && data="$SCALE JSON files of ~1 KiB ($(du -sk "$DATA" | cut -f1) KiB on disk), $REFS refs"
 	want large && data="${data:+$data, }a $LARGE_MB MiB file"
 	want history && data="${data:+$data, }a history of $EVENTS events and a fork of 100"
+	want remote && data="${data:+$data, }a $EVENTS-event run pushed and fetched"
 	echo "data: $data; medians of $RUNS runs"
 }
 
@@ -416,6 +501,10 @@ row() { # row LABEL CASE GIT_TOOL TARGET
 	row "diff, fork of 100 at $EVENTS" diff git -
 	row "record true onto $EVENTS vs commit" record git -
 	row "import $EVENTS events vs fast-import" import git -
+	row "push $EVENTS-event run, path" push git 1.0
+	row "push $EVENTS-event run, HTTP" pushhttp git 1.0
+	row "fetch $EVENTS-event run, path" fetch git 1.0
+	row "fetch $EVENTS-event run, HTTP" fetchhttp git 1.0
 	if [ -f "$RES/large.raw" ]; then
 		row "$LARGE_MB MiB file: tine vs raw BLAKE3" large raw -
 		[ -f "$RES/large.git" ] && row "$LARGE_MB MiB file: tine vs git" large git -

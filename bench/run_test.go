@@ -8,9 +8,9 @@ import (
 )
 
 // TestHarnessSmoke runs run.sh once at a tiny scale (200 objects, a
-// 200-event history) and checks that every case, the history rows
-// included, produced a figure for both tools and that the report names the
-// machine. It needs bash and git; it takes a few seconds.
+// 200-event history, pushed and fetched) and checks that every case, the
+// history and remote rows included, produced a figure for both tools and
+// that the report names the machine. It needs bash and git; it takes a few seconds.
 func TestHarnessSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the harness")
@@ -36,7 +36,8 @@ func TestHarnessSmoke(t *testing.T) {
 		}
 	}
 	for _, row := range []string{"bulk write (200", "fsck, loose", "fsck, packed", "read all from packs", "200 refs, one txn, git defaults", "200 refs, one txn, durable git",
-		"log -n 20, 200-event run", "diff, fork of 100 at 200", "record true onto 200 vs commit", "import 200 events vs fast-import"} {
+		"log -n 20, 200-event run", "diff, fork of 100 at 200", "record true onto 200 vs commit", "import 200 events vs fast-import",
+		"push 200-event run, path", "push 200-event run, HTTP", "fetch 200-event run, path", "fetch 200-event run, HTTP"} {
 		line := lineWith(report, row)
 		if line == "" {
 			t.Errorf("report lacks the %q row:\n%s", row, report)

@@ -1,6 +1,7 @@
 package objects
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
@@ -178,4 +179,15 @@ func ParseOIDFor(a Algo, s string) (OID, error) {
 
 // Compare orders oids by their spelling, the order enumeration and pack
 // writers use.
-func (o OID) Compare(p OID) int { return strings.Compare(o.String(), p.String()) }
+func (o OID) Compare(p OID) int {
+	// Field by field, without building either string: no type name is a
+	// prefix of another, nor is one algo name of the other, and lowercase
+	// hex sorts like the bytes it spells, so this is the order of String.
+	if c := strings.Compare(string(o.Type), string(p.Type)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(o.Algo), string(p.Algo)); c != 0 {
+		return c
+	}
+	return bytes.Compare(o.Digest[:], p.Digest[:])
+}

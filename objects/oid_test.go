@@ -31,3 +31,30 @@ func TestParseOIDDoesNotKeepInput(t *testing.T) {
 		}
 	}
 }
+
+// TestOIDCompareIsStringOrder checks Compare against the order of the
+// spellings for every pair of a mixed set: all five types, both hash
+// profiles, digests differing in their first and last bytes, and the zero
+// OID.
+func TestOIDCompareIsStringOrder(t *testing.T) {
+	var ids []OID
+	for _, ty := range []Type{TypeBlob, TypeEvent, TypeRun, TypeAttestation, TypeAnnotation} {
+		for _, a := range []Algo{SHA256, BLAKE3} {
+			for _, d := range [][2]byte{{0, 0}, {0, 0xff}, {0x0a, 0}, {0xa0, 1}, {0xff, 0xff}} {
+				var id OID
+				id.Type, id.Algo = ty, a
+				id.Digest[0], id.Digest[31] = d[0], d[1]
+				ids = append(ids, id)
+			}
+		}
+	}
+	ids = append(ids, OID{})
+	for _, x := range ids {
+		for _, y := range ids {
+			want := strings.Compare(x.String(), y.String())
+			if got := x.Compare(y); (got < 0) != (want < 0) || (got > 0) != (want > 0) {
+				t.Fatalf("%q.Compare(%q) = %d, string order %d", x, y, got, want)
+			}
+		}
+	}
+}

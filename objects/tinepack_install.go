@@ -186,3 +186,20 @@ func packDependencyOrder(objs []*Object, links map[OID][]OID) ([]*Object, error)
 	}
 	return order, nil
 }
+
+// DependencyOrder returns objs ordered link targets first, the order
+// InstallPack writes in (SPEC §2.8), for a receiver that stores a frame's
+// objects through another path (a transport's sink). Ties go by oid.
+func DependencyOrder(objs []*Object) ([]*Object, error) {
+	sorted := slices.Clone(objs)
+	slices.SortFunc(sorted, func(x, y *Object) int { return x.ID.Compare(y.ID) })
+	links := make(map[OID][]OID, len(sorted))
+	for _, o := range sorted {
+		ls, err := Links(o)
+		if err != nil {
+			return nil, err
+		}
+		links[o.ID] = ls
+	}
+	return packDependencyOrder(sorted, links)
+}

@@ -24,6 +24,18 @@ import (
 // (ErrPackAlgoMixed) and an object whose id does not match its content
 // (envelope.oid-mismatch).
 func WritePack(objs []*Object, shallow []OID) ([]byte, string, error) {
+	return WritePackLevel(objs, shallow, packZlibLevel)
+}
+
+// PackLevelFast is the zlib level of frames that only cross a wire: the
+// pack id hashes the inflated manifest and readers never depend on the
+// level, so a transfer may trade frame size for writing speed (level 9
+// spends most of a large push or fetch compressing).
+const PackLevelFast = zlib.BestSpeed
+
+// WritePackLevel is WritePack with the manifest compressed at zlib level
+// (1..9); the frame's pack id does not depend on it.
+func WritePackLevel(objs []*Object, shallow []OID, level int) ([]byte, string, error) {
 	sorted := slices.Clone(objs)
 	if err := checkPackObjects(sorted); err != nil {
 		return nil, "", err
@@ -38,7 +50,7 @@ func WritePack(objs []*Object, shallow []OID) ([]byte, string, error) {
 		return nil, "", Errorf(ReasonPackOversized, "pack manifest would be %d bytes, over %d", n, MaxPackBodyBytes)
 	}
 	body := appendPackManifest(make([]byte, 0, packManifestSize(sorted, boundary)), sorted, boundary)
-	return sealPack(body)
+	return sealPack(body, level)
 }
 
 // PackManifestFor decodes the stored envelopes with hash profile a and
@@ -74,8 +86,9 @@ func PackManifestFor(a Algo, envelopes [][]byte) ([]byte, string, error) {
 }
 
 // sealPack frames a manifest body: magic, the body's SHA-256, and the body
-// compressed with zlib at level 9 (SPEC §2.8).
-func sealPack(body []byte) ([]byte, string, error) {
+// compressed with zlib at level (9 for stored and exported frames, SPEC
+// §2.8).
+func sealPack(body []byte, level int) ([]byte, string, error) {
 	if len(body) > MaxPackBodyBytes {
 		return nil, "", Errorf(ReasonPackOversized, "pack manifest of %d bytes exceeds %d", len(body), MaxPackBodyBytes)
 	}
@@ -84,7 +97,7 @@ func sealPack(body []byte) ([]byte, string, error) {
 	buf.Grow(PackHeaderSize + len(body)/2)
 	buf.WriteString(PackMagic)
 	buf.Write(sum[:])
-	zw, err := zlib.NewWriterLevel(&buf, packZlibLevel)
+	zw, err := zlib.NewWriterLevel(&buf, level)
 	if err != nil {
 		return nil, "", fmt.Errorf("pack: %w", err)
 	}

@@ -37,7 +37,7 @@ Examples:
 
 // Run serves the view until the context ends (Ctrl-C).
 func (c *viewCmd) Run(e *env) error {
-	if err := loopbackAddr(c.Addr); err != nil {
+	if err := checkViewAddr(c.Addr); err != nil {
 		return err
 	}
 	r, err := e.openRepo()
@@ -77,21 +77,17 @@ func (c *viewCmd) Run(e *env) error {
 	return nil
 }
 
-// loopbackAddr refuses an address that is not HOST:PORT with HOST a
+// checkViewAddr refuses an address that is not HOST:PORT with HOST a
 // loopback IP or "localhost": the view shows recorded content and must
 // not be reachable from another machine.
-func loopbackAddr(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
+func checkViewAddr(addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return usagef("--addr %q is not HOST:PORT", addr)
 	}
-	if host == "localhost" {
-		return nil
+	if !loopbackAddr(addr) {
+		return usagef("--addr %q is not a loopback address: tine view listens on 127.0.0.1, ::1 or localhost only", addr)
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return usagef("--addr %q is not a loopback address: tine view listens on 127.0.0.1, ::1 or localhost only", addr)
+	return nil
 }
 
 // openBrowser asks the desktop to open url (tine's own address, never

@@ -65,6 +65,7 @@ type cli struct {
 	VersionCmd   versionCmd      `cmd:"" name:"version" help:"Print tine's version."`
 	Loop         loopCmd         `cmd:"" help:"Run, show and diff improvement loops recorded as runs (one per branch)."`
 	MCP          mcpCmd          `cmd:"" name:"mcp" help:"Serve the repository to AI agents as MCP tools over stdio (writes only under experiments/)."`
+	Serve        serveCmd        `cmd:"" help:"Serve repositories over OpenTine's remote HTTP protocol (tenants, token, roles)."`
 	Remote       remoteCmd       `cmd:"" help:"Add, list, show and remove remotes (paths, tine serve / OpenTine HTTP, S3)."`
 	Fetch        fetchCmd        `cmd:"" help:"Fetch runs with their evaluations and attestations from a remote; move remotes/REMOTE/... tracking refs."`
 	Push         pushCmd         `cmd:"" help:"Upload runs with their associations, then move each remote ref by compare-and-swap."`

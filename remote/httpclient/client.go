@@ -1,0 +1,215 @@
+package httpclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/tinehq/tine/remote/wire"
+)
+
+// Errors of the client. Replies with an error status are *StatusError,
+// which also matches the sentinel of its status class.
+var (
+	// ErrInsecureURL refuses a URL the client will not send a token to.
+	ErrInsecureURL = errors.New("insecure remote URL")
+	// ErrBadURL reports a URL that names no server or tenant.
+	ErrBadURL = errors.New("invalid remote URL")
+	// ErrNoToken refuses to talk to a remote without a bearer token.
+	ErrNoToken = errors.New("no token")
+	// ErrProtocol reports a reply that breaks the protocol (size, encoding,
+	// shape, an unexpected status or value).
+	ErrProtocol = errors.New("protocol violation by the server")
+	// ErrUnauthorized is a 401: the token was refused.
+	ErrUnauthorized = errors.New("authentication failed")
+	// ErrForbidden is a 403: the role or tenant does not allow the request.
+	ErrForbidden = errors.New("forbidden")
+	// ErrNotFound is a 404.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid is a 400: the server refused the request as invalid or
+	// over a limit.
+	ErrInvalid = errors.New("invalid request")
+	// ErrBusy is a 503.
+	ErrBusy = errors.New("server is busy")
+	// ErrServer is any other error status (500 ...).
+	ErrServer = errors.New("server error")
+)
+
+// DefaultTimeout bounds each request, as the reference client does.
+const DefaultTimeout = 120 * time.Second
+
+// DefaultChunk is the size of an upload's PATCH chunks.
+const DefaultChunk = 4 << 20
+
+// maxInFlight bounds the requests one Client runs at once.
+const maxInFlight = 8
+
+// Options configures New.
+type Options struct {
+	// Token is the bearer token (required).
+	Token string
+	// Tenant names the tenant when the URL does not (/v1/tenants/<t>);
+	// when both do, Tenant wins.
+	Tenant string
+	// AllowInsecure allows plain http to a host that is not a literal
+	// loopback IP.
+	AllowInsecure bool
+	// Chunk is the upload chunk size (0: DefaultChunk).
+	Chunk int64
+	// Timeout bounds each request (0: DefaultTimeout).
+	Timeout time.Duration
+	// Transport replaces the HTTP transport (tests; nil: the default one,
+	// which ignores proxy settings and never compresses).
+	Transport http.RoundTripper
+}
+
+// Client talks to one tenant of one OpenTine remote. It is safe for
+// concurrent use.
+type Client struct {
+	base    string // scheme://host[/prefix], no trailing slash
+	tenant  string
+	token   string
+	chunk   int64
+	timeout time.Duration
+	hc      *http.Client
+	sem     chan struct{}
+}
+
+// New checks rawURL and returns a Client for it. The URL is
+// scheme://host[:port][/prefix][/v1/tenants/<tenant>].
+func New(rawURL string, opt Options) (*Client, error) {
+	base, tenant, err := parseURL(rawURL, opt.AllowInsecure)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Tenant != "" {
+		tenant = opt.Tenant
+	}
+	if tenant == "" {
+		return nil, fmt.Errorf("%s: %w: no tenant (end the URL with /v1/tenants/<tenant>)", rawURL, ErrBadURL)
+	}
+	if err := wire.CheckTenant(tenant); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", rawURL, ErrBadURL, err)
+	}
+	if strings.TrimSpace(opt.Token) == "" {
+		return nil, fmt.Errorf("%s: %w: set the remote's token environment variable", rawURL, ErrNoToken)
+	}
+	c := &Client{base: base, tenant: tenant, token: strings.TrimSpace(opt.Token), chunk: opt.Chunk,
+		timeout: opt.Timeout, sem: make(chan struct{}, maxInFlight)}
+	if c.chunk <= 0 {
+		c.chunk = DefaultChunk
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	rt := opt.Transport
+	if rt == nil {
+		rt = &http.Transport{Proxy: nil, DisableCompression: true, ForceAttemptHTTP2: false,
+			DialContext: (&net.Dialer{Timeout: 30 * time.Second}).DialContext, TLSHandshakeTimeout: 10 * time.Second,
+			MaxIdleConnsPerHost: maxInFlight, IdleConnTimeout: 30 * time.Second}
+	}
+	c.hc = &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+	return c, nil
+}
+
+// Tenant returns the tenant the client talks to.
+func (c *Client) Tenant() string { return c.tenant }
+
+// parseURL applies the URL rules of spec §10 and splits off the tenant.
+func parseURL(rawURL string, allowInsecure bool) (base, tenant string, err error) {
+	u, err := url.Parse(strings.TrimRight(rawURL, "/"))
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %w", ErrBadURL, err)
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		ip := net.ParseIP(u.Hostname())
+		if !allowInsecure && (ip == nil || !ip.IsLoopback()) {
+			hint := ""
+			if strings.EqualFold(u.Hostname(), "localhost") {
+				hint = " (use http://127.0.0.1:PORT: localhost is a name, not a loopback address)"
+			}
+			return "", "", fmt.Errorf("%s: %w: plain http is allowed only to a literal loopback IP%s; use https", rawURL, ErrInsecureURL, hint)
+		}
+	default:
+		return "", "", fmt.Errorf("%s: %w: scheme must be http or https", rawURL, ErrBadURL)
+	}
+	if u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", "", fmt.Errorf("%s: %w: want scheme://host[:port][/prefix][/v1/tenants/<tenant>]", rawURL, ErrBadURL)
+	}
+	path := u.Path
+	if i := strings.Index(path, "/v1/tenants/"); i >= 0 {
+		tenant, _, _ = strings.Cut(path[i+len("/v1/tenants/"):], "/")
+		path = path[:i]
+	}
+	return u.Scheme + "://" + u.Host + path, tenant, nil
+}
+
+// request is one call: method, the path under /v1 (already escaped), an
+// optional body with its content type, and extra headers.
+type request struct {
+	method, path string
+	body         []byte
+	contentType  string
+	header       map[string]string
+}
+
+// do sends req with the bearer token and a Content-Length, and returns the
+// response; the caller closes its body. A transport failure (no reply) is
+// returned as is.
+func (c *Client) do(ctx context.Context, req request) (*http.Response, context.CancelFunc, error) {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	done := func() { cancel(); <-c.sem }
+	var body io.Reader
+	if req.body != nil || req.method != http.MethodGet && req.method != http.MethodHead {
+		body = bytes.NewReader(req.body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, req.method, c.base+"/v1"+req.path, body)
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("%w: %w", ErrBadURL, err)
+	}
+	hr.ContentLength = int64(len(req.body))
+	hr.Header.Set("Authorization", "Bearer "+c.token)
+	hr.Header.Set("Accept-Encoding", "identity")
+	if req.contentType != "" {
+		hr.Header.Set("Content-Type", req.contentType)
+	}
+	for k, v := range req.header {
+		hr.Header.Set(k, v)
+	}
+	resp, err := c.hc.Do(hr)
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("%s %s: %w", req.method, c.describe(req.path), err)
+	}
+	return resp, done, nil
+}
+
+// tenantPath is the escaped path of a tenant resource.
+func (c *Client) tenantPath(resource string) string {
+	return "/tenants/" + url.PathEscape(c.tenant) + "/" + resource
+}
+
+// describe names a request path for messages without the upload id.
+func (c *Client) describe(path string) string {
+	if i := strings.Index(path, "/packs/"); i >= 0 {
+		path = path[:i] + "/packs/<upload>"
+	}
+	return c.base + "/v1" + path
+}

@@ -1,0 +1,192 @@
+package httpclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote/wire"
+)
+
+// Capabilities is the part of the capabilities document tine reads.
+type Capabilities struct {
+	ObjectFormat string
+	Protocol     string
+	PackFormat   string
+}
+
+// Capabilities fetches GET /v1/capabilities.
+func (c *Client) Capabilities(ctx context.Context) (*Capabilities, error) {
+	req := request{method: http.MethodGet, path: "/capabilities"}
+	resp, done, err := c.do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	defer resp.Body.Close()
+	_, m, err := c.call(req, resp, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	var caps Capabilities
+	for key, dst := range map[string]*string{"object_format": &caps.ObjectFormat, "protocol": &caps.Protocol, "pack_format": &caps.PackFormat} {
+		if err := json.Unmarshal(m[key], dst); err != nil {
+			return nil, fmt.Errorf("%w: capabilities %s is not a string", ErrProtocol, key)
+		}
+	}
+	return &caps, nil
+}
+
+// Algo returns the remote's object format as a hash profile (an error
+// wrapping wire.ErrUnknownFormat for any other value).
+func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
+	caps, err := c.Capabilities(ctx)
+	if err != nil {
+		return "", err
+	}
+	if caps.PackFormat != wire.PackFormat {
+		return "", fmt.Errorf("%s: %w: pack format %.40q", c.base, ErrProtocol, caps.PackFormat)
+	}
+	a, err := wire.AlgoFor(caps.ObjectFormat)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", c.base, err)
+	}
+	return a, nil
+}
+
+// Refs fetches GET …/refs: every ref of the tenant, name to oid.
+func (c *Client) Refs(ctx context.Context) (map[string]objects.OID, error) {
+	req := request{method: http.MethodGet, path: c.tenantPath("refs")}
+	resp, done, err := c.do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	defer resp.Body.Close()
+	_, m, err := c.call(req, resp, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]string
+	if err := json.Unmarshal(m["refs"], &raw); err != nil || raw == nil {
+		return nil, fmt.Errorf("%w: refs is not an object of strings", ErrProtocol)
+	}
+	out := make(map[string]objects.OID, len(raw))
+	for name, v := range raw {
+		id, err := objects.ParseOID(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: ref %.80q: %w", ErrProtocol, name, err)
+		}
+		out[name] = id
+	}
+	return out, nil
+}
+
+// SortedRefNames returns the names of refs in byte order.
+func SortedRefNames(refs map[string]objects.OID) []string {
+	names := make([]string, 0, len(refs))
+	for n := range refs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// UpdateRef is the compare-and-swap PUT …/refs/<name>: it moves name to
+// newID if it holds old (zero: must not exist). It reports false on a 409
+// (the ref holds something else); every other refusal is an error.
+func (c *Client) UpdateRef(ctx context.Context, name string, old, newID objects.OID) (bool, error) {
+	body := map[string]any{"expected_old": nil, "new": newID.String()}
+	if !old.IsZero() {
+		body["expected_old"] = old.String()
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return false, err
+	}
+	req := request{method: http.MethodPut, path: c.tenantPath("refs/" + url.PathEscape(name)), body: b, contentType: wire.JSONContentType}
+	resp, done, err := c.do(ctx, req)
+	if err != nil {
+		return false, err
+	}
+	defer done()
+	defer resp.Body.Close()
+	status, m, err := c.call(req, resp, http.StatusOK, http.StatusConflict)
+	if err != nil {
+		return false, err
+	}
+	var updated bool
+	if err := json.Unmarshal(m["updated"], &updated); err != nil || updated != (status == http.StatusOK) {
+		return false, fmt.Errorf("%w: ref update reply %d without a matching \"updated\"", ErrProtocol, status)
+	}
+	return updated, nil
+}
+
+// FetchRequest is the body of POST …/fetch.
+type FetchRequest struct {
+	Wants, Haves []objects.OID
+	// Depth is the event-hop limit; negative means none (null).
+	Depth int
+	// Types filters by object type; empty means none.
+	Types []objects.Type
+}
+
+// Fetch posts a fetch and returns the TINEPACK3 frame and the
+// Opentine-Associations-Omitted count (0 unless a canonical decimal of at
+// most wire.MaxListIDs, as the reference client reads it).
+func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error) {
+	if len(fr.Wants) > wire.MaxListIDs || len(fr.Haves) > wire.MaxListIDs {
+		return nil, 0, fmt.Errorf("fetch: at most %d wants and haves", wire.MaxListIDs)
+	}
+	body := map[string]any{"wants": oidStrings(fr.Wants), "haves": oidStrings(fr.Haves), "depth": nil, "object_types": []string{}}
+	if fr.Depth >= 0 {
+		body["depth"] = fr.Depth
+	}
+	if len(fr.Types) > 0 {
+		ts := make([]string, len(fr.Types))
+		for i, t := range fr.Types {
+			ts[i] = string(t)
+		}
+		sort.Strings(ts)
+		body["object_types"] = ts
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, 0, err
+	}
+	req := request{method: http.MethodPost, path: c.tenantPath("fetch"), body: b, contentType: wire.JSONContentType}
+	resp, done, err := c.do(ctx, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, 0, c.statusError(req, resp)
+	}
+	frame, err := readPack(resp)
+	if err != nil {
+		return nil, 0, fmt.Errorf("POST %s: %w", c.describe(req.path), err)
+	}
+	omitted := 0
+	if h := resp.Header.Get(wire.HeaderAssociationsOmitted); h != "" {
+		if n, err := strconv.Atoi(h); err == nil && n >= 0 && n <= wire.MaxListIDs && strconv.Itoa(n) == h {
+			omitted = n
+		}
+	}
+	return frame, omitted, nil
+}
+
+// oidStrings spells ids (never null: an empty list is []).
+func oidStrings(ids []objects.OID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
+	}
+	return out
+}

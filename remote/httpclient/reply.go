@@ -1,0 +1,142 @@
+package httpclient
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote/wire"
+)
+
+// StatusError is an error reply: its status and the server's fixed text.
+type StatusError struct {
+	Method, URL string
+	Status      int
+	Text        string
+}
+
+// Error names the request, the status and the server's text.
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s %s: %d %s", e.Method, e.URL, e.Status, e.Text)
+}
+
+// Is matches the sentinel of e's status class.
+func (e *StatusError) Is(target error) bool {
+	switch e.Status {
+	case http.StatusUnauthorized:
+		return target == ErrUnauthorized
+	case http.StatusForbidden:
+		return target == ErrForbidden
+	case http.StatusNotFound:
+		return target == ErrNotFound
+	case http.StatusBadRequest:
+		return target == ErrInvalid
+	case http.StatusServiceUnavailable:
+		return target == ErrBusy
+	}
+	return target == ErrServer
+}
+
+// statusError builds the error for an unexpected status, reading the
+// {"error":…} text when the body is a small JSON object.
+func (c *Client) statusError(req request, resp *http.Response) error {
+	e := &StatusError{Method: req.method, URL: c.describe(req.path), Status: resp.StatusCode, Text: http.StatusText(resp.StatusCode)}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		e.Text = "redirect refused (to " + resp.Header.Get("Location") + ")"
+		return e
+	}
+	if m, err := readControl(resp); err == nil {
+		var text string
+		if json.Unmarshal(m["error"], &text) == nil && text != "" {
+			e.Text = text
+		}
+	}
+	return e
+}
+
+// readControl reads a control reply: identity encoding, at most
+// wire.MaxControlReply bytes (Content-Length checked first), within the
+// JSON token budget, a JSON object.
+func readControl(resp *http.Response) (map[string]json.RawMessage, error) {
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		return nil, fmt.Errorf("%w: reply encoded %q", ErrProtocol, enc)
+	}
+	if resp.ContentLength > wire.MaxControlReply {
+		return nil, fmt.Errorf("%w: reply of %d bytes exceeds %d", ErrProtocol, resp.ContentLength, wire.MaxControlReply)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxControlReply+1))
+	if err != nil {
+		return nil, fmt.Errorf("read reply: %w", err)
+	}
+	if len(b) > wire.MaxControlReply {
+		return nil, fmt.Errorf("%w: reply exceeds %d bytes", ErrProtocol, wire.MaxControlReply)
+	}
+	if err := objects.ScanShape(b, wire.MaxJSONTokens); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrProtocol, err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("%w: reply is not a JSON object", ErrProtocol)
+	}
+	return m, nil
+}
+
+// readPack reads a pack reply: identity encoding, at most
+// objects.MaxPackBytes (Content-Length checked first).
+func readPack(resp *http.Response) ([]byte, error) {
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		return nil, fmt.Errorf("%w: pack encoded %q", ErrProtocol, enc)
+	}
+	if resp.ContentLength > objects.MaxPackBytes {
+		return nil, fmt.Errorf("%w: pack of %d bytes exceeds %d", ErrProtocol, resp.ContentLength, objects.MaxPackBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, objects.MaxPackBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read pack: %w", err)
+	}
+	if len(b) > objects.MaxPackBytes {
+		return nil, fmt.Errorf("%w: pack exceeds %d bytes", ErrProtocol, objects.MaxPackBytes)
+	}
+	return b, nil
+}
+
+// call sends req and decodes a control reply whose status is one of ok.
+func (c *Client) call(req request, resp *http.Response, ok ...int) (int, map[string]json.RawMessage, error) {
+	for _, s := range ok {
+		if resp.StatusCode == s {
+			m, err := readControl(resp)
+			if err != nil {
+				return 0, nil, fmt.Errorf("%s %s: %w", req.method, c.describe(req.path), err)
+			}
+			return s, m, nil
+		}
+	}
+	return resp.StatusCode, nil, c.statusError(req, resp)
+}
+
+// intField decodes a non-negative JSON integer field.
+func intField(m map[string]json.RawMessage, key string) (int64, error) {
+	raw, ok := m[key]
+	if !ok {
+		return 0, fmt.Errorf("%w: reply has no %q", ErrProtocol, key)
+	}
+	s := string(raw)
+	if s == "" || len(s) > 18 || strings.Trim(s, "0123456789") != "" || len(s) > 1 && s[0] == '0' {
+		return 0, fmt.Errorf("%w: %q is not a canonical non-negative integer", ErrProtocol, key)
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int64(s[i]-'0')
+	}
+	return n, nil
+}
+
+// errorsIsStatus reports whether err is a *StatusError with status.
+func errorsIsStatus(err error, status int) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status == status
+}

@@ -1,0 +1,179 @@
+package httpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote"
+	"github.com/tinehq/tine/remote/wire"
+)
+
+// firstWindow is the depth window of a full fetch's first round: a history
+// shorter than that arrives in one round; each refusal by the server (a
+// walk past wire.MaxListIDs objects) halves it.
+const firstWindow = 4096
+
+// maxRoundWants bounds the wants of one windowed round.
+const maxRoundWants = 1024
+
+// Fetch brings req's closure into sink. The server walks at most
+// wire.MaxListIDs objects per request, so a full fetch (req.Depth is
+// remote.NoDepth) proceeds in rounds: a depth window from the wants, then
+// from the frontier of what arrived (the parents it links to and the sink
+// lacks), window after window, until nothing is missing; a window the
+// server refuses is halved. Asking for a window from the start spares a
+// large history the whole walk the server would refuse, and costs a short
+// one nothing (it arrives in the first round). The frontier is known once
+// a frame is verified, so the next round's request is sent before the
+// sink stores the current one: the server walks while the client writes.
+// Each round's frame is handed to the sink link targets first, its
+// shallow list being the boundary the sink records (and later rounds
+// fill). A depth-limited fetch is one request.
+func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink remote.Sink) (*remote.FetchResult, error) {
+	a := sink.Algo()
+	if err := t.requireAlgo(ctx, a); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	res := &remote.FetchResult{}
+	haves := req.Haves
+	if len(haves) > wire.MaxListIDs {
+		haves = haves[:wire.MaxListIDs]
+	}
+	wants, depth := req.Wants, req.Depth
+	windowed := req.Depth == remote.NoDepth
+	if windowed {
+		depth = firstWindow
+	}
+	ask := func(wants []objects.OID, depth int) <-chan fetchReply {
+		ch := make(chan fetchReply, 1)
+		go func() {
+			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth})
+			ch <- fetchReply{frame: frame, omitted: omitted, err: err}
+		}()
+		return ch
+	}
+	asked := map[objects.OID]bool{}
+	var pending <-chan fetchReply
+	if len(wants) > 0 {
+		pending = ask(wants, depth)
+	}
+	for pending != nil {
+		r := <-pending
+		pending = nil
+		if errors.Is(r.err, ErrInvalid) && windowed && depth > 1 {
+			// The walk was over the server's bound: narrow the window.
+			depth /= 2
+			pending = ask(wants, depth)
+			continue
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("fetch: %w", mapError(r.err))
+		}
+		for _, id := range wants {
+			asked[id] = true
+		}
+		res.Bytes += int64(len(r.frame))
+		res.AssociationsOmitted += r.omitted
+		pf, err := objects.InspectPack(r.frame, a)
+		if err != nil {
+			return nil, fmt.Errorf("fetch: %w: %w", remote.ErrIncomplete, err)
+		}
+		var next []objects.OID
+		if windowed {
+			if next, err = nextWants(ctx, sink, pf); err != nil {
+				return nil, err
+			}
+			for _, id := range next {
+				if asked[id] {
+					return nil, fmt.Errorf("fetch: %w: %s was asked for and is still missing", remote.ErrIncomplete, id)
+				}
+			}
+			if len(next) > 0 {
+				pending = ask(next, depth)
+			}
+		}
+		if err := t.install(ctx, sink, pf); err != nil {
+			return nil, err
+		}
+		res.Objects += len(pf.Objects)
+		wants = next
+	}
+	return res, nil
+}
+
+// fetchReply is one fetch request's answer.
+type fetchReply struct {
+	frame   []byte
+	omitted int
+	err     error
+}
+
+// install hands a verified frame to the sink, link targets first, with its
+// shallow list as the boundary (the sink records the ids it lacks).
+func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) error {
+	ordered, err := objects.DependencyOrder(pf.Objects)
+	if err != nil {
+		return fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+	}
+	if err := sink.Install(ctx, ordered, pf.Shallow); err != nil {
+		return fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+	}
+	return nil
+}
+
+// nextWants returns the next round's wants after frame pf: the boundary
+// ids linked from events, attestations or annotations of the frame (the
+// frontier) that the sink lacks, else any boundary ids it lacks, at most
+// maxRoundWants. Boundary ids are never in the frame, so the answer is the
+// same before and after the sink stores it.
+func nextWants(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) ([]objects.OID, error) {
+	boundary := make(map[objects.OID]bool, len(pf.Shallow))
+	for _, id := range pf.Shallow {
+		boundary[id] = true
+	}
+	var frontier []objects.OID
+	seen := map[objects.OID]bool{}
+	for _, o := range pf.Objects {
+		if o.Type == objects.TypeRun || o.Type == objects.TypeBlob {
+			continue
+		}
+		links, err := objects.Links(o)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range links {
+			if boundary[l] && !seen[l] {
+				seen[l] = true
+				frontier = append(frontier, l)
+			}
+		}
+	}
+	next, err := lacking(ctx, sink, frontier)
+	if err != nil || len(next) > 0 {
+		return next, err
+	}
+	return lacking(ctx, sink, pf.Shallow)
+}
+
+// lacking returns the ids of ids the sink does not hold, at most
+// maxRoundWants.
+func lacking(ctx context.Context, sink remote.Sink, ids []objects.OID) ([]objects.OID, error) {
+	var out []objects.OID
+	for _, id := range ids {
+		has, err := sink.Has(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if !has {
+			out = append(out, id)
+			if len(out) == maxRoundWants {
+				break
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,167 @@
+package httpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote"
+	"github.com/tinehq/tine/remote/wire"
+)
+
+// maxPackEnvelopeBytes caps the envelope bytes of one pushed pack, well
+// under the 256 MiB frame bound once base64 and JSON are added, so every
+// upload also finishes within the server's per-request deadline.
+const maxPackEnvelopeBytes = 96 << 20
+
+// Push uploads req.Set's objects in as many packs as the protocol's bounds
+// need (wire.MaxListIDs objects and maxPackEnvelopeBytes each; the set is
+// dependency ordered, so each pack links only to earlier packs or to what
+// the remote holds, and installs on its own), then moves each ref by
+// compare-and-swap.
+func (t *Transport) Push(ctx context.Context, req remote.PushRequest) (*remote.PushResult, error) {
+	a, err := t.serverAlgo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []objects.OID
+	if req.Set != nil {
+		ids = req.Set.IDs
+	}
+	for _, id := range ids {
+		if id.Algo != a {
+			return nil, fmt.Errorf("%s: %w: %s is a %s object, the remote stores %s", t.c.base, remote.ErrObjectFormat, id, id.Algo, a)
+		}
+	}
+	for _, u := range req.Updates {
+		if u.New.Algo != a {
+			return nil, fmt.Errorf("%s: %w: ref %s names a %s object, the remote stores %s", t.c.base, remote.ErrObjectFormat, u.Name, u.New.Algo, a)
+		}
+	}
+	res := &remote.PushResult{Refs: make([]remote.RefResult, 0, len(req.Updates))}
+	if len(ids) > 0 {
+		if err := t.uploadAll(ctx, req, res); err != nil {
+			return nil, err
+		}
+	}
+	for _, u := range req.Updates {
+		rr, err := t.moveRef(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		res.Refs = append(res.Refs, rr)
+	}
+	return res, nil
+}
+
+// outgoing is one pack ready to upload, or the error that ended packing.
+type outgoing struct {
+	frame []byte
+	id    string
+	n     int
+	err   error
+}
+
+// uploadAll cuts req's objects into packs and uploads them in order. The
+// next frame is built while the current one uploads and the server
+// installs it, so encoding on this side overlaps verifying on the other.
+func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *remote.PushResult) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	frames := make(chan outgoing, 1)
+	go func() {
+		defer close(frames)
+		send := func(objs []*objects.Object) error {
+			frame, id, err := packFrame(objs)
+			if err != nil {
+				return err
+			}
+			select {
+			case frames <- outgoing{frame: frame, id: id, n: len(objs)}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		err := remote.Batches(ctx, req.Set, req.Source, wire.MaxListIDs, func(objs []*objects.Object, _ []objects.OID) error {
+			// Cut the batch further by bytes; a contiguous slice of a
+			// dependency order is still link-closed over what precedes it.
+			start, size := 0, 0
+			for i, o := range objs {
+				if size+len(o.Stored()) > maxPackEnvelopeBytes && i > start {
+					if err := send(objs[start:i]); err != nil {
+						return err
+					}
+					start, size = i, 0
+				}
+				size += len(o.Stored())
+			}
+			return send(objs[start:])
+		})
+		if err != nil {
+			select {
+			case frames <- outgoing{err: err}:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	for out := range frames {
+		if out.err != nil {
+			return out.err
+		}
+		rec, err := t.c.Upload(ctx, out.frame)
+		if err != nil {
+			return fmt.Errorf("push pack %s: %w", out.id, mapError(err))
+		}
+		if rec.Objects != out.n {
+			return fmt.Errorf("push pack %s: %w: the receipt counts %d objects, %d were sent", out.id, ErrProtocol, rec.Objects, out.n)
+		}
+		res.Objects += out.n
+		res.Bytes += int64(len(out.frame))
+		res.Packs++
+	}
+	return ctx.Err()
+}
+
+// packFrame writes objs as one frame whose shallow list is their links
+// outside it (objects the remote holds or an earlier pack brought).
+func packFrame(objs []*objects.Object) ([]byte, string, error) {
+	boundary, err := remote.ExternalLinks(objs)
+	if err != nil {
+		return nil, "", fmt.Errorf("push: %w", err)
+	}
+	frame, id, err := objects.WritePackLevel(objs, boundary, objects.PackLevelFast)
+	if err != nil {
+		return nil, "", fmt.Errorf("push: %w", err)
+	}
+	return frame, id, nil
+}
+
+// moveRef applies one update. A lost CAS is a *remote.ConflictError
+// naming the value the remote holds now; a refusal (role, policy) wraps
+// remote.ErrRefused; both are per-ref results. Anything else ends the push.
+func (t *Transport) moveRef(ctx context.Context, u remote.RefUpdate) (remote.RefResult, error) {
+	rr := remote.RefResult{RefUpdate: u}
+	ok, err := t.c.UpdateRef(ctx, u.Name, u.Old, u.New)
+	switch {
+	case err == nil && ok:
+		rr.Updated = true
+	case err == nil:
+		ce := &remote.ConflictError{Ref: u.Name, Expected: u.Old}
+		if refs, lerr := t.c.Refs(ctx); lerr == nil {
+			ce.Actual = refs[u.Name]
+		}
+		rr.Err = ce
+	case errors.Is(err, ErrForbidden) && strings.HasPrefix(u.Name, "promotions/"):
+		rr.Err = fmt.Errorf("%w: %w (the remote's release policy does not hold for %s, or the token's role may not promote)", remote.ErrRefused, err, u.New)
+	case errors.Is(err, ErrForbidden), errors.Is(err, ErrUnauthorized), errors.Is(err, ErrInvalid):
+		rr.Err = fmt.Errorf("%w: %w", remote.ErrRefused, err)
+	case errors.Is(err, ErrNotFound):
+		rr.Err = fmt.Errorf("%w: %w", remote.ErrNotFound, err)
+	default:
+		return rr, fmt.Errorf("push: ref %s: %w", u.Name, err)
+	}
+	return rr, nil
+}

@@ -1,0 +1,208 @@
+package httpserve
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/remote"
+	"github.com/tinehq/tine/remote/wire"
+)
+
+// walkResult is what a fetch or negotiation sends: the objects of the walk
+// minus the haves, and the runs whose associations were left out.
+type walkResult struct {
+	set     *plumbing.TransferSet
+	src     plumbing.TransferSource
+	ids     []objects.OID
+	omitted int
+}
+
+// walk is spec §7 steps 1–4 over the tenant's repository: the transfer
+// closure of the wants the tenant holds (absent ones are skipped), with
+// the runs' associations when everything fits in wire.MaxListIDs objects,
+// else without them (each run that had some is then counted as omitted),
+// minus the literal haves (haves are not expanded by reachability,
+// spec §14.1). A walk past the bound without associations is refused.
+func walk(ctx context.Context, r *plumbing.Repo, wants, haves []objects.OID, depth int) (*walkResult, *httpError) {
+	src, err := plumbing.RepoTransferSource(ctx, r)
+	if err != nil {
+		return nil, internal(err.Error())
+	}
+	var present []objects.OID
+	for _, id := range wants {
+		ok, err := src.Has(ctx, id)
+		if err != nil {
+			return nil, internal(err.Error())
+		}
+		if ok {
+			present = append(present, id)
+		}
+	}
+	res := &walkResult{src: src}
+	if len(present) == 0 {
+		return res, nil
+	}
+	opt := plumbing.TransferOptions{Wants: present, Depth: depth}
+	set, err := plumbing.TransferClosure(ctx, src, opt)
+	if err != nil {
+		return nil, internal(err.Error())
+	}
+	if len(set.IDs) > wire.MaxListIDs {
+		opt.NoAssociations = true
+		if set, err = plumbing.TransferClosure(ctx, src, opt); err != nil {
+			return nil, internal(err.Error())
+		}
+		if len(set.IDs) > wire.MaxListIDs {
+			return nil, invalid(fmt.Sprintf("pack graph exceeds maximum object count (%d objects, at most %d)", len(set.IDs), wire.MaxListIDs))
+		}
+		for _, run := range set.Runs {
+			as, err := src.Associations(ctx, run)
+			if err != nil {
+				return nil, internal(err.Error())
+			}
+			if len(as) > 0 {
+				res.omitted++
+			}
+		}
+	}
+	res.set = set
+	have := make(map[objects.OID]bool, len(haves))
+	for _, h := range haves {
+		have[h] = true
+	}
+	for _, id := range set.IDs {
+		if !have[id] {
+			res.ids = append(res.ids, id)
+		}
+	}
+	return res, nil
+}
+
+// walkRequest decodes the shared keys of fetch and negotiate.
+func (s *Server) walkRequest(c *call, allowed ...string) (map[string][]byte, []objects.OID, []objects.OID, int, *httpError) {
+	body, herr := readObject(c.r, s.cfg.MaxBodyBytes, allowed...)
+	if herr != nil {
+		return nil, nil, nil, 0, herr
+	}
+	algo := s.cfg.ObjectFormat
+	wants, herr := oidList(body["wants"], algo, "wants")
+	if herr != nil {
+		return nil, nil, nil, 0, herr
+	}
+	haves, herr := oidList(body["haves"], algo, "haves")
+	if herr != nil {
+		return nil, nil, nil, 0, herr
+	}
+	depth, herr := depthValue(body["depth"])
+	if herr != nil {
+		return nil, nil, nil, 0, herr
+	}
+	raw := make(map[string][]byte, len(body))
+	for k, v := range body {
+		raw[k] = v
+	}
+	return raw, wants, haves, depth, nil
+}
+
+// negotiate answers {"missing":[…]}: what a fetch of the same request
+// would send, without the type filter or a pack (spec §5.4).
+func (s *Server) negotiate(c *call) *httpError {
+	_, wants, haves, depth, herr := s.walkRequest(c, "wants", "haves", "depth")
+	if herr != nil {
+		return herr
+	}
+	release, herr := slot(c.r.Context(), s.walkSlots)
+	if herr != nil {
+		return herr
+	}
+	defer release()
+	missing := []string{}
+	r, err := s.repo(c.tenant, false)
+	if err != nil {
+		return internal(err.Error())
+	}
+	if r != nil {
+		res, herr := walk(c.r.Context(), r, wants, haves, depth)
+		if herr != nil {
+			return herr
+		}
+		for _, id := range res.ids {
+			missing = append(missing, id.String())
+		}
+		slices.Sort(missing)
+	}
+	writeJSON(c.w, http.StatusOK, map[string][]string{"missing": missing})
+	return nil
+}
+
+// fetch answers a TINEPACK3 frame of the walk, type-filtered, with
+// Opentine-Associations-Omitted when runs' associations did not fit
+// (spec §5.5). Its shallow list is every link of a packed object outside
+// the pack.
+func (s *Server) fetch(c *call) *httpError {
+	body, wants, haves, depth, herr := s.walkRequest(c, "wants", "haves", "depth", "object_types")
+	if herr != nil {
+		return herr
+	}
+	types, herr := objectTypes(body["object_types"])
+	if herr != nil {
+		return herr
+	}
+	ctx := c.r.Context()
+	release, herr := slot(ctx, s.packSlots)
+	if herr != nil {
+		return herr
+	}
+	defer release()
+	r, err := s.repo(c.tenant, false)
+	if err != nil {
+		return internal(err.Error())
+	}
+	var objs []*objects.Object
+	omitted := 0
+	if r != nil {
+		res, herr := walk(ctx, r, wants, haves, depth)
+		if herr != nil {
+			return herr
+		}
+		omitted = res.omitted
+		ids, err := filterTypes(ctx, res, types)
+		if err != nil {
+			return internal(err.Error())
+		}
+		for _, id := range ids {
+			o, err := res.set.Object(ctx, res.src, id)
+			if err != nil {
+				return internal(err.Error())
+			}
+			objs = append(objs, o)
+		}
+	}
+	frame, herr := packFrame(objs)
+	if herr != nil {
+		return herr
+	}
+	writePack(c.w, frame, omitted)
+	return nil
+}
+
+// packFrame writes objs as a frame whose shallow list is their external
+// links.
+func packFrame(objs []*objects.Object) ([]byte, *httpError) {
+	boundary, err := remote.ExternalLinks(objs)
+	if err != nil {
+		return nil, internal(err.Error())
+	}
+	if len(boundary) > wire.MaxListIDs {
+		return nil, invalid(fmt.Sprintf("pack would declare %d shallow ids, at most %d", len(boundary), wire.MaxListIDs))
+	}
+	frame, _, err := objects.WritePackLevel(objs, boundary, objects.PackLevelFast)
+	if err != nil {
+		return nil, packError(err)
+	}
+	return frame, nil
+}

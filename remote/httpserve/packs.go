@@ -1,0 +1,115 @@
+package httpserve
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote/wire"
+)
+
+// receipt is the reply to an installed pack, fields in key order; Offset
+// is set only when a resumable upload finished.
+type receipt struct {
+	Objects int    `json:"objects"`
+	Offset  *int64 `json:"offset,omitempty"`
+	PackID  string `json:"pack_id"`
+}
+
+// postPacks is POST …/packs (spec §5.6): a pack body (by Content-Type) is
+// installed at once; anything else is a resumable-upload declaration.
+func (s *Server) postPacks(c *call) *httpError {
+	if !strings.HasPrefix(c.r.Header.Get("Content-Type"), wire.PackContentType) {
+		return s.declare(c)
+	}
+	frame, herr := readBody(c.r, s.cfg.MaxBodyBytes)
+	if herr != nil {
+		return herr
+	}
+	id, n, herr := s.installPack(c.r.Context(), c.tenant, frame)
+	if herr != nil {
+		return herr
+	}
+	writeJSON(c.w, http.StatusCreated, receipt{Objects: n, PackID: id})
+	return nil
+}
+
+// installPack verifies frame and installs it into the tenant's repository
+// (spec §8.3), returning its pack id and object count. Nothing is written
+// unless the whole frame holds: the manifest, every object, every link
+// leaving the pack already stored in the tenant (a tenant is never
+// shallow, so a declared boundary the tenant lacks is refused), and the
+// declared boundary equal to those links. Objects are written link targets
+// first, in one batch, so an interrupted install leaves a link-closed
+// subset and a ref can never name a missing object.
+func (s *Server) installPack(ctx context.Context, tenant string, frame []byte) (string, int, *httpError) {
+	if len(frame) == 0 {
+		return "", 0, invalid("empty pack")
+	}
+	release, herr := slot(ctx, s.packSlots)
+	if herr != nil {
+		return "", 0, herr
+	}
+	defer release()
+	r, err := s.repo(tenant, true)
+	if err != nil {
+		return "", 0, internal(err.Error())
+	}
+	mu := s.tenantLock("install", tenant)
+	mu.Lock()
+	defer mu.Unlock()
+	stage := &stagingStore{Store: r.Objects()}
+	pf, err := objects.InstallPack(ctx, frame, stage, nil)
+	if err != nil {
+		return "", 0, packError(err)
+	}
+	if len(pf.Boundary) > 0 {
+		return "", 0, invalid(fmt.Sprintf("pack %s: unresolved shallow boundaries: %s", pf.ID, pf.Boundary[0]))
+	}
+	if err := objects.PutAll(ctx, r.Objects(), stage.staged); err != nil {
+		return "", 0, internal(fmt.Sprintf("install %s: %v", pf.ID, err))
+	}
+	return pf.ID, len(pf.Objects), nil
+}
+
+// packError maps an install failure: a format violation (any
+// *objects.FormatError, e.g. a bad frame, object or link) is the client's
+// 400; anything else is the server's.
+func packError(err error) *httpError {
+	var fe *objects.FormatError
+	if errors.As(err, &fe) {
+		return invalid(err.Error())
+	}
+	return internal(err.Error())
+}
+
+// stagingStore reads through to the tenant's store and keeps what an
+// install puts, in order, so the server can refuse the frame after
+// InstallPack has verified and ordered it without anything written.
+type stagingStore struct {
+	objects.Store
+	staged []*objects.Object
+}
+
+// Put stages o.
+func (s *stagingStore) Put(_ context.Context, o *objects.Object) error {
+	s.staged = append(s.staged, o)
+	return nil
+}
+
+// PutBatch stages objs in order.
+func (s *stagingStore) PutBatch(_ context.Context, objs []*objects.Object) error {
+	s.staged = append(s.staged, objs...)
+	return nil
+}
+
+// sha256Hex is the lowercase hex SHA-256 of b.
+func sha256Hex(b []byte) string {
+	d := sha256.Sum256(b)
+	return hex.EncodeToString(d[:])
+}
