@@ -27,7 +27,10 @@ func Probe(ctx context.Context, rm Remote) error {
 	if err != nil {
 		return err
 	}
-	if u.Scheme == "file" {
+	if u.Scheme != "s3" {
+		// Only S3 leaves compare-and-swap to the server; the others are
+		// not contacted (an http remote's token may be set only later,
+		// in the job that pushes).
 		return nil
 	}
 	tr, err := remote.Open(ctx, rm.URL, remote.Options{Endpoint: rm.Endpoint})
