@@ -1,6 +1,6 @@
 //go:build !linux
 
-package porcelain
+package runs
 
 import "os"
 
