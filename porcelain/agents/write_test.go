@@ -149,6 +149,23 @@ func TestRefusalsWriteNothing(t *testing.T) {
 	}
 }
 
+// TestForkOntoTakenDefaultRefWritesNothing: a fork without a ref whose
+// default name (experiments/<source>-<event>) is taken is refused before
+// its run object is written, as a fork onto a named taken ref is.
+func TestForkOntoTakenDefaultRefWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	cs := connect(t, f.options())
+	args := map[string]any{"source": "heads/main", "from": f.main[0]}
+	first := call(t, cs, "fork", args)
+	before := f.snapshot(t)
+	args["reason"] = "a different run object, same default ref"
+	msg := callRefused(t, cs, "fork", args)
+	if !strings.Contains(msg, first["ref"].(string)) || !strings.Contains(msg, "exists") {
+		t.Errorf("error %q does not name the taken ref %v", msg, first["ref"])
+	}
+	before.same(t, f.snapshot(t), "fork onto a taken default ref")
+}
+
 // manyScores returns n distinct scores.
 func manyScores(n int) []map[string]any {
 	out := make([]map[string]any, n)
