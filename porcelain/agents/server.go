@@ -62,6 +62,7 @@ func NewServer(opt Options) (*mcp.Server, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tine", Version: opt.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
+	srv.AddReceivingMiddleware(boundErrors)
 	for _, add := range s.tools() {
 		if err := add(srv); err != nil {
 			return nil, err

@@ -2,10 +2,12 @@ package agents_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/agents"
 	"github.com/tinehq/tine/porcelain/runs"
 )
 
@@ -164,6 +166,29 @@ func TestForkOntoTakenDefaultRefWritesNothing(t *testing.T) {
 		t.Errorf("error %q does not name the taken ref %v", msg, first["ref"])
 	}
 	before.same(t, f.snapshot(t), "fork onto a taken default ref")
+}
+
+// TestRefusalTextIsBounded: a refusal quotes an oversized argument (the
+// SDK's schema check does, and an unknown tool's name is quoted) cut to
+// agents.MaxErrorText bytes, still naming the argument and its bound,
+// rather than sending the megabyte back.
+func TestRefusalTextIsBounded(t *testing.T) {
+	f := newFixture(t)
+	cs := connect(t, f.options())
+	event := `{"kind":"note","text":"` + strings.Repeat("x", 1<<20) + `"}`
+	msg := callRefused(t, cs, "record_event", map[string]any{"ref": "experiments/explore", "event": event})
+	if len(msg) > agents.MaxErrorText {
+		t.Errorf("tool error is %d bytes, more than %d", len(msg), agents.MaxErrorText)
+	}
+	for _, want := range []string{"/properties/event", "maxLength", "more than 1048576", "bytes cut"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("tool error %q does not say %q", msg, want)
+		}
+	}
+	_, err := callResult(t, cs, strings.Repeat("n", 100<<10), map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), "unknown tool") || len(err.Error()) > 2*agents.MaxErrorText {
+		t.Errorf("unknown tool with a 100 KiB name: %d bytes of error: %.200v", len(fmt.Sprint(err)), err)
+	}
 }
 
 // manyScores returns n distinct scores.
