@@ -64,12 +64,15 @@ func NewServer(r *plumbing.Repo) *Server {
 }
 
 // Listening records the address the server listens on: requests must
-// name it (127.0.0.1:PORT, [::1]:PORT or localhost:PORT) as their Host.
+// name it (the address itself, such as 127.0.0.2:PORT, or
+// 127.0.0.1:PORT, [::1]:PORT or localhost:PORT) as their Host.
 func (s *Server) Listening(addr net.Addr) {
 	_, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return
 	}
+	// The address tine view prints; any loopback IP may be listened on.
+	s.hosts[addr.String()] = true
 	for _, h := range []string{"127.0.0.1", "[::1]", "localhost"} {
 		s.hosts[h+":"+port] = true
 	}

@@ -3,10 +3,12 @@ package view_test
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tinehq/tine/porcelain/runs/runstest"
 	"github.com/tinehq/tine/porcelain/trust"
@@ -58,6 +60,28 @@ func TestServerRefusesWritesAndOtherHosts(t *testing.T) {
 	after, err := r.Refs().Read(t.Context(), "heads/main")
 	if err != nil || after != before {
 		t.Fatalf("heads/main moved: %s -> %s (%v)", before, after, err)
+	}
+}
+
+// TestServerAnswersItsOwnAddress: a server listening on another loopback
+// IP than 127.0.0.1 (tine view --addr 127.0.0.2:0) answers the address it
+// prints, and still refuses other hosts.
+func TestServerAnswersItsOwnAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no 127.0.0.2 on this machine: %v", err)
+	}
+	srv := view.NewServer(fixture(t))
+	srv.Listening(ln.Addr())
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: time.Minute}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	base := "http://" + ln.Addr().String() + "/"
+	if code, _, body := get(t, http.MethodGet, base+"api/graph", ""); code != http.StatusOK {
+		t.Fatalf("GET %sapi/graph: %d %s", base, code, body)
+	}
+	if code, _, _ := get(t, http.MethodGet, base+"api/graph", "attacker.example:80"); code != http.StatusMisdirectedRequest {
+		t.Fatalf("foreign Host: %d", code)
 	}
 }
 
