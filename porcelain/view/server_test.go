@@ -143,6 +143,34 @@ func TestServerRowsAndBounds(t *testing.T) {
 	}
 }
 
+// TestServerRowLabelsBounded: an event whose kind and model are a
+// megabyte each is summarised in /api/rows in at most MaxLabelText bytes
+// of each, so a page of rows stays small; the event panel has the field
+// (cut at its own bound).
+func TestServerRowLabelsBounded(t *testing.T) {
+	r := runstest.NewRepo(t)
+	big := strings.Repeat("m", 1<<20)
+	runstest.AppendEvent(t, r, "heads/main", `{"kind":"k`+big+`","model":"`+big+`"}`, runstest.FakeClock(epoch, time.Second))
+	base := serve(t, r)
+	var page struct {
+		Rows []struct {
+			E *struct{ Event, Kind, Label string } `json:"e"`
+		}
+	}
+	code, _, body := get(t, http.MethodGet, base+"api/rows", "")
+	if err := json.Unmarshal(body, &page); err != nil || code != http.StatusOK || len(page.Rows) != 1 || page.Rows[0].E == nil {
+		t.Fatalf("rows: %d %.300s (%v)", code, body, err)
+	}
+	e := page.Rows[0].E
+	if len(body) > 4*view.MaxLabelText+1024 || len(e.Kind) != view.MaxLabelText || len(e.Label) != view.MaxLabelText {
+		t.Fatalf("rows page is %d bytes; kind %d bytes, label %d bytes; want each cut at %d", len(body), len(e.Kind), len(e.Label), view.MaxLabelText)
+	}
+	code, _, body = get(t, http.MethodGet, base+"api/event/"+e.Event, "")
+	if code != http.StatusOK || !strings.Contains(string(body), `"name":"model"`) || len(body) > 64<<10 {
+		t.Fatalf("event: %d, %d bytes", code, len(body))
+	}
+}
+
 // TestServerBlobPrefixVerified: a blob larger than MaxBlobView comes back
 // cut to it; a damaged one is an error, never content.
 func TestServerBlobPrefixVerified(t *testing.T) {
