@@ -171,6 +171,28 @@ func TestServerRowLabelsBounded(t *testing.T) {
 	}
 }
 
+// TestServerAnswerBounded: the diff of two runs whose events record
+// megabyte model names would be tens of megabytes of JSON; the view
+// answers it with an error naming the bound and the CLI verb instead.
+func TestServerAnswerBounded(t *testing.T) {
+	r := runstest.NewRepo(t)
+	for _, ref := range []string{"heads/a", "heads/b"} {
+		for i := range 5 {
+			model := strings.Repeat(string(rune('a'+i)), 1<<20)
+			runstest.AppendEvent(t, r, ref, `{"kind":"model","model":"`+ref+model+`"}`, runstest.FakeClock(epoch, time.Second))
+		}
+	}
+	base := serve(t, r)
+	code, _, body := get(t, http.MethodGet, base+"api/diff?a=heads/a&b=heads/b", "")
+	var e struct{ Error string }
+	if code != http.StatusUnprocessableEntity || len(body) > 4096 || json.Unmarshal(body, &e) != nil || !strings.Contains(e.Error, "tine diff") {
+		t.Fatalf("diff of megabyte events: %d, %d bytes: %.300s", code, len(body), body)
+	}
+	if code, _, _ := get(t, http.MethodGet, base+"api/graph", ""); code != http.StatusOK {
+		t.Fatalf("graph: %d", code)
+	}
+}
+
 // TestServerBlobPrefixVerified: a blob larger than MaxBlobView comes back
 // cut to it; a damaged one is an error, never content.
 func TestServerBlobPrefixVerified(t *testing.T) {
