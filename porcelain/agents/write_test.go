@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tinehq/tine/plumbing"
@@ -188,6 +189,44 @@ func TestRefusalTextIsBounded(t *testing.T) {
 	_, err := callResult(t, cs, strings.Repeat("n", 100<<10), map[string]any{})
 	if err == nil || !strings.Contains(err.Error(), "unknown tool") || len(err.Error()) > 2*agents.MaxErrorText {
 		t.Errorf("unknown tool with a 100 KiB name: %d bytes of error: %.200v", len(fmt.Sprint(err)), err)
+	}
+}
+
+// TestConcurrentWritesAllLand: an agent's parallel calls recording onto
+// one run all succeed, each event on top of the previous one, rather than
+// all but one losing the ref's compare-and-swap.
+func TestConcurrentWritesAllLand(t *testing.T) {
+	f := newFixture(t)
+	cs := connect(t, f.options())
+	const n = 12
+	errs := make(chan string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := callResult(t, cs, "record_event", map[string]any{"ref": "experiments/parallel", "event": fmt.Sprintf(`{"kind":"note","output":"n%d"}`, i)})
+			switch {
+			case err != nil:
+				errs <- err.Error()
+			case res.IsError:
+				errs <- resultText(res)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("a parallel record_event failed: %s", e)
+	}
+	run := f.loadRun(t, "experiments/parallel")
+	if len(run.Events) != n {
+		t.Fatalf("run has %d events, want %d", len(run.Events), n)
+	}
+	for i, ev := range run.Events[1:] {
+		if len(ev.Parents) != 1 || ev.Parents[0] != run.Events[i].ID {
+			t.Errorf("event %d's parents %v, want the one before it", i+1, ev.Parents)
+		}
 	}
 }
 
