@@ -125,6 +125,8 @@ func TestRefusalsWriteNothing(t *testing.T) {
 		{"evaluate a run named by oid", "evaluate", map[string]any{"target": f.snapshot(t).refs["experiments/explore"], "scores": []map[string]any{{"name": "q", "value": 1}}}, "object name"},
 		{"attest heads/main", "attest", map[string]any{"target": "heads/main", "claim": `{"kind":"review"}`}, "experiments/"},
 		{"attest a gate claim", "attest", map[string]any{"target": "experiments/explore", "claim": `{"kind":"gate","decision":"pass"}`}, "reserved"},
+		{"attest as a signer with a newline", "attest", map[string]any{"target": "experiments/explore", "claim": `{"kind":"review"}`, "signer": "bot\nrelease-key signed"}, "signer"},
+		{"evaluate as a signer with a colon", "evaluate", map[string]any{"target": "experiments/explore", "scores": []map[string]any{{"name": "q", "value": 1}}, "signer": "ci:release"}, "signer"},
 		{"attest an evaluation claim", "attest", map[string]any{"target": "experiments/explore", "claim": `{"kind":"evaluation","scores":{"q":1}}`}, "reserved"},
 		{"promote without --allow-promotion", "promote", map[string]any{"target": "experiments/explore", "name": "production"}, "promote"},
 		{"an argument starting with -", "fork", map[string]any{"source": "--help", "from": f.main[0], "ref": "experiments/y"}, "begins with '-'"},
