@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tinehq/tine/porcelain/runs"
 	"github.com/tinehq/tine/porcelain/runs/runstest"
 	"github.com/tinehq/tine/porcelain/trust"
 	"github.com/tinehq/tine/porcelain/view"
@@ -146,7 +147,7 @@ func TestServerRowsAndBounds(t *testing.T) {
 // TestServerRowLabelsBounded: an event whose kind and model are a
 // megabyte each is summarised in /api/rows in at most MaxLabelText bytes
 // of each, so a page of rows stays small; the event panel has the field
-// (cut at its own bound).
+// (cut at its own bound); a fork reason of a megabyte is cut in /api/graph.
 func TestServerRowLabelsBounded(t *testing.T) {
 	r := runstest.NewRepo(t)
 	big := strings.Repeat("m", 1<<20)
@@ -162,6 +163,14 @@ func TestServerRowLabelsBounded(t *testing.T) {
 		t.Fatalf("rows: %d %.300s (%v)", code, body, err)
 	}
 	e := page.Rows[0].E
+	// A fork whose recorded reason is a megabyte: /api/graph sends its
+	// first 8 KiB.
+	if _, err := runs.Fork(t.Context(), r, runs.ForkOptions{Source: "heads/main", From: e.Event, Ref: "experiments/why", Reason: big, Now: runstest.FakeClock(epoch, time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, body := get(t, http.MethodGet, base+"api/graph", ""); code != http.StatusOK || len(body) > 16<<10 || !strings.Contains(string(body), `"reason":"mmm`) {
+		t.Fatalf("graph with a 1 MiB fork reason: %d, %d bytes", code, len(body))
+	}
 	if len(body) > 4*view.MaxLabelText+1024 || len(e.Kind) != view.MaxLabelText || len(e.Label) != view.MaxLabelText {
 		t.Fatalf("rows page is %d bytes; kind %d bytes, label %d bytes; want each cut at %d", len(body), len(e.Kind), len(e.Label), view.MaxLabelText)
 	}
