@@ -282,3 +282,35 @@ func TestMCPUsageErrors(t *testing.T) {
 	}
 	assertOneErrorLine(t, errs, "tine mcp: ")
 }
+
+// TestMCPOversizedMessage: a message longer than agents.MaxFrameBytes
+// cannot be answered (its id is never read), so tine mcp ends the session
+// with one line on stderr and exit 1, and the record_event it carried
+// wrote nothing.
+func TestMCPOversizedMessage(t *testing.T) {
+	dir := mcpRepo(t)
+	refs, objects := repoState(t, dir)
+	event, err := json.Marshal(map[string]any{"kind": "note", "text": strings.Repeat("x", 2*agents.MaxFrameBytes)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "record_event", "arguments": map[string]any{"ref": "experiments/big", "event": string(event)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	code, out, errs := tineRun(t, initialize+string(msg)+"\n", "--repo", dir, "mcp", "--project", dir)
+	if code != exitFailure || strings.Count(out, "\n") > 1 {
+		t.Errorf("exit %d, stdout %.300q: want 1 and at most the initialize answer", code, out)
+	}
+	assertOneErrorLine(t, errs, "tine mcp: ")
+	if !strings.Contains(errs, "frame exceeded") {
+		t.Errorf("stderr %q does not say the message was too long", errs)
+	}
+	after, n := repoState(t, dir)
+	if n != objects || len(after) != len(refs) {
+		t.Errorf("%d objects and %d refs before, %d and %d after", objects, len(refs), n, len(after))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +48,12 @@ type Options struct {
 // server holds the options the tool handlers share.
 type server struct {
 	opt Options
+	// writes serialises the write tools. The SDK runs a session's calls
+	// concurrently, and an agent often issues several at once (two events
+	// for one run): each would read the same tip, and all but one would
+	// lose the ref's compare-and-swap, leaving its objects unreachable.
+	// Another process writing the ref still meets the compare-and-swap.
+	writes sync.Mutex
 }
 
 // NewServer builds the MCP server with every tool opt allows. Errors are
@@ -62,6 +69,7 @@ func NewServer(opt Options) (*mcp.Server, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tine", Version: opt.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
+	srv.AddReceivingMiddleware(boundErrors)
 	for _, add := range s.tools() {
 		if err := add(srv); err != nil {
 			return nil, err
@@ -125,6 +133,10 @@ func tool[In any](s *server, name, title, desc string, k kind, fn func(context.C
 		}
 		t := &mcp.Tool{Name: name, Title: title, Description: desc, InputSchema: schema, Annotations: annotations(k, title)}
 		mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			if k != readTool {
+				s.writes.Lock()
+				defer s.writes.Unlock()
+			}
 			out, err := call(ctx, s, in, fn)
 			if err != nil {
 				return nil, nil, fmt.Errorf("tine %s: %w", name, err)

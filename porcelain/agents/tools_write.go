@@ -85,7 +85,7 @@ func (s *server) resume(ctx context.Context, r *plumbing.Repo, in resumeIn) (any
 type evaluateIn struct {
 	Target string  `json:"target" max:"1024" jsonschema:"the run, by its experiments/ ref (REF, REF~N, REF@{n})"`
 	Scores []Score `json:"scores" max:"256" jsonschema:"the scores: name and finite number, names unique"`
-	Signer string  `json:"signer,omitempty" max:"64" jsonschema:"who evaluates; recorded as mcp:SIGNER"`
+	Signer string  `json:"signer,omitempty" max:"64" jsonschema:"who evaluates (letters, digits, . _ -); recorded as mcp:SIGNER"`
 }
 
 // Score is one named score of an evaluate call.
@@ -100,11 +100,15 @@ func evaluate(ctx context.Context, r *plumbing.Repo, in evaluateIn) (any, error)
 	if err := experimentRun(ctx, r, in.Target); err != nil {
 		return nil, err
 	}
+	who, err := signer(in.Signer)
+	if err != nil {
+		return nil, err
+	}
 	scores := make([]trust.Score, len(in.Scores))
 	for i, sc := range in.Scores {
 		scores[i] = trust.Score{Name: sc.Name, Value: sc.Value}
 	}
-	return trust.Evaluate(ctx, r, trust.EvaluateOptions{Target: in.Target, Scores: scores, Signer: signer(in.Signer)})
+	return trust.Evaluate(ctx, r, trust.EvaluateOptions{Target: in.Target, Scores: scores, Signer: who})
 }
 
 // attestIn is attest's input.
@@ -112,11 +116,15 @@ type attestIn struct {
 	Target   string   `json:"target" max:"1024" jsonschema:"the run, by its experiments/ ref (REF, REF~N, REF@{n})"`
 	Claim    string   `json:"claim" max:"65536" jsonschema:"the claim as JSON text: one object"`
 	Evidence []string `json:"evidence,omitempty" max:"64" jsonschema:"objects the claim rests on (revisions)"`
-	Signer   string   `json:"signer,omitempty" max:"64" jsonschema:"who attests; recorded as mcp:SIGNER"`
+	Signer   string   `json:"signer,omitempty" max:"64" jsonschema:"who attests (letters, digits, . _ -); recorded as mcp:SIGNER"`
 }
 
 // attest is trust.Attest (tine attest), unsigned, on an experiments/ run.
 func attest(ctx context.Context, r *plumbing.Repo, in attestIn) (any, error) {
+	who, err := signer(in.Signer)
+	if err != nil {
+		return nil, err
+	}
 	claim, err := trust.ParseClaim(strings.NewReader(in.Claim), "argument")
 	if err != nil {
 		return nil, err
@@ -127,16 +135,24 @@ func attest(ctx context.Context, r *plumbing.Repo, in attestIn) (any, error) {
 	if err := experimentRun(ctx, r, in.Target); err != nil {
 		return nil, err
 	}
-	return trust.Attest(ctx, r, trust.AttestOptions{Target: in.Target, Claim: claim, Evidence: in.Evidence, Signer: signer(in.Signer)})
+	return trust.Attest(ctx, r, trust.AttestOptions{Target: in.Target, Claim: claim, Evidence: in.Evidence, Signer: who})
 }
 
 // signer is the signer an agent's attestation records: mcp, or mcp:NAME,
-// so nothing an agent writes can pass for another signer's.
-func signer(name string) string {
+// so nothing an agent writes can pass for another signer's. NAME is a
+// plain word (letters, digits, '.', '_', '-'): a newline, a colon or a
+// bidirectional control would make the name read as something else where
+// attestations are listed.
+func signer(name string) (string, error) {
 	if name == "" {
-		return Actor
+		return Actor, nil
 	}
-	return Actor + ":" + name
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return "", fmt.Errorf("signer %.40q: want letters, digits, '.', '_' and '-' only: %w", name, plumbing.ErrBadInput)
+		}
+	}
+	return Actor + ":" + name, nil
 }
 
 // promoteIn is promote's input.

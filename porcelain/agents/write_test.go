@@ -2,10 +2,13 @@ package agents_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/agents"
 	"github.com/tinehq/tine/porcelain/runs"
 )
 
@@ -122,6 +125,8 @@ func TestRefusalsWriteNothing(t *testing.T) {
 		{"evaluate a run named by oid", "evaluate", map[string]any{"target": f.snapshot(t).refs["experiments/explore"], "scores": []map[string]any{{"name": "q", "value": 1}}}, "object name"},
 		{"attest heads/main", "attest", map[string]any{"target": "heads/main", "claim": `{"kind":"review"}`}, "experiments/"},
 		{"attest a gate claim", "attest", map[string]any{"target": "experiments/explore", "claim": `{"kind":"gate","decision":"pass"}`}, "reserved"},
+		{"attest as a signer with a newline", "attest", map[string]any{"target": "experiments/explore", "claim": `{"kind":"review"}`, "signer": "bot\nrelease-key signed"}, "signer"},
+		{"evaluate as a signer with a colon", "evaluate", map[string]any{"target": "experiments/explore", "scores": []map[string]any{{"name": "q", "value": 1}}, "signer": "ci:release"}, "signer"},
 		{"attest an evaluation claim", "attest", map[string]any{"target": "experiments/explore", "claim": `{"kind":"evaluation","scores":{"q":1}}`}, "reserved"},
 		{"promote without --allow-promotion", "promote", map[string]any{"target": "experiments/explore", "name": "production"}, "promote"},
 		{"an argument starting with -", "fork", map[string]any{"source": "--help", "from": f.main[0], "ref": "experiments/y"}, "begins with '-'"},
@@ -146,6 +151,84 @@ func TestRefusalsWriteNothing(t *testing.T) {
 			}
 			before.same(t, f.snapshot(t), tc.name)
 		})
+	}
+}
+
+// TestForkOntoTakenDefaultRefWritesNothing: a fork without a ref whose
+// default name (experiments/<source>-<event>) is taken is refused before
+// its run object is written, as a fork onto a named taken ref is.
+func TestForkOntoTakenDefaultRefWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	cs := connect(t, f.options())
+	args := map[string]any{"source": "heads/main", "from": f.main[0]}
+	first := call(t, cs, "fork", args)
+	before := f.snapshot(t)
+	args["reason"] = "a different run object, same default ref"
+	msg := callRefused(t, cs, "fork", args)
+	if !strings.Contains(msg, first["ref"].(string)) || !strings.Contains(msg, "exists") {
+		t.Errorf("error %q does not name the taken ref %v", msg, first["ref"])
+	}
+	before.same(t, f.snapshot(t), "fork onto a taken default ref")
+}
+
+// TestRefusalTextIsBounded: a refusal quotes an oversized argument (the
+// SDK's schema check does, and an unknown tool's name is quoted) cut to
+// agents.MaxErrorText bytes, still naming the argument and its bound,
+// rather than sending the megabyte back.
+func TestRefusalTextIsBounded(t *testing.T) {
+	f := newFixture(t)
+	cs := connect(t, f.options())
+	event := `{"kind":"note","text":"` + strings.Repeat("x", 1<<20) + `"}`
+	msg := callRefused(t, cs, "record_event", map[string]any{"ref": "experiments/explore", "event": event})
+	if len(msg) > agents.MaxErrorText {
+		t.Errorf("tool error is %d bytes, more than %d", len(msg), agents.MaxErrorText)
+	}
+	for _, want := range []string{"/properties/event", "maxLength", "more than 1048576", "bytes cut"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("tool error %q does not say %q", msg, want)
+		}
+	}
+	_, err := callResult(t, cs, strings.Repeat("n", 100<<10), map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), "unknown tool") || len(err.Error()) > 2*agents.MaxErrorText {
+		t.Errorf("unknown tool with a 100 KiB name: %d bytes of error: %.200v", len(fmt.Sprint(err)), err)
+	}
+}
+
+// TestConcurrentWritesAllLand: an agent's parallel calls recording onto
+// one run all succeed, each event on top of the previous one, rather than
+// all but one losing the ref's compare-and-swap.
+func TestConcurrentWritesAllLand(t *testing.T) {
+	f := newFixture(t)
+	cs := connect(t, f.options())
+	const n = 12
+	errs := make(chan string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := callResult(t, cs, "record_event", map[string]any{"ref": "experiments/parallel", "event": fmt.Sprintf(`{"kind":"note","output":"n%d"}`, i)})
+			switch {
+			case err != nil:
+				errs <- err.Error()
+			case res.IsError:
+				errs <- resultText(res)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("a parallel record_event failed: %s", e)
+	}
+	run := f.loadRun(t, "experiments/parallel")
+	if len(run.Events) != n {
+		t.Fatalf("run has %d events, want %d", len(run.Events), n)
+	}
+	for i, ev := range run.Events[1:] {
+		if len(ev.Parents) != 1 || ev.Parents[0] != run.Events[i].ID {
+			t.Errorf("event %d's parents %v, want the one before it", i+1, ev.Parents)
+		}
 	}
 }
 

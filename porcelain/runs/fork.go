@@ -90,6 +90,12 @@ func Fork(ctx context.Context, r *plumbing.Repo, opt ForkOptions) (*ForkResult, 
 	if ref, err = WritableRef(ctx, r, ref); err != nil {
 		return nil, err
 	}
+	// The compare-and-swap refuses a taken ref only after the run is
+	// written; asking first keeps a refused fork (a default name already
+	// used, say) from leaving an unreachable run behind.
+	if _, err := r.Refs().Read(ctx, ref); err == nil {
+		return nil, fmt.Errorf("%s: %w; name another with --ref", ref, ErrRefExists)
+	}
 	roots, tips := RootsTips(events)
 	ff := []objects.Member{
 		{Key: "event", Value: objects.String(evID.String())},

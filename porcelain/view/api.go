@@ -22,6 +22,11 @@ const (
 	maxFieldText = 8 << 10
 	// maxErrorText cuts an event's error in row summaries.
 	maxErrorText = 200
+	// MaxLabelText cuts an event's kind and label in row summaries: a
+	// recorded model or tool name can be megabytes, and a row is drawn
+	// on one line (the event panel shows the fields whole, up to
+	// maxFieldText).
+	MaxLabelText = 200
 )
 
 // errorf wraps a sentinel with a message.
@@ -108,7 +113,7 @@ func (s *Server) handleRows(ctx context.Context, req *http.Request) (any, error)
 		pr := pageRow{LayoutRow: row}
 		if row.Node >= 0 {
 			le := &snap.graph.Events[row.Node]
-			pr.Event = &rowEvent{Event: le.Event, Short: le.Short, Kind: le.Kind, Label: le.Label, Refs: le.Refs,
+			pr.Event = &rowEvent{Event: le.Event, Short: le.Short, Kind: clipText(le.Kind, MaxLabelText), Label: clipText(le.Label, MaxLabelText), Refs: le.Refs,
 				ExitCode: le.ExitCode, Score: le.Score, Error: clipText(le.Error, maxErrorText), Missing: le.Missing}
 		}
 		page.Rows = append(page.Rows, pr)

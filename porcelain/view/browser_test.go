@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/tinehq/tine/porcelain/compare"
 	"github.com/tinehq/tine/porcelain/demo"
 	"github.com/tinehq/tine/porcelain/runs"
+	"github.com/tinehq/tine/porcelain/runs/runstest"
 	"github.com/tinehq/tine/porcelain/view"
 )
 
@@ -202,6 +204,31 @@ func TestViewEscapesInBrowser(t *testing.T) {
 	// The panel added rows and cells for the fields, nothing else.
 	if n := evalJS[int](t, b, `document.getElementsByTagName("*").length`); n <= elements {
 		t.Fatalf("the event panel did not render (%d elements before, %d after)", elements, n)
+	}
+	b.check(t, base)
+}
+
+// TestViewShowsBidiControls: a tool name holding a right-to-left override
+// ("invoice<U+202E>txt.exe", which a browser draws as "invoiceexe.txt")
+// is shown with the control spelled out, in the event panel and in the
+// labels the canvas draws.
+func TestViewShowsBidiControls(t *testing.T) {
+	b := newBrowser(t, 1200, 800)
+	r := runstest.NewRepo(t)
+	runstest.AppendEvent(t, r, "heads/main", `{"kind":"tool","tool":"invoice\u202etxt.exe"}`, runstest.FakeClock(epoch, time.Second))
+	oid := runstest.LoadRef(t, r, "heads/main").Events[0].ID.String()
+	base := serve(t, r)
+	b.do(t, chromedp.Navigate(base))
+	b.waitJS(t, "window.tineView.ready === true")
+	if got := evalJS[string](t, b, `tine.clip("invoice\u202etxt.exe", 80)`); got != "invoice[U+202E]txt.exe" {
+		t.Fatalf("canvas label %q, want the override spelled out", got)
+	}
+	p := b.nodePoint(t, oid)
+	b.do(t, chromedp.MouseClickXY(p.X, p.Y))
+	b.waitJS(t, `document.querySelector("#event-fields") !== null`)
+	text := evalJS[string](t, b, `document.querySelector("#tab-event").textContent`)
+	if !strings.Contains(text, "invoice[U+202E]txt.exe") || strings.ContainsRune(text, '\u202e') {
+		t.Fatalf("the event panel shows %q", text)
 	}
 	b.check(t, base)
 }

@@ -102,8 +102,9 @@ func shortOID(s string) string { return runs.ShortString(s) }
 func fmtNum(f float64) string { return fmt.Sprintf("%g", f) }
 
 // cleanLine makes one line of recorded text safe to measure and cut:
-// invalid UTF-8 and control characters (newlines included) become
-// spaces, and the line is cut to maxLabelRunes with an ellipsis.
+// invalid UTF-8, control characters (newlines included) and bidirectional
+// controls become spaces, and the line is cut to maxLabelRunes with an
+// ellipsis.
 func cleanLine(s string) string {
 	var b strings.Builder
 	n := 0
@@ -117,11 +118,19 @@ func cleanLine(s string) string {
 				r = ' '
 			}
 		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || isBidiControl(r) {
 			r = ' '
 		}
 		b.WriteRune(r)
 		n++
 	}
 	return b.String()
+}
+
+// isBidiControl reports the bidirectional marks, embeddings, overrides
+// and isolates: in a label they would reorder what a reader sees
+// ("txt.exe" drawn as "exe.txt"), in Mermaid's entity codes as much as
+// in raw text.
+func isBidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }

@@ -1,10 +1,12 @@
 package view
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
@@ -64,12 +66,15 @@ func NewServer(r *plumbing.Repo) *Server {
 }
 
 // Listening records the address the server listens on: requests must
-// name it (127.0.0.1:PORT, [::1]:PORT or localhost:PORT) as their Host.
+// name it (the address itself, such as 127.0.0.2:PORT, or
+// 127.0.0.1:PORT, [::1]:PORT or localhost:PORT) as their Host.
 func (s *Server) Listening(addr net.Addr) {
 	_, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return
 	}
+	// The address tine view prints; any loopback IP may be listened on.
+	s.hosts[addr.String()] = true
 	for _, h := range []string{"127.0.0.1", "[::1]", "localhost"} {
 		s.hosts[h+":"+port] = true
 	}
@@ -107,6 +112,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // errBadRequest marks an error caused by the request's parameters.
 var errBadRequest = errors.New("bad request")
 
+// MaxAnswerBytes bounds one JSON answer. Each endpoint cuts the recorded
+// text it shows, but a diff or a runs table carries whatever its runs
+// recorded (a model name of megabytes in every aligned pair); past the
+// bound the answer is an error that names the CLI verb, not a download
+// the page would choke on.
+const MaxAnswerBytes = 8 << 20
+
 // api wraps a JSON handler: it runs under s.mu, and its result or error
 // is written as JSON ({"error": "..."} with 400 for a bad parameter, 404
 // for an object the store does not hold, 500 otherwise).
@@ -118,22 +130,35 @@ func (s *Server) api(fn func(ctx context.Context, req *http.Request) (any, error
 		h := w.Header()
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		h.Set("Cache-Control", "no-store")
+		// Encoding escapes <, > and & in strings: the JSON is data even
+		// if something were to sniff it as HTML.
+		var body bytes.Buffer
+		if err == nil {
+			if err = json.NewEncoder(&body).Encode(res); err == nil && body.Len() > MaxAnswerBytes {
+				err = fmt.Errorf("%s: the answer is %d bytes, more than the view sends (%d): %w; tine diff, tine runs or tine show give it whole",
+					req.URL.Path, body.Len(), MaxAnswerBytes, errTooLarge)
+			}
+		}
 		if err != nil {
 			code := http.StatusInternalServerError
 			switch {
 			case errors.Is(err, errBadRequest):
 				code = http.StatusBadRequest
+			case errors.Is(err, errTooLarge):
+				code = http.StatusUnprocessableEntity
 			case errors.Is(err, objects.ErrNotFound), errors.Is(err, plumbing.ErrUnknownRevision):
 				code = http.StatusNotFound
 			}
+			body.Reset()
+			_ = json.NewEncoder(&body).Encode(map[string]string{"error": err.Error()})
 			w.WriteHeader(code)
-			res = map[string]string{"error": err.Error()}
 		}
-		// Encoding escapes <, > and & in strings: the JSON is data even
-		// if something were to sniff it as HTML.
-		_ = json.NewEncoder(w).Encode(res)
+		_, _ = w.Write(body.Bytes())
 	}
 }
+
+// errTooLarge marks an answer over MaxAnswerBytes.
+var errTooLarge = errors.New("too large")
 
 // intParam reads a non-negative integer query parameter, def when absent.
 func intParam(req *http.Request, name string, def, max int) (int, error) {

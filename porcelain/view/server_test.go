@@ -3,11 +3,14 @@ package view_test
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tinehq/tine/porcelain/runs"
 	"github.com/tinehq/tine/porcelain/runs/runstest"
 	"github.com/tinehq/tine/porcelain/trust"
 	"github.com/tinehq/tine/porcelain/view"
@@ -58,6 +61,28 @@ func TestServerRefusesWritesAndOtherHosts(t *testing.T) {
 	after, err := r.Refs().Read(t.Context(), "heads/main")
 	if err != nil || after != before {
 		t.Fatalf("heads/main moved: %s -> %s (%v)", before, after, err)
+	}
+}
+
+// TestServerAnswersItsOwnAddress: a server listening on another loopback
+// IP than 127.0.0.1 (tine view --addr 127.0.0.2:0) answers the address it
+// prints, and still refuses other hosts.
+func TestServerAnswersItsOwnAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no 127.0.0.2 on this machine: %v", err)
+	}
+	srv := view.NewServer(fixture(t))
+	srv.Listening(ln.Addr())
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: time.Minute}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	base := "http://" + ln.Addr().String() + "/"
+	if code, _, body := get(t, http.MethodGet, base+"api/graph", ""); code != http.StatusOK {
+		t.Fatalf("GET %sapi/graph: %d %s", base, code, body)
+	}
+	if code, _, _ := get(t, http.MethodGet, base+"api/graph", "attacker.example:80"); code != http.StatusMisdirectedRequest {
+		t.Fatalf("foreign Host: %d", code)
 	}
 }
 
@@ -116,6 +141,64 @@ func TestServerRowsAndBounds(t *testing.T) {
 		if code != http.StatusBadRequest || json.Unmarshal(body, &e) != nil || e.Error == "" {
 			t.Fatalf("/%s: %d %s", path, code, body)
 		}
+	}
+}
+
+// TestServerRowLabelsBounded: an event whose kind and model are a
+// megabyte each is summarised in /api/rows in at most MaxLabelText bytes
+// of each, so a page of rows stays small; the event panel has the field
+// (cut at its own bound); a fork reason of a megabyte is cut in /api/graph.
+func TestServerRowLabelsBounded(t *testing.T) {
+	r := runstest.NewRepo(t)
+	big := strings.Repeat("m", 1<<20)
+	runstest.AppendEvent(t, r, "heads/main", `{"kind":"k`+big+`","model":"`+big+`"}`, runstest.FakeClock(epoch, time.Second))
+	base := serve(t, r)
+	var page struct {
+		Rows []struct {
+			E *struct{ Event, Kind, Label string } `json:"e"`
+		}
+	}
+	code, _, body := get(t, http.MethodGet, base+"api/rows", "")
+	if err := json.Unmarshal(body, &page); err != nil || code != http.StatusOK || len(page.Rows) != 1 || page.Rows[0].E == nil {
+		t.Fatalf("rows: %d %.300s (%v)", code, body, err)
+	}
+	e := page.Rows[0].E
+	// A fork whose recorded reason is a megabyte: /api/graph sends its
+	// first 8 KiB.
+	if _, err := runs.Fork(t.Context(), r, runs.ForkOptions{Source: "heads/main", From: e.Event, Ref: "experiments/why", Reason: big, Now: runstest.FakeClock(epoch, time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, body := get(t, http.MethodGet, base+"api/graph", ""); code != http.StatusOK || len(body) > 16<<10 || !strings.Contains(string(body), `"reason":"mmm`) {
+		t.Fatalf("graph with a 1 MiB fork reason: %d, %d bytes", code, len(body))
+	}
+	if len(body) > 4*view.MaxLabelText+1024 || len(e.Kind) != view.MaxLabelText || len(e.Label) != view.MaxLabelText {
+		t.Fatalf("rows page is %d bytes; kind %d bytes, label %d bytes; want each cut at %d", len(body), len(e.Kind), len(e.Label), view.MaxLabelText)
+	}
+	code, _, body = get(t, http.MethodGet, base+"api/event/"+e.Event, "")
+	if code != http.StatusOK || !strings.Contains(string(body), `"name":"model"`) || len(body) > 64<<10 {
+		t.Fatalf("event: %d, %d bytes", code, len(body))
+	}
+}
+
+// TestServerAnswerBounded: the diff of two runs whose events record
+// megabyte model names would be tens of megabytes of JSON; the view
+// answers it with an error naming the bound and the CLI verb instead.
+func TestServerAnswerBounded(t *testing.T) {
+	r := runstest.NewRepo(t)
+	for _, ref := range []string{"heads/a", "heads/b"} {
+		for i := range 5 {
+			model := strings.Repeat(string(rune('a'+i)), 1<<20)
+			runstest.AppendEvent(t, r, ref, `{"kind":"model","model":"`+ref+model+`"}`, runstest.FakeClock(epoch, time.Second))
+		}
+	}
+	base := serve(t, r)
+	code, _, body := get(t, http.MethodGet, base+"api/diff?a=heads/a&b=heads/b", "")
+	var e struct{ Error string }
+	if code != http.StatusUnprocessableEntity || len(body) > 4096 || json.Unmarshal(body, &e) != nil || !strings.Contains(e.Error, "tine diff") {
+		t.Fatalf("diff of megabyte events: %d, %d bytes: %.300s", code, len(body), body)
+	}
+	if code, _, _ := get(t, http.MethodGet, base+"api/graph", ""); code != http.StatusOK {
+		t.Fatalf("graph: %d", code)
 	}
 }
 

@@ -49,6 +49,17 @@ func (s *Server) current(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A run's status and fork reason are recorded text sent with every
+	// /api/graph: cut like the rows' labels and the event fields.
+	for i := range g.Runs {
+		gr := &g.Runs[i]
+		gr.Status = clipText(gr.Status, MaxLabelText)
+		if gr.ForkedFrom != nil {
+			f := *gr.ForkedFrom
+			f.Reason = clipText(f.Reason, maxFieldText)
+			gr.ForkedFrom = &f
+		}
+	}
 	version := 1
 	if s.snap != nil {
 		version = s.snap.version + 1

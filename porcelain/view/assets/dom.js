@@ -7,6 +7,16 @@
 window.tine = (function () {
   const statusEl = document.getElementById("status");
 
+  // BIDI matches the bidirectional controls (marks, embeddings,
+  // overrides, isolates): in recorded text they would reorder what a
+  // reader sees ("txt.exe" drawn as "exe.txt"), so they are shown as
+  // [U+XXXX] instead.
+  const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+  function plain(s) {
+    return String(s).replace(BIDI, (c) => "[U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") + "]");
+  }
+
   // el builds an element; string children become text nodes.
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
@@ -19,7 +29,7 @@ window.tine = (function () {
     }
     for (const c of children) {
       if (c === null || c === undefined) continue;
-      e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+      e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(plain(c)) : c);
     }
     return e;
   }
@@ -29,7 +39,7 @@ window.tine = (function () {
   }
 
   function say(msg) {
-    statusEl.textContent = msg || "";
+    statusEl.textContent = plain(msg || "");
   }
 
   async function getJSON(url) {
@@ -50,7 +60,7 @@ window.tine = (function () {
   }
 
   function clip(s, n) {
-    s = String(s);
+    s = plain(s);
     return s.length > n ? s.slice(0, n) + "…" : s;
   }
 
@@ -60,5 +70,5 @@ window.tine = (function () {
     return typeof x === "number" ? String(Number(x.toPrecision(8))) : String(x);
   }
 
-  return { el, clear, say, getJSON, short, clip, num };
+  return { el, clear, say, getJSON, short, clip, num, plain };
 })();
