@@ -53,16 +53,17 @@ func NewRedactChunks(r io.Reader) ChunkReader {
 	return newRedactReader(r)
 }
 
-// ChunkReader is a reader that can also yield its stream in chunks of a
-// few megabytes at most, read into buffers the caller owns, so the chunks
-// can be hashed and written by other goroutines while the next ones are
-// read. A consumer uses Read or ReadChunk, not both.
+// ChunkReader is a reader that can also append its stream to a caller's
+// buffer a chunk (of a few megabytes at most) at a time, so the bytes can
+// be read straight into the memory they are hashed and written from. A
+// consumer uses Read or ReadChunk, not both.
 type ChunkReader interface {
 	io.Reader
-	// ReadChunk reads the next non-empty chunk into buf's memory (from
-	// buf[:0], growing it if needed) and returns it; the chunk may instead
-	// be in new memory, and either may be passed back as a later buf. At
-	// the end of the stream it returns io.EOF and no bytes.
+	// ReadChunk appends the next non-empty chunk to buf and returns the
+	// extended slice, in buf's memory while its capacity suffices (a
+	// chunk needs about RedactChunk plus 64 KiB of room), else in new
+	// memory holding buf's bytes too. At the end of the stream it
+	// returns buf and io.EOF.
 	ReadChunk(buf []byte) ([]byte, error)
 }
 
@@ -96,7 +97,7 @@ func (z *redactReader) Read(p []byte) (int, error) {
 		if z.eof {
 			return 0, io.EOF
 		}
-		z.out, z.err = z.fill(z.buf)
+		z.out, z.err = z.fill(z.buf[:0])
 		if cap(z.out) > cap(z.buf) {
 			z.buf = z.out[:0]
 		}
@@ -108,30 +109,33 @@ func (z *redactReader) Read(p []byte) (int, error) {
 
 // ReadChunk implements ChunkReader.
 func (z *redactReader) ReadChunk(buf []byte) ([]byte, error) {
+	start := len(buf)
 	for {
 		if z.err != nil {
-			return nil, z.err
+			return buf, z.err
 		}
 		if z.eof {
-			return nil, io.EOF
+			return buf, io.EOF
 		}
 		out, err := z.fill(buf)
 		z.err = err
-		if len(out) > 0 {
+		if len(out) > start {
 			return out, nil
 		}
 	}
 }
 
-// fill reads the next chunk into buf, extends it over a key block that it
-// opens (and over a literal secret value its end may cut), and returns it
-// scrubbed.
+// fill appends the next chunk to buf, extends it over a key block that it
+// opens (and over a literal secret value its end may cut), and scrubs the
+// appended bytes in place.
 func (z *redactReader) fill(buf []byte) ([]byte, error) {
-	chunk, err := z.readChunk(buf[:0], RedactChunk)
+	start := len(buf)
+	all, err := z.readChunk(buf, RedactChunk)
 	if err != nil {
 		return nil, err
 	}
 	for !z.eof {
+		chunk := all[start:]
 		pem := openPEM(chunk)
 		// A chunk ending inside what may be a secret value is extended,
 		// up to the same bound; past it the chunk is cut there.
@@ -140,12 +144,13 @@ func (z *redactReader) fill(buf []byte) ([]byte, error) {
 		}
 		if pem && len(chunk) > maxPEMCarry {
 			// RedactBlob's rule: an unterminated block runs to the end.
-			return z.lit.Blob(chunk), z.drain()
+			return place(all, start, z.lit.Blob(chunk)), z.drain()
 		}
-		if chunk, err = z.readChunk(chunk, RedactChunk); err != nil {
+		if all, err = z.readChunk(all, RedactChunk); err != nil {
 			return nil, err
 		}
 	}
+	chunk := all[start:]
 	out := chunk
 	if utf8.Valid(chunk) {
 		out = RedactBlob(chunk)
@@ -153,7 +158,18 @@ func (z *redactReader) fill(buf []byte) ([]byte, error) {
 	if z.lit != nil {
 		out = z.lit.literals(out)
 	}
-	return out, nil
+	return place(all, start, out), nil
+}
+
+// place returns all with its bytes from start replaced by out, the
+// scrubbed form of those bytes: all itself when scrubbing changed nothing
+// (out is the same memory), else with out copied in.
+func place(all []byte, start int, out []byte) []byte {
+	chunk := all[start:]
+	if len(out) == len(chunk) && (len(out) == 0 || &out[0] == &chunk[0]) {
+		return all
+	}
+	return append(all[:start], out...)
 }
 
 // readChunk appends the next piece of the input to buf: through the end
@@ -174,8 +190,10 @@ func (z *redactReader) readChunk(buf []byte, limit int) ([]byte, error) {
 		copy(grown, buf)
 		buf = grown
 	}
+	// Reading no further than need keeps the carry, copied twice per
+	// chunk, within segmentMax bytes.
 	for len(buf)-start < need && !z.inEOF {
-		n, err := z.in.Read(buf[len(buf):cap(buf)])
+		n, err := z.in.Read(buf[len(buf) : start+need])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
 			z.inEOF = true

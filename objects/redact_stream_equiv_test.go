@@ -158,19 +158,36 @@ func TestRedactChunksMatchLineReader(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("round %d (%d bytes): block reader gives %d bytes, line reader %d", round, len(in), len(got), len(want))
 		}
+		// Appending chunk after chunk to one buffer rebuilds the stream;
+		// appending each to an emptied buffer of ample room keeps it in
+		// that buffer's memory.
 		var chunks []byte
 		cr := NewRedactChunks(bytes.NewReader(in))
-		var buf []byte
 		for {
-			c, err := cr.ReadChunk(buf)
+			next, err := cr.ReadChunk(chunks)
 			if err == io.EOF {
 				break
 			}
-			if err != nil || len(c) == 0 {
-				t.Fatalf("round %d: ReadChunk = %d bytes, %v", round, len(c), err)
+			if err != nil || len(next) <= len(chunks) {
+				t.Fatalf("round %d: ReadChunk = %d bytes after %d, %v", round, len(next), len(chunks), err)
 			}
-			chunks = append(chunks, c...)
-			buf = c
+			chunks = next
+		}
+		room := make([]byte, 0, maxPEMCarry+4*RedactChunk)
+		cr = NewRedactChunks(bytes.NewReader(in))
+		var again []byte
+		for {
+			next, err := cr.ReadChunk(room[:3])
+			if err == io.EOF {
+				break
+			}
+			if err != nil || &next[0] != &room[:1][0] {
+				t.Fatalf("round %d: a chunk left the caller's buffer (%v)", round, err)
+			}
+			again = append(again, next[3:]...)
+		}
+		if !bytes.Equal(again, want) {
+			t.Fatalf("round %d: chunks in place give %d bytes, line reader %d", round, len(again), len(want))
 		}
 		if !bytes.Equal(chunks, want) {
 			t.Fatalf("round %d: chunks give %d bytes, line reader %d", round, len(chunks), len(want))

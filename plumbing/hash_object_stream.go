@@ -22,9 +22,9 @@ func streamFileBlob(ctx context.Context, a objects.Algo, w *BulkWriter, path str
 	}
 	defer f.Close()
 	// Secrets are scrubbed before hashing here too (SPEC §1.7), as the
-	// stream passes: cr counts the stored (redacted) bytes. Chunks go to
-	// the store's writer in buffers it recycles, so it hashes one chunk
-	// and writes another while the next is read (loose.Store.PutBlobFrom).
+	// stream passes: cr counts the stored (redacted) bytes. The store's
+	// writer reads the chunks straight into the blocks it writes, hashing
+	// one while it writes another (loose.Store.PutBlobFrom).
 	cr := &countingChunks{ctx: ctx, r: objects.NewRedactChunks(f)}
 	if w != nil {
 		id, err := w.PutBlobFrom(cr)
@@ -36,7 +36,7 @@ func streamFileBlob(ctx context.Context, a objects.Algo, w *BulkWriter, path str
 	h := a.Hasher(objects.TypeBlob, 1)
 	var buf []byte
 	for {
-		chunk, err := cr.ReadChunk(buf)
+		chunk, err := cr.ReadChunk(buf[:0])
 		if err == io.EOF {
 			break
 		}
@@ -71,12 +71,12 @@ func (c *countingChunks) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// ReadChunk reads the next chunk from the underlying reader.
+// ReadChunk appends the next chunk of the underlying reader to buf.
 func (c *countingChunks) ReadChunk(buf []byte) ([]byte, error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
-	chunk, err := c.r.ReadChunk(buf)
-	c.n += int64(len(chunk))
-	return chunk, err
+	out, err := c.r.ReadChunk(buf)
+	c.n += int64(len(out) - len(buf))
+	return out, err
 }
