@@ -270,16 +270,19 @@ func (w *blockWriter) writeAt(b []byte, off int64) error {
 	if len(b) == 0 {
 		return nil
 	}
+	direct := w.direct.Load()
 	err := w.faults.fault(stepWrite, w.tmp)
 	if err != nil {
 		half := len(b) / 2 // a torn write
-		if w.direct.Load() {
+		if direct {
 			half = half / fsutil.DirectAlign * fsutil.DirectAlign
 		}
 		b = b[:half]
 	}
 	_, werr := w.f.WriteAt(b, off)
-	if werr != nil && w.direct.Load() && errors.Is(werr, syscall.EINVAL) {
+	// The other writer may have turned direct I/O off already; a write
+	// issued while it was on is retried all the same.
+	if werr != nil && direct && errors.Is(werr, syscall.EINVAL) {
 		w.direct.Store(false)
 		if werr = fsutil.SetDirect(w.f, false); werr == nil {
 			_, werr = w.f.WriteAt(b, off)
