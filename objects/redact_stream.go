@@ -1,7 +1,7 @@
 package objects
 
 import (
-	"bufio"
+	"bytes"
 	"io"
 	"regexp"
 	"sync"
@@ -46,17 +46,46 @@ func NewRedactReader(r io.Reader) io.Reader {
 	return newRedactReader(r)
 }
 
-func newRedactReader(r io.Reader) *redactReader {
-	return &redactReader{in: bufio.NewReaderSize(r, 64<<10)}
+// NewRedactChunks is NewRedactReader's stream as a ChunkReader: the same
+// bytes, handed out a scrubbed chunk at a time in memory the caller owns,
+// so a consumer that hashes and writes each chunk copies nothing.
+func NewRedactChunks(r io.Reader) ChunkReader {
+	return newRedactReader(r)
 }
 
+// ChunkReader is a reader that can also append its stream to a caller's
+// buffer a chunk (of a few megabytes at most) at a time, so the bytes can
+// be read straight into the memory they are hashed and written from. A
+// consumer uses Read or ReadChunk, not both.
+type ChunkReader interface {
+	io.Reader
+	// ReadChunk appends the next non-empty chunk to buf and returns the
+	// extended slice, in buf's memory while its capacity suffices (a
+	// chunk needs about RedactChunk plus 64 KiB of room), else in new
+	// memory holding buf's bytes too. At the end of the stream it
+	// returns buf and io.EOF.
+	ReadChunk(buf []byte) ([]byte, error)
+}
+
+func newRedactReader(r io.Reader) *redactReader {
+	return &redactReader{in: r}
+}
+
+// segmentMax is the longest piece of a line that decides a chunk end: a
+// chunk ends at the end of the line (cut every segmentMax bytes when it is
+// longer) that holds the chunk's RedactChunk-th byte. The rule is fixed:
+// the stored bytes, and so the blob's oid, depend on where chunks end.
+const segmentMax = 64 << 10
+
 type redactReader struct {
-	lit *Redactor // literal secret values to replace too; nil for none
-	in  *bufio.Reader
-	buf []byte // the chunk being read, reused so binary input allocates nothing
-	out []byte // scrubbed bytes not yet returned
-	eof bool
-	err error
+	lit   *Redactor // literal secret values to replace too; nil for none
+	in    io.Reader
+	carry []byte // bytes read past the last chunk end, first of the next
+	inEOF bool   // in has returned io.EOF
+	buf   []byte // Read's chunk buffer, reused so binary input allocates nothing
+	out   []byte // scrubbed bytes not yet returned by Read
+	eof   bool   // the last chunk has been read
+	err   error
 }
 
 // Read implements io.Reader.
@@ -68,24 +97,45 @@ func (z *redactReader) Read(p []byte) (int, error) {
 		if z.eof {
 			return 0, io.EOF
 		}
-		z.fill()
+		z.out, z.err = z.fill(z.buf[:0])
+		if cap(z.out) > cap(z.buf) {
+			z.buf = z.out[:0]
+		}
 	}
 	n := copy(p, z.out)
 	z.out = z.out[n:]
 	return n, nil
 }
 
-// fill reads the next chunk, extends it over a key block that it opens
-// (and over a literal secret value its end may cut), and scrubs it into
-// z.out.
-func (z *redactReader) fill() {
-	chunk, err := z.readChunk(z.buf[:0], RedactChunk)
-	z.buf = chunk
-	if err != nil {
+// ReadChunk implements ChunkReader.
+func (z *redactReader) ReadChunk(buf []byte) ([]byte, error) {
+	start := len(buf)
+	for {
+		if z.err != nil {
+			return buf, z.err
+		}
+		if z.eof {
+			return buf, io.EOF
+		}
+		out, err := z.fill(buf)
 		z.err = err
-		return
+		if len(out) > start {
+			return out, nil
+		}
+	}
+}
+
+// fill appends the next chunk to buf, extends it over a key block that it
+// opens (and over a literal secret value its end may cut), and scrubs the
+// appended bytes in place.
+func (z *redactReader) fill(buf []byte) ([]byte, error) {
+	start := len(buf)
+	all, err := z.readChunk(buf, RedactChunk)
+	if err != nil {
+		return nil, err
 	}
 	for !z.eof {
+		chunk := all[start:]
 		pem := openPEM(chunk)
 		// A chunk ending inside what may be a secret value is extended,
 		// up to the same bound; past it the chunk is cut there.
@@ -94,54 +144,91 @@ func (z *redactReader) fill() {
 		}
 		if pem && len(chunk) > maxPEMCarry {
 			// RedactBlob's rule: an unterminated block runs to the end.
-			z.out = z.lit.Blob(chunk)
-			z.drain()
-			return
+			return place(all, start, z.lit.Blob(chunk)), z.drain()
 		}
-		if chunk, err = z.readChunk(chunk, RedactChunk); err != nil {
-			z.err = err
-			return
+		if all, err = z.readChunk(all, RedactChunk); err != nil {
+			return nil, err
 		}
-		z.buf = chunk
 	}
+	chunk := all[start:]
+	out := chunk
 	if utf8.Valid(chunk) {
-		z.out = RedactBlob(chunk)
-	} else {
-		z.out = chunk
+		out = RedactBlob(chunk)
 	}
 	if z.lit != nil {
-		z.out = z.lit.literals(z.out)
+		out = z.lit.literals(out)
 	}
+	return place(all, start, out), nil
 }
 
-// readChunk appends up to about limit bytes to buf, ending at a line end
-// when one comes within the limit (a longer line is cut at the limit).
+// place returns all with its bytes from start replaced by out, the
+// scrubbed form of those bytes: all itself when scrubbing changed nothing
+// (out is the same memory), else with out copied in.
+func place(all []byte, start int, out []byte) []byte {
+	chunk := all[start:]
+	if len(out) == len(chunk) && (len(out) == 0 || &out[0] == &chunk[0]) {
+		return all
+	}
+	return append(all[:start], out...)
+}
+
+// readChunk appends the next piece of the input to buf: through the end
+// of the line holding its limit-th byte, or through that byte's
+// segmentMax-byte piece of a longer line (pieces are counted from the
+// line's start, or from the piece's start when the piece begins the
+// chunk), or to the end of the input. The input is read in large blocks
+// straight into buf; what is read past the end is carried to the next
+// call.
 func (z *redactReader) readChunk(buf []byte, limit int) ([]byte, error) {
 	start := len(buf)
-	for len(buf)-start < limit {
-		line, err := z.in.ReadSlice('\n')
-		buf = append(buf, line...)
-		if err == nil {
-			continue
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF {
-			z.eof = true
-			return buf, nil
-		}
-		return nil, err
+	buf = append(buf, z.carry...)
+	z.carry = z.carry[:0]
+	// The piece holding byte limit-1 ends within segmentMax bytes of it.
+	need := limit + segmentMax
+	if cap(buf) < start+need {
+		grown := make([]byte, len(buf), start+need+segmentMax)
+		copy(grown, buf)
+		buf = grown
 	}
-	return buf, nil
+	// Reading no further than need keeps the carry, copied twice per
+	// chunk, within segmentMax bytes.
+	for len(buf)-start < need && !z.inEOF {
+		n, err := z.in.Read(buf[len(buf) : start+need])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			z.inEOF = true
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	avail := buf[start:]
+	end := len(avail)
+	if last := limit - 1; last < len(avail) {
+		lineStart := bytes.LastIndexByte(avail[:last], '\n') + 1
+		piece := lineStart + (last-lineStart)/segmentMax*segmentMax
+		pieceEnd := min(piece+segmentMax, len(avail))
+		if i := bytes.IndexByte(avail[piece:pieceEnd], '\n'); i >= 0 {
+			end = piece + i + 1
+		} else {
+			end = pieceEnd
+		}
+	}
+	z.carry = append(z.carry, avail[end:]...)
+	if end == len(avail) && z.inEOF {
+		z.eof = true
+	}
+	return buf[:start+end], nil
 }
 
 // drain discards the rest of the input after an unterminated key block.
-func (z *redactReader) drain() {
-	if _, err := io.Copy(io.Discard, z.in); err != nil {
-		z.err = err
-	}
+func (z *redactReader) drain() error {
+	z.carry = z.carry[:0]
 	z.eof = true
+	if z.inEOF {
+		return nil
+	}
+	_, err := io.Copy(io.Discard, z.in)
+	return err
 }
 
 // openPEM reports whether b opens a private-key block it does not close.

@@ -22,8 +22,10 @@ func streamFileBlob(ctx context.Context, a objects.Algo, w *BulkWriter, path str
 	}
 	defer f.Close()
 	// Secrets are scrubbed before hashing here too (SPEC §1.7), as the
-	// stream passes: cr counts the stored (redacted) bytes.
-	cr := &countingReader{ctx: ctx, r: objects.NewRedactReader(f)}
+	// stream passes: cr counts the stored (redacted) bytes. The store's
+	// writer reads the chunks straight into the blocks it writes, hashing
+	// one while it writes another (loose.Store.PutBlobFrom).
+	cr := &countingChunks{ctx: ctx, r: objects.NewRedactChunks(f)}
 	if w != nil {
 		id, err := w.PutBlobFrom(cr)
 		if err != nil {
@@ -32,29 +34,49 @@ func streamFileBlob(ctx context.Context, a objects.Algo, w *BulkWriter, path str
 		return id, cr.n, nil
 	}
 	h := a.Hasher(objects.TypeBlob, 1)
-	if _, err := io.CopyBuffer(h, io.LimitReader(cr, objects.MaxLooseObjectSize+1), make([]byte, 256<<10)); err != nil {
-		return objects.OID{}, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	if cr.n > objects.MaxLooseObjectSize {
-		return objects.OID{}, 0, fmt.Errorf("%s: more than %d bytes: %w", path, int64(objects.MaxLooseObjectSize), objects.ErrObjectTooLarge)
+	var buf []byte
+	for {
+		chunk, err := cr.ReadChunk(buf[:0])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return objects.OID{}, 0, fmt.Errorf("read %s: %w", path, err)
+		}
+		if cr.n > objects.MaxLooseObjectSize {
+			return objects.OID{}, 0, fmt.Errorf("%s: more than %d bytes: %w", path, int64(objects.MaxLooseObjectSize), objects.ErrObjectTooLarge)
+		}
+		h.Write(chunk)
+		buf = chunk
 	}
 	return objects.OIDFromHash(a, objects.TypeBlob, h), cr.n, nil
 }
 
-// countingReader counts the bytes read and stops at cancellation, so a
-// long stream honours the context.
-type countingReader struct {
+// countingChunks counts the bytes read and stops at cancellation, so a
+// long stream honours the context. It passes ReadChunk through, so the
+// store's writer still sees an objects.ChunkReader.
+type countingChunks struct {
 	ctx context.Context
-	r   io.Reader
+	r   objects.ChunkReader
 	n   int64
 }
 
 // Read reads from the underlying reader.
-func (c *countingReader) Read(p []byte) (int, error) {
+func (c *countingChunks) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// ReadChunk appends the next chunk of the underlying reader to buf.
+func (c *countingChunks) ReadChunk(buf []byte) ([]byte, error) {
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	out, err := c.r.ReadChunk(buf)
+	c.n += int64(len(out) - len(buf))
+	return out, err
 }

@@ -9,3 +9,7 @@ func (s *Store) SetMaxSize(n int64) { s.maxSize = n }
 // (objectstest.RunFaults) can fail any of them. It exists only in test
 // builds and must be called before the store is used.
 func SetFaultHook(s *Store, hook func(step, path string) error) { s.faults = hook }
+
+// SetDirectIO turns the direct-I/O attempt of streamed writes on or off
+// and returns the previous setting. It exists only in test builds.
+func SetDirectIO(on bool) bool { old := directIO; directIO = on; return old }

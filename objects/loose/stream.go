@@ -47,40 +47,9 @@ func (s *Store) PutBlobFrom(ctx context.Context, r io.Reader) (objects.OID, erro
 		}
 	}()
 	header := append(objects.AppendHeader(nil, objects.TypeBlob, 1), '\n')
-	if _, err := f.Write(header); err != nil {
-		return objects.OID{}, fmt.Errorf("put blob: write: %w", err)
-	}
 	h := s.algo.Hasher(objects.TypeBlob, 1)
-	total := int64(len(header))
-	buf := make([]byte, 256<<10)
-	for {
-		if err := ctx.Err(); err != nil {
-			return objects.OID{}, err
-		}
-		n, rerr := r.Read(buf)
-		if n > 0 {
-			if total += int64(n); total > s.maxSize {
-				return objects.OID{}, fmt.Errorf("put blob: over %d bytes: %w", s.maxSize, objects.ErrObjectTooLarge)
-			}
-			h.Write(buf[:n])
-			chunk := buf[:n]
-			err := s.faults.fault(stepWrite, tmp)
-			if err != nil {
-				chunk = chunk[:n/2] // a torn write
-			}
-			if _, werr := f.Write(chunk); err == nil {
-				err = werr
-			}
-			if err != nil {
-				return objects.OID{}, fmt.Errorf("put blob: %s: %w", stepWrite, err)
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return objects.OID{}, fmt.Errorf("put blob: read: %w", rerr)
-		}
+	if _, err := s.streamBody(ctx, r, f, tmp, h, header); err != nil {
+		return objects.OID{}, err
 	}
 	id := objects.OIDFromHash(s.algo, objects.TypeBlob, h)
 	_, fanDir, p := s.paths(id)

@@ -1,0 +1,316 @@
+package loose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/tinehq/tine/internal/fsutil"
+	"github.com/tinehq/tine/objects"
+)
+
+// Shape of the streaming pipeline of PutBlobFrom. The stream is read
+// straight into blocks of blockRoom aligned bytes; a block is handed to
+// the writers once it holds blockSize bytes, so the room past blockSize
+// takes the chunk that crosses it (a chunk needs about
+// objects.RedactChunk plus 64 KiB). blockCount blocks keep the reader,
+// the hasher and two writers busy; memory stays about blockCount times
+// blockRoom whatever the blob's size.
+const (
+	blockSize  = 4 << 20
+	blockRoom  = blockSize + 2<<20
+	blockCount = 4
+	plainChunk = 1 << 20 // what plainChunks reads at a time
+)
+
+// directIO lets streamBody try direct I/O; tests turn it off to cover the
+// page-cache path on a file system that offers both.
+var directIO = true
+
+// errStopped is what the reader sees once a writer has failed; the
+// writer's error is the one reported.
+var errStopped = errors.New("stream stopped")
+
+// piece is what the reader sends the hasher, in stream order: body bytes
+// to hash, and a block (with its file offset) that is full and goes to
+// the writers once every body byte in it is hashed.
+type piece struct {
+	hash  []byte
+	block []byte
+	off   int64
+}
+
+// streamBody writes header and then the body of r to f while hashing the
+// body into h, in overlapped stages: this goroutine reads (and, for an
+// objects.ChunkReader such as the redacting reader, scrubs) the stream
+// straight into aligned blocks; a second goroutine hashes each chunk
+// where it lies; two more write each full block to disk. Where the file
+// system allows, the blocks are written with direct I/O (no copy into the
+// page cache, no writeback left for the final fsync), else through the
+// page cache with the writeback of every fsutil.WritebackStep bytes
+// started as they are written. The unaligned end is written through the
+// page cache last. It returns the body's size; a stored size past
+// s.maxSize is refused with objects.ErrObjectTooLarge as soon as the
+// reader sees it.
+func (s *Store) streamBody(ctx context.Context, r io.Reader, f *os.File, tmp string, h hash.Hash, header []byte) (int64, error) {
+	src, ok := r.(objects.ChunkReader)
+	if !ok {
+		src = plainChunks{r}
+	}
+	w := &blockWriter{f: f, tmp: tmp, faults: s.faults, free: make(chan []byte, blockCount), stop: make(chan struct{})}
+	defer w.release()
+	for range blockCount {
+		b, release, err := fsutil.AlignedBuffer(blockRoom)
+		if err != nil {
+			return 0, fmt.Errorf("put blob: %w", err)
+		}
+		w.releases = append(w.releases, release)
+		w.free <- b[:0]
+	}
+	writers := 1
+	if directIO && fsutil.SetDirect(f, true) == nil {
+		w.direct.Store(true)
+		writers = 2
+	}
+	pieces := make(chan piece, 2*blockCount)
+	full := make(chan piece, blockCount)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(full)
+		for p := range pieces {
+			h.Write(p.hash)
+			if p.block != nil {
+				full <- p
+			}
+		}
+	})
+	for range writers {
+		wg.Go(func() {
+			for p := range full {
+				if w.failed() == nil {
+					w.fail(w.writeBlock(p, writers == 1))
+				}
+				w.free <- p.block[:0]
+			}
+		})
+	}
+	n, last, lastOff, rerr := s.readBlocks(ctx, src, header, w, pieces)
+	close(pieces)
+	wg.Wait()
+	if err := w.failed(); err != nil {
+		return 0, err
+	}
+	if rerr != nil {
+		return 0, rerr
+	}
+	return n, w.finish(last, lastOff)
+}
+
+// readBlocks is streamBody's reading stage: it appends header and then
+// the chunks of src to blocks taken from w.free, sends each chunk to be
+// hashed and each full block to be written, and returns the body's size
+// and the last, partly filled block with its file offset.
+func (s *Store) readBlocks(ctx context.Context, src objects.ChunkReader, header []byte, w *blockWriter, out chan<- piece) (int64, []byte, int64, error) {
+	var n, off int64
+	cur, err := w.take()
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	cur = append(cur, header...)
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, nil, 0, err
+		}
+		before := len(cur)
+		next, err := src.ReadChunk(cur)
+		if err == io.EOF {
+			return n, cur, off, nil
+		}
+		if err != nil {
+			return n, nil, 0, fmt.Errorf("put blob: read: %w", err)
+		}
+		chunk := next[before:]
+		if n += int64(len(chunk)); int64(len(header))+n > s.maxSize {
+			return n, nil, 0, fmt.Errorf("put blob: over %d bytes: %w", s.maxSize, objects.ErrObjectTooLarge)
+		}
+		out <- piece{hash: chunk}
+		if cap(next) == cap(cur) && &next[:1][0] == &cur[:1][0] {
+			cur = next
+		} else {
+			// The chunk outgrew the block's room (a long key block, say)
+			// and came in new memory: copy it in, block by block.
+			for len(chunk) > 0 {
+				k := copy(cur[len(cur):cap(cur)], chunk)
+				cur, chunk = cur[:len(cur)+k], chunk[k:]
+				if len(chunk) > 0 {
+					if cur, off, err = w.seal(cur, off, out); err != nil {
+						return n, nil, 0, err
+					}
+				}
+			}
+		}
+		if len(cur) >= blockSize {
+			if cur, off, err = w.seal(cur, off, out); err != nil {
+				return n, nil, 0, err
+			}
+		}
+	}
+}
+
+// blockWriter writes the blocks of a stream to f from its own goroutines,
+// directly where the file system allows, else through the page cache.
+type blockWriter struct {
+	f        *os.File
+	tmp      string
+	faults   faultHook
+	direct   atomic.Bool
+	free     chan []byte
+	synced   int64 // page-cache mode: writeback started before this offset
+	releases []func()
+
+	errOnce sync.Once
+	err     error
+	stop    chan struct{} // closed when err is set
+}
+
+// take returns a free block, or the writers' error once one failed.
+func (w *blockWriter) take() ([]byte, error) {
+	select {
+	case b := <-w.free:
+		return b, nil
+	case <-w.stop:
+		return nil, errStopped
+	}
+}
+
+// seal sends the aligned part of cur, which starts at file offset off, to
+// be written after the chunks before it are hashed, and returns a fresh
+// block starting with the rest and that block's offset.
+func (w *blockWriter) seal(cur []byte, off int64, out chan<- piece) ([]byte, int64, error) {
+	next, err := w.take()
+	if err != nil {
+		return nil, 0, err
+	}
+	aligned := len(cur) / fsutil.DirectAlign * fsutil.DirectAlign
+	next = append(next, cur[aligned:]...)
+	out <- piece{block: cur[:aligned], off: off}
+	return next, off + int64(aligned), nil
+}
+
+// finish writes the last block, which starts at file offset off: its
+// aligned part like the others, the rest through the page cache. The
+// caller still fsyncs f.
+func (w *blockWriter) finish(last []byte, off int64) error {
+	aligned := len(last) / fsutil.DirectAlign * fsutil.DirectAlign
+	if err := w.writeBlock(piece{block: last[:aligned], off: off}, true); err != nil {
+		return fmt.Errorf("put blob: %s: %w", stepWrite, err)
+	}
+	if w.direct.Load() {
+		if err := fsutil.SetDirect(w.f, false); err != nil {
+			return fmt.Errorf("put blob: %s: %w", stepWrite, err)
+		}
+		w.direct.Store(false)
+	}
+	if err := w.writeAt(last[aligned:], off+int64(aligned)); err != nil {
+		return fmt.Errorf("put blob: %s: %w", stepWrite, err)
+	}
+	return nil
+}
+
+// release unmaps the blocks; every goroutine using them has ended.
+func (w *blockWriter) release() {
+	for _, r := range w.releases {
+		r()
+	}
+}
+
+// fail records the first error; a nil err records nothing.
+func (w *blockWriter) fail(err error) {
+	if err != nil {
+		w.errOnce.Do(func() {
+			w.err = fmt.Errorf("put blob: %s: %w", stepWrite, err)
+			close(w.stop)
+		})
+	}
+}
+
+// failed returns the recorded error, if any.
+func (w *blockWriter) failed() error {
+	select {
+	case <-w.stop:
+		return w.err
+	default:
+		return nil
+	}
+}
+
+// writeBlock writes one block; a lone page-cache writer (ordered) then
+// starts the writeback of what it has written.
+func (w *blockWriter) writeBlock(p piece, ordered bool) error {
+	if err := w.writeAt(p.block, p.off); err != nil {
+		return err
+	}
+	if end := p.off + int64(len(p.block)); ordered && !w.direct.Load() && end-w.synced >= fsutil.WritebackStep {
+		fsutil.StartWriteback(w.f, w.synced, end-w.synced)
+		w.synced = end
+	}
+	return nil
+}
+
+// writeAt writes b at off. A direct write the file system refuses
+// (EINVAL: it wants another alignment) is retried through the page cache,
+// which then takes every later write.
+func (w *blockWriter) writeAt(b []byte, off int64) error {
+	if len(b) == 0 {
+		return nil
+	}
+	direct := w.direct.Load()
+	err := w.faults.fault(stepWrite, w.tmp)
+	if err != nil {
+		half := len(b) / 2 // a torn write
+		if direct {
+			half = half / fsutil.DirectAlign * fsutil.DirectAlign
+		}
+		b = b[:half]
+	}
+	_, werr := w.f.WriteAt(b, off)
+	// The other writer may have turned direct I/O off already; a write
+	// issued while it was on is retried all the same.
+	if werr != nil && direct && errors.Is(werr, syscall.EINVAL) {
+		w.direct.Store(false)
+		if werr = fsutil.SetDirect(w.f, false); werr == nil {
+			_, werr = w.f.WriteAt(b, off)
+		}
+	}
+	if err == nil {
+		err = werr
+	}
+	return err
+}
+
+// plainChunks reads a plain io.Reader as chunks of up to plainChunk bytes.
+type plainChunks struct{ io.Reader }
+
+// ReadChunk implements objects.ChunkReader.
+func (p plainChunks) ReadChunk(buf []byte) ([]byte, error) {
+	start := len(buf)
+	if cap(buf)-start < plainChunk {
+		grown := make([]byte, start, start+plainChunk)
+		copy(grown, buf)
+		buf = grown
+	}
+	n, err := io.ReadFull(p.Reader, buf[start:start+plainChunk])
+	if n > 0 {
+		return buf[:start+n], nil
+	}
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return buf, err
+}
