@@ -24,6 +24,8 @@ type spPack struct {
 	// cache is the owning store's decoded-block cache, nil for a pack
 	// opened alone (Verify, Walk of a pack the store does not hold).
 	cache *spBlockCache
+	// dcache holds envelopes rebuilt from delta blocks (delta_read.go).
+	dcache *spDeltaCache
 }
 
 // spStreamRead is the block size above which a block is streamed from the
@@ -48,7 +50,7 @@ func openSPPack(dir, name string, a objects.Algo) (*spPack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage pack %s: %w", base+".pack", err)
 	}
-	p := &spPack{name: name, algo: a, idx: idx, f: f, size: size}
+	p := &spPack{name: name, algo: a, idx: idx, f: f, size: size, dcache: newSPDeltaCache()}
 	if err := p.checkEnds(); err != nil {
 		f.Close()
 		return nil, corruptFile(base+".pack", err)
@@ -165,7 +167,10 @@ func (p *spPack) envelope(id objects.OID, e spEntry) ([]byte, error) {
 	if e.size <= spBlockHeader {
 		return nil, p.corruptEntry(id, e.off, "block shorter than its header")
 	}
-	if spIsLargeBlock(e) {
+	if env := p.dcache.get(e); env != nil {
+		return append([]byte(nil), env...), nil
+	}
+	if spIsLargeBlock(e) && !p.isDeltaBlock(e) {
 		return p.streamEnvelope(id, e)
 	}
 	bp := getBlockBuf()
@@ -174,6 +179,9 @@ func (p *spPack) envelope(id objects.OID, e spEntry) ([]byte, error) {
 	*bp = blk
 	if _, err := p.f.ReadAt(blk, int64(e.off)); err != nil {
 		return nil, fmt.Errorf("object %s: read %s.pack: %w", id, p.name, err)
+	}
+	if blk[0] == spKindDelta {
+		return p.deltaEnvelope(id, e, blk, 0)
 	}
 	raw, stored, err := blockRaw(e, blk, nil)
 	if err == nil && uint64(e.start)+uint64(e.length) > uint64(len(raw)) {
