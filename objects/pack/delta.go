@@ -12,13 +12,20 @@ import (
 // longer than the one before: stored whole, n appends cost O(n²) bytes
 // (736 KiB per snapshot at 10,000 events). Inside a storage pack a run may
 // instead be stored as a delta against another run of the same pack
-// (git's OBJ_REF_DELTA idea, kept inside one pack so that no pack ever
-// depends on another and gc can drop any pack it has rewritten):
+// (git's OBJ_REF_DELTA idea). A Writer's deltas are based on runs of the
+// same pack, so a pack gc writes stands alone; a run an append writes
+// (Store.WriteAppendPack) is based on its predecessor's chain wherever
+// that is packed, as git's thin packs are, and gc's rewrites make the
+// result self-contained again:
 //
 //	header   5 bytes   kind uint8 (2), raw length uint32: the length of
 //	                   the envelope the delta rebuilds
 //	target   33 bytes  the key (digest, type code) of the object rebuilt
-//	base     33 bytes  the key of the base, an entry of the same pack
+//	base     33 bytes  the key of the base: an entry of the same pack, or
+//	                   for a delta an append wrote, of another pack
+//	position uint32    the object's position in its chain of appends (a
+//	                   whole object is position 0); writers choose bases
+//	                   with it (write_append.go), readers ignore it
 //	length   uint32    the byte length of the instructions that follow
 //	ops      ...       instructions, applied in order to build the target:
 //	                   0x00 offset uvarint, length uvarint: copy that range
@@ -39,7 +46,7 @@ const (
 	spKindDelta = 2
 	// spDeltaHeader is the fixed part of a delta block after the block
 	// header: target key, base key, instruction length.
-	spDeltaHeader = 2*spKeySize + 4
+	spDeltaHeader = 2*spKeySize + 8
 	// MaxDeltaChain bounds the deltas a read follows to rebuild one object;
 	// a longer chain (or a cycle) is refused as corrupt.
 	MaxDeltaChain = 1024
@@ -53,7 +60,7 @@ const (
 )
 
 // errDeltaBase is the damage of a delta whose base is not in its pack.
-var errDeltaBase = errors.New("delta base is not in this pack")
+var errDeltaBase = errors.New("delta base is not in any storage pack")
 
 // encodeDelta returns the instructions that build target from base: the
 // common prefix and suffix are copied, the middle inserted. Appending an
@@ -136,6 +143,7 @@ func applyDelta(base, ops []byte, rawLen uint32) ([]byte, error) {
 type spDelta struct {
 	rawLen       uint32
 	target, base spKey
+	pos          uint32
 	ops          []byte
 }
 
@@ -153,7 +161,8 @@ func parseDeltaBlock(blk []byte) (spDelta, error) {
 	b := blk[spBlockHeader:]
 	copy(d.target[:], b[:spKeySize])
 	copy(d.base[:], b[spKeySize:2*spKeySize])
-	n := binary.BigEndian.Uint32(b[2*spKeySize:])
+	d.pos = binary.BigEndian.Uint32(b[2*spKeySize:])
+	n := binary.BigEndian.Uint32(b[2*spKeySize+4:])
 	d.ops = b[spDeltaHeader:]
 	if uint64(n) != uint64(len(d.ops)) {
 		return d, errors.New("delta block of the wrong length")
@@ -165,11 +174,12 @@ func parseDeltaBlock(blk []byte) (spDelta, error) {
 }
 
 // appendDeltaBlock appends the whole delta block of target against base.
-func appendDeltaBlock(dst []byte, rawLen uint32, target, base spKey, ops []byte) []byte {
+func appendDeltaBlock(dst []byte, rawLen uint32, target, base spKey, pos uint32, ops []byte) []byte {
 	dst = append(dst, spKindDelta)
 	dst = binary.BigEndian.AppendUint32(dst, rawLen)
 	dst = append(dst, target[:]...)
 	dst = append(dst, base[:]...)
+	dst = binary.BigEndian.AppendUint32(dst, pos)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(ops)))
 	return append(dst, ops...)
 }

@@ -130,12 +130,12 @@ func (p *spPack) deltaShared(id objects.OID, e spEntry, blk []byte, depth int) (
 	if err != nil {
 		return nil, p.corruptEntry(id, e.off, err.Error())
 	}
-	i, ok := p.idx.find(d.base)
+	bp, i, ok := p.findBase(d.base)
 	if !ok {
 		return nil, p.corruptEntry(id, e.off, errDeltaBase.Error())
 	}
-	baseID := p.idx.oid(i, p.algo)
-	base, err := p.sharedEnvelope(baseID, p.idx.entry(i), depth+1)
+	baseID := bp.idx.oid(i, bp.algo)
+	base, err := bp.sharedEnvelope(baseID, bp.idx.entry(i), depth+1)
 	if err != nil {
 		return nil, fmt.Errorf("object %s: delta base: %w", id, err)
 	}
@@ -145,6 +145,33 @@ func (p *spPack) deltaShared(id objects.OID, e spEntry, blk []byte, depth int) (
 	}
 	p.dcache.put(e, env)
 	return env, nil
+}
+
+// findBase finds the base k of a delta of p: in p, else in another pack of
+// p's store (a delta an append wrote), re-scanning the directory once when
+// none holds it (a gc may have moved it into a pack this store has not
+// opened yet).
+func (p *spPack) findBase(k spKey) (*spPack, int, bool) {
+	if i, ok := p.idx.find(k); ok {
+		return p, i, true
+	}
+	if p.store == nil {
+		return nil, 0, false
+	}
+	for try := 0; try < 2; try++ {
+		for _, q := range *p.store.packs.Load() {
+			if q == p {
+				continue
+			}
+			if i, ok := q.idx.find(k); ok {
+				return q, i, true
+			}
+		}
+		if try == 0 && p.store.Reload() != nil {
+			break
+		}
+	}
+	return nil, 0, false
 }
 
 // sharedEnvelope returns the envelope of entry e as a delta base: cached
@@ -180,6 +207,6 @@ func deltaTarget(blk []byte) (spKey, uint32, error) {
 // deltaBlockLen returns the length of the delta block whose first
 // spBlockHeader+spDeltaHeader bytes are head.
 func deltaBlockLen(head []byte) int64 {
-	n := binary.BigEndian.Uint32(head[spBlockHeader+2*spKeySize:])
+	n := binary.BigEndian.Uint32(head[spBlockHeader+2*spKeySize+4:])
 	return spBlockHeader + spDeltaHeader + int64(n)
 }

@@ -153,14 +153,14 @@ func TestStoragePackDeltaDamage(t *testing.T) {
 	length := uint32(len(target.Stored()))
 	t.Run("sound", func(t *testing.T) {
 		s := spCraftDelta(t, a, base, target, func(ops []byte) []byte {
-			return appendDeltaBlock(nil, length, key, spKeyOf(base.ID), ops)
+			return appendDeltaBlock(nil, length, key, spKeyOf(base.ID), 1, ops)
 		})
 		spCheckGet(t, s, target)
 	})
 	t.Run("flipped insert", func(t *testing.T) {
 		s := spCraftDelta(t, a, base, target, func(ops []byte) []byte {
 			ops[len(ops)/2] ^= 1 // the CRC is computed over the damaged bytes
-			return appendDeltaBlock(nil, length, key, spKeyOf(base.ID), ops)
+			return appendDeltaBlock(nil, length, key, spKeyOf(base.ID), 1, ops)
 		})
 		_, err := s.Get(ctx, target.ID)
 		var fe *objects.FormatError
@@ -170,16 +170,16 @@ func TestStoragePackDeltaDamage(t *testing.T) {
 	})
 	t.Run("missing base", func(t *testing.T) {
 		s := spCraftDelta(t, a, base, target, func(ops []byte) []byte {
-			return appendDeltaBlock(nil, length, key, spKeyOf(runs[0].ID), ops)
+			return appendDeltaBlock(nil, length, key, spKeyOf(runs[0].ID), 1, ops)
 		})
 		_, err := s.Get(ctx, target.ID)
-		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "delta base is not in this pack") {
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "delta base is not in any storage pack") {
 			t.Fatalf("Get of a delta without its base = %v", err)
 		}
 	})
 	t.Run("short", func(t *testing.T) {
 		s := spCraftDelta(t, a, base, target, func(ops []byte) []byte {
-			return appendDeltaBlock(nil, length+1, key, spKeyOf(base.ID), ops)
+			return appendDeltaBlock(nil, length+1, key, spKeyOf(base.ID), 1, ops)
 		})
 		if _, err := s.Get(ctx, target.ID); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("Get of a delta of the wrong length = %v", err)
@@ -187,7 +187,7 @@ func TestStoragePackDeltaDamage(t *testing.T) {
 	})
 	t.Run("self", func(t *testing.T) {
 		s := spCraftDelta(t, a, base, target, func(ops []byte) []byte {
-			return appendDeltaBlock(nil, length, key, key, ops)
+			return appendDeltaBlock(nil, length, key, key, 1, ops)
 		})
 		if _, err := s.Get(ctx, target.ID); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("Get of a delta based on itself = %v", err)
@@ -211,7 +211,7 @@ func TestStoragePackDeltaCycle(t *testing.T) {
 	for _, pair := range [][2]*objects.Object{{x, y}, {y, x}} {
 		w.seen[pair[0].ID] = struct{}{}
 		e := spEntry{key: spKeyOf(pair[0].ID), length: uint32(len(pair[0].Stored()))}
-		blk := appendDeltaBlock(nil, e.length, e.key, spKeyOf(pair[1].ID), encodeDelta(pair[1].Stored(), pair[0].Stored()))
+		blk := appendDeltaBlock(nil, e.length, e.key, spKeyOf(pair[1].ID), 1, encodeDelta(pair[1].Stored(), pair[0].Stored()))
 		w.deltas = append(w.deltas, spEntryBlock{e: e, blk: blk})
 	}
 	if _, err := w.Commit(); err != nil {

@@ -26,6 +26,9 @@ type spPack struct {
 	cache *spBlockCache
 	// dcache holds envelopes rebuilt from delta blocks (delta_read.go).
 	dcache *spDeltaCache
+	// store finds the bases of deltas an append based on other packs
+	// (delta_read.go); nil for a pack read without its store.
+	store *Store
 }
 
 // spStreamRead is the block size above which a block is streamed from the

@@ -61,7 +61,7 @@ func (s *Store) RebuildIndex(ctx context.Context, name string, wanted func(objec
 	// The new index must pass every check a reader makes.
 	idx, err := parseSPIndex(data, s.algo)
 	if err == nil {
-		p := &spPack{name: name, algo: s.algo, idx: idx, f: f, size: size, dcache: newSPDeltaCache()}
+		p := &spPack{name: name, algo: s.algo, idx: idx, f: f, size: size, dcache: newSPDeltaCache(), store: s}
 		if err = p.checkEnds(); err == nil {
 			err = p.checkTiling()
 		}

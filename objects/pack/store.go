@@ -111,7 +111,7 @@ func (s *Store) Reload() error {
 			damaged[n] = err
 			continue
 		}
-		p.cache = s.cache
+		p.cache, p.store = s.cache, s
 		fresh = append(fresh, p)
 	}
 	newestFirst(s.dir, fresh)
@@ -346,7 +346,7 @@ func (s *Store) install(name string) error {
 	if err != nil {
 		return err
 	}
-	p.cache = s.cache
+	p.cache, p.store = s.cache, s
 	next := append([]*spPack{p}, old...)
 	s.packs.Store(&next)
 	return nil

@@ -231,6 +231,7 @@ func (s *Store) packNamed(name string) (*spPack, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	p.store = s
 	return p, func() { p.f.Close() }, nil
 }
 

@@ -55,7 +55,7 @@ func (w *Writer) addRun(e spEntry, head, body []byte) bool {
 	ok := best >= 0 && len(bestOps) < len(env)/2 && spBlockHeader+spDeltaHeader+len(bestOps) <= spStreamRead
 	if ok {
 		depth = w.recent[best].depth + 1
-		blk := appendDeltaBlock(nil, e.length, e.key, w.recent[best].key, bestOps)
+		blk := appendDeltaBlock(nil, e.length, e.key, w.recent[best].key, uint32(depth), bestOps)
 		w.deltas = append(w.deltas, spEntryBlock{e: e, blk: blk})
 	}
 	if len(w.recent) == spDeltaWindow {
