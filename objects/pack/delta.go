@@ -62,10 +62,12 @@ const (
 // errDeltaBase is the damage of a delta whose base is not in its pack.
 var errDeltaBase = errors.New("delta base is not in any storage pack")
 
-// encodeDelta returns the instructions that build target from base: the
-// common prefix and suffix are copied, the middle inserted. Appending an
-// event to a run changes its event list's end and its tips, so prefix and
-// suffix cover nearly all of it and the delta is about the new oids.
+// encodeDelta returns the instructions that build target from base. The
+// common prefix and suffix are copied; appending an event to a run changes
+// only its event list's end and its tips, so they cover nearly all of it.
+// A longer middle (a fork's run: a new created_at before the same event
+// list) is matched against base in blocks of deltaBlock bytes, so the
+// shared event list is still copied, not inserted.
 func encodeDelta(base, target []byte) []byte {
 	n := min(len(base), len(target))
 	p := 0
@@ -80,15 +82,61 @@ func encodeDelta(base, target []byte) []byte {
 	if p > 0 {
 		ops = appendCopy(ops, 0, p)
 	}
-	if mid := target[p : len(target)-s]; len(mid) > 0 {
-		ops = append(ops, deltaOpInsert)
-		ops = binary.AppendUvarint(ops, uint64(len(mid)))
-		ops = append(ops, mid...)
-	}
+	ops = appendMiddle(ops, base, target[:len(target)-s], p)
 	if s > 0 {
 		ops = appendCopy(ops, len(base)-s, s)
 	}
 	return ops
+}
+
+// deltaBlock is the match unit of appendMiddle.
+const deltaBlock = 32
+
+// appendMiddle appends instructions building target[from:]: runs of base
+// found through an index of base's deltaBlock-aligned blocks are copied
+// (extended byte by byte both ways), the rest inserted. Short middles are
+// inserted whole.
+func appendMiddle(ops, base, target []byte, from int) []byte {
+	if len(target)-from < 4*deltaBlock || len(base) < deltaBlock {
+		return appendInsert(ops, target[from:])
+	}
+	index := make(map[[deltaBlock]byte]int, len(base)/deltaBlock)
+	for o := 0; o+deltaBlock <= len(base); o += deltaBlock {
+		k := [deltaBlock]byte(base[o : o+deltaBlock])
+		if _, dup := index[k]; !dup {
+			index[k] = o
+		}
+	}
+	lit := from
+	for i := from; i+deltaBlock <= len(target); {
+		o, ok := index[[deltaBlock]byte(target[i:i+deltaBlock])]
+		if !ok {
+			i++
+			continue
+		}
+		start, bstart := i, o
+		for start > lit && bstart > 0 && target[start-1] == base[bstart-1] {
+			start, bstart = start-1, bstart-1
+		}
+		end, bend := i+deltaBlock, o+deltaBlock
+		for end < len(target) && bend < len(base) && target[end] == base[bend] {
+			end, bend = end+1, bend+1
+		}
+		ops = appendInsert(ops, target[lit:start])
+		ops = appendCopy(ops, bstart, end-start)
+		lit, i = end, end
+	}
+	return appendInsert(ops, target[lit:])
+}
+
+// appendInsert appends an insert instruction for lit, if not empty.
+func appendInsert(ops, lit []byte) []byte {
+	if len(lit) == 0 {
+		return ops
+	}
+	ops = append(ops, deltaOpInsert)
+	ops = binary.AppendUvarint(ops, uint64(len(lit)))
+	return append(ops, lit...)
 }
 
 // appendCopy appends a copy instruction.
