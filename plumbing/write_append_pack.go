@@ -48,6 +48,7 @@ func (r *Repo) writeAppendPack(ctx context.Context, ap appendPacker, objs []*obj
 // store take the BulkWriter path the wrapper sees.
 type appendPacker interface {
 	WriteAppendPack(ctx context.Context, objs []*objects.Object, base objects.OID) error
+	WriteForkPack(ctx context.Context, run *objects.Object, source objects.OID) error
 }
 
 // WriteAppendPack takes the writers' lock, then writes objs (the last a
@@ -57,6 +58,17 @@ func (s reloadingStore) WriteAppendPack(ctx context.Context, objs []*objects.Obj
 		return err
 	}
 	_, err := s.Packs().WriteAppendPack(ctx, objs, base)
+	return err
+}
+
+// WriteForkPack takes the writers' lock, then writes the fork run as one
+// storage pack, a delta on source when source is packed
+// (pack.Store.WriteForkPack).
+func (s reloadingStore) WriteForkPack(ctx context.Context, run *objects.Object, source objects.OID) error {
+	if err := s.r.LockWriters(ctx); err != nil {
+		return err
+	}
+	_, err := s.Packs().WriteForkPack(ctx, []*objects.Object{run}, source)
 	return err
 }
 

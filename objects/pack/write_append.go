@@ -36,6 +36,18 @@ type spLink struct {
 // base (the zero OID for none): it is stored as a delta on base's chain
 // when base is packed (see above), else whole. It returns the pack's name.
 func (s *Store) WriteAppendPack(ctx context.Context, objs []*objects.Object, base objects.OID) (string, error) {
+	return s.writeAppend(ctx, objs, base, false)
+}
+
+// WriteForkPack is WriteAppendPack for a fork: the run (a subset of
+// base's events with its own forked_from and created_at) is a delta on
+// base itself, at the position after it, when base is packed.
+func (s *Store) WriteForkPack(ctx context.Context, objs []*objects.Object, base objects.OID) (string, error) {
+	return s.writeAppend(ctx, objs, base, true)
+}
+
+// writeAppend is WriteAppendPack, or WriteForkPack when fork is set.
+func (s *Store) writeAppend(ctx context.Context, objs []*objects.Object, base objects.OID, fork bool) (string, error) {
 	if len(objs) == 0 || objs[len(objs)-1].Type != objects.TypeRun {
 		return "", fmt.Errorf("append pack: the last object must be a run")
 	}
@@ -57,7 +69,7 @@ func (s *Store) WriteAppendPack(ctx context.Context, objs []*objects.Object, bas
 		w.Abort()
 		return "", err
 	}
-	if blk := s.appendDelta(base, run); blk != nil && w.err == nil {
+	if blk := s.appendDelta(base, run, fork); blk != nil && w.err == nil {
 		if _, dup := w.seen[run.ID]; !dup {
 			w.seen[run.ID] = struct{}{}
 			e := spEntry{key: spKeyOf(run.ID), length: uint32(len(run.Stored()))}
@@ -77,9 +89,9 @@ func (s *Store) WriteAppendPack(ctx context.Context, objs []*objects.Object, bas
 	return name, err
 }
 
-// appendDelta returns the delta block storing run on base's chain, or nil
-// when run is better stored whole.
-func (s *Store) appendDelta(base objects.OID, run *objects.Object) []byte {
+// appendDelta returns the delta block storing run on base's chain (on
+// base itself for a fork), or nil when run is better stored whole.
+func (s *Store) appendDelta(base objects.OID, run *objects.Object, fork bool) []byte {
 	if base.IsZero() || base.Algo != s.algo {
 		return nil
 	}
@@ -95,8 +107,8 @@ func (s *Store) appendDelta(base objects.OID, run *objects.Object) []byte {
 			break
 		}
 	}
-	if pick < 0 {
-		pick, n = 0, chain[0].pos+1 // positions not Fenwick's: extend the predecessor
+	if pick < 0 || fork {
+		pick = 0 // a fork, or positions not Fenwick's: the predecessor
 	}
 	if len(chain)-1-pick >= MaxAppendDepth {
 		return nil
