@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
 )
 
 // TestMain lets the test binary double as the tine command: testscript
@@ -97,7 +100,9 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdCorrupt is the script command `corrupt OID`: it damages the loose
 // object file of OID (TYPE:ALGO:HEX, stored read-only at
-// .tine/objects/TYPE/HEX[:2]/HEX[2:] under the working directory) by
+// .tine/objects/TYPE/HEX[:2]/HEX[2:] under the working directory; when
+// only a storage pack holds the object, an append's, its loose copy is
+// written first, which reads find before any pack) by
 // flipping the case of its last ASCII letter. The bytes still parse, so
 // what a reader must catch is the hash mismatch, as with silent bit rot.
 func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
@@ -113,6 +118,9 @@ func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	hex := parts[2]
 	path := ts.MkAbs(filepath.Join(".tine", "objects", parts[0], hex[:2], hex[2:]))
+	if _, err := os.Stat(path); err != nil {
+		looseCopy(ts, args[0])
+	}
 	fi, err := os.Stat(path)
 	ts.Check(err)
 	b, err := os.ReadFile(path)
@@ -130,4 +138,35 @@ func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.Chmod(path, fi.Mode().Perm()|0o200))
 	ts.Check(os.WriteFile(path, b, 0o200))
 	ts.Check(os.Chmod(path, fi.Mode().Perm()))
+}
+
+// looseCopy makes the loose file of id (TYPE:ALGO:HEX) the only copy of
+// it in the repository .tine under the script's working directory: each
+// storage pack holding it (an append's) is written out as loose files and
+// removed, so damaging the loose file damages the object, as a script
+// expects. Packs are removed pack file first, as gc removes them.
+func looseCopy(ts *testscript.TestScript, id string) {
+	oid, err := objects.ParseOID(id)
+	ts.Check(err)
+	r, err := plumbing.Open(ts.MkAbs(".tine"))
+	ts.Check(err)
+	defer r.Close()
+	ctx := context.Background()
+	ps := r.Packs()
+	for _, name := range ps.Packs() {
+		var objs []*objects.Object
+		held := false
+		ts.Check(ps.Walk(ctx, name, func(got objects.OID, o *objects.Object, err error) error {
+			held = held || got == oid
+			objs = append(objs, o)
+			return err
+		}))
+		if !held {
+			continue
+		}
+		ts.Check(r.Loose().PutBatch(ctx, objs))
+		for _, ext := range []string{".pack", ".idx"} {
+			ts.Check(os.Remove(filepath.Join(ps.Dir(), name+ext)))
+		}
+	}
 }

@@ -71,7 +71,7 @@ func TestForkAtTipStoresADelta(t *testing.T) {
 
 // objectBytes returns the bytes of the files under objects/: loose
 // objects and storage packs.
-func objectBytes(t *testing.T, r *plumbing.Repo) int64 {
+func objectBytes(t testing.TB, r *plumbing.Repo) int64 {
 	t.Helper()
 	var n int64
 	err := filepath.WalkDir(filepath.Join(r.Root(), "objects"), func(path string, d fs.DirEntry, err error) error {
