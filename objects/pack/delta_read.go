@@ -19,14 +19,16 @@ import (
 // reading a run and then its successor, or walking a pack in order (Walk,
 // VerifyEach, gc), applies each delta once instead of once per descendant.
 
-// Bounds of a pack's cache of rebuilt envelopes.
+// Bounds of the cache of rebuilt envelopes: one per Store, shared by its
+// packs (a pack opened alone, by Verify, has its own).
 const (
 	spDeltaCacheItems = 8
 	spDeltaCacheBytes = 64 << 20
 )
 
-// spDeltaKey names a rebuilt envelope by its block and position.
+// spDeltaKey names a rebuilt envelope by its pack, block and position.
 type spDeltaKey struct {
+	p     *spPack
 	off   uint64
 	start uint32
 }
@@ -51,15 +53,15 @@ func newSPDeltaCache() *spDeltaCache {
 	return &spDeltaCache{m: map[spDeltaKey]*list.Element{}}
 }
 
-// get returns the cached envelope of e, or nil; the caller must not modify
-// it.
-func (c *spDeltaCache) get(e spEntry) []byte {
+// get returns the cached envelope of e of p, or nil; the caller must not
+// modify it.
+func (c *spDeltaCache) get(p *spPack, e spEntry) []byte {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.m[spDeltaKey{e.off, e.start}]
+	el, ok := c.m[spDeltaKey{p, e.off, e.start}]
 	if !ok {
 		return nil
 	}
@@ -68,11 +70,11 @@ func (c *spDeltaCache) get(e spEntry) []byte {
 }
 
 // put publishes env as e's envelope; env must never be modified afterwards.
-func (c *spDeltaCache) put(e spEntry, env []byte) {
+func (c *spDeltaCache) put(p *spPack, e spEntry, env []byte) {
 	if c == nil || len(env) > spDeltaCacheBytes/2 {
 		return
 	}
-	k := spDeltaKey{e.off, e.start}
+	k := spDeltaKey{p, e.off, e.start}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.m[k]; ok {
@@ -82,10 +84,31 @@ func (c *spDeltaCache) put(e spEntry, env []byte) {
 	c.m[k] = c.lru.PushFront(&spDeltaItem{key: k, env: env})
 	c.bytes += len(env)
 	for c.lru.Len() > spDeltaCacheItems || c.bytes > spDeltaCacheBytes {
-		it := c.lru.Remove(c.lru.Back()).(*spDeltaItem)
-		delete(c.m, it.key)
-		c.bytes -= len(it.env)
+		c.evict(c.lru.Back())
 	}
+}
+
+// forget drops the envelopes of p (a pack the store no longer reads).
+func (c *spDeltaCache) forget(p *spPack) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for el := c.lru.Front(); el != nil; {
+		next := el.Next()
+		if el.Value.(*spDeltaItem).key.p == p {
+			c.evict(el)
+		}
+		el = next
+	}
+}
+
+// evict removes el; the caller holds the lock.
+func (c *spDeltaCache) evict(el *list.Element) {
+	it := c.lru.Remove(el).(*spDeltaItem)
+	delete(c.m, it.key)
+	c.bytes -= len(it.env)
 }
 
 // isDeltaBlock reports whether the block of e is a delta block, reading
@@ -114,7 +137,7 @@ func (p *spPack) deltaEnvelope(id objects.OID, e spEntry, blk []byte, depth int)
 // deltaShared is deltaEnvelope returning the cached bytes, which the caller
 // must not modify.
 func (p *spPack) deltaShared(id objects.OID, e spEntry, blk []byte, depth int) ([]byte, error) {
-	if env := p.dcache.get(e); env != nil {
+	if env := p.dcache.get(p, e); env != nil {
 		return env, nil
 	}
 	if depth >= MaxDeltaChain {
@@ -143,7 +166,7 @@ func (p *spPack) deltaShared(id objects.OID, e spEntry, blk []byte, depth int) (
 	if err != nil {
 		return nil, p.corruptEntry(id, e.off, err.Error())
 	}
-	p.dcache.put(e, env)
+	p.dcache.put(p, e, env)
 	return env, nil
 }
 
@@ -179,7 +202,7 @@ func (p *spPack) findBase(k spKey) (*spPack, int, bool) {
 // else read as Get reads it) and cached. The bytes are not re-hashed here:
 // the target built on them is.
 func (p *spPack) sharedEnvelope(id objects.OID, e spEntry, depth int) ([]byte, error) {
-	if env := p.dcache.get(e); env != nil {
+	if env := p.dcache.get(p, e); env != nil {
 		return env, nil
 	}
 	if p.isDeltaBlock(e) {
@@ -193,7 +216,7 @@ func (p *spPack) sharedEnvelope(id objects.OID, e spEntry, depth int) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	p.dcache.put(e, env)
+	p.dcache.put(p, e, env)
 	return env, nil
 }
 

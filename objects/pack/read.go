@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -29,6 +30,9 @@ type spPack struct {
 	// store finds the bases of deltas an append based on other packs
 	// (delta_read.go); nil for a pack read without its store.
 	store *Store
+	// holds counts the walks using the pack (Store.Walk), which keep a
+	// retired pack open (store.go).
+	holds atomic.Int32
 }
 
 // spStreamRead is the block size above which a block is streamed from the
@@ -170,7 +174,7 @@ func (p *spPack) envelope(id objects.OID, e spEntry) ([]byte, error) {
 	if e.size <= spBlockHeader {
 		return nil, p.corruptEntry(id, e.off, "block shorter than its header")
 	}
-	if env := p.dcache.get(e); env != nil {
+	if env := p.dcache.get(p, e); env != nil {
 		return append([]byte(nil), env...), nil
 	}
 	if spIsLargeBlock(e) && !p.isDeltaBlock(e) {

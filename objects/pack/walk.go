@@ -224,7 +224,8 @@ func (s *Store) packNamed(name string) (*spPack, func(), error) {
 	}
 	for _, p := range *s.packs.Load() {
 		if p.name == name {
-			return p, func() {}, nil
+			p.holds.Add(1)
+			return p, func() { p.holds.Add(-1) }, nil
 		}
 	}
 	p, err := openSPPack(s.dir, name, s.algo)
