@@ -14,7 +14,9 @@ import (
 // at a time (BENCH_CHAIN_RUNS snapshots, default 1,000, each appended as
 // Store.WriteAppendPack does, small packs merged as appends merge them)
 // from a freshly opened store, so each read rebuilds the delta chain from
-// disk; "whole" reads the same run stored whole. Each op opens the store
+// disk; "whole" reads the same run stored whole. chain-B/append is the
+// chain's storage (events and runs) per append, snapshot-B/append what the
+// runs alone cost stored whole. Each op opens the store
 // (reading and checking every index) and reads the run; cpu-µs/op is the
 // steadier figure on a loaded machine.
 func BenchmarkReadNewestRun(b *testing.B) {
@@ -44,6 +46,13 @@ func BenchmarkReadNewestRun(b *testing.B) {
 		base = runs[i].ID
 	}
 	s.Close()
+	// Storage: the chain's packs (events and runs) against the sum of the
+	// snapshots stored whole (what loose run objects cost).
+	var snapshots int64
+	for _, r := range runs {
+		snapshots += int64(len(r.Stored()))
+	}
+	chainBytes := spDirBytes(b, chainDir)
 	wholeDir := b.TempDir()
 	w, err := NewWriter(wholeDir, a, Options{DeltaDepth: -1})
 	if err != nil {
@@ -73,6 +82,8 @@ func BenchmarkReadNewestRun(b *testing.B) {
 			}
 			b.ReportMetric(float64((spThreadCPU()-start).Nanoseconds())/float64(ops)/1000, "cpu-µs/op")
 			b.ReportMetric(float64(len(runs[n-1].Stored())), "run-bytes")
+			b.ReportMetric(float64(chainBytes)/float64(n), "chain-B/append")
+			b.ReportMetric(float64(snapshots)/float64(n), "snapshot-B/append")
 		})
 	}
 }

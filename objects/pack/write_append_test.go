@@ -11,7 +11,7 @@ import (
 )
 
 // spDirBytes returns the bytes of the files in dir.
-func spDirBytes(t *testing.T, dir string) int64 {
+func spDirBytes(t testing.TB, dir string) int64 {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
