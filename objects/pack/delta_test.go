@@ -17,8 +17,21 @@ import (
 // events 0..i), as the record path writes them.
 func spTestRuns(tb testing.TB, a objects.Algo, n int) (all, runs []*objects.Object) {
 	tb.Helper()
+	next := spRunBuilder(tb, a)
+	for range n {
+		ev, run := next()
+		all = append(all, ev, run)
+		runs = append(runs, run)
+	}
+	return all, runs
+}
+
+// spRunBuilder returns a function that returns the next event of a run
+// and the run's snapshot after it, one append per call.
+func spRunBuilder(tb testing.TB, a objects.Algo) func() (ev, run *objects.Object) {
 	var ids []string
-	for i := range n {
+	return func() (*objects.Object, *objects.Object) {
+		i := len(ids)
 		ev := spTestEvent(tb, a, i)
 		ids = append(ids, `"`+ev.ID.String()+`"`)
 		body := fmt.Appendf(nil, `{"created_at":1700000000,"events":[%s],"roots":[%s],"status":"running","tips":[%s],"title":"t"}`,
@@ -27,10 +40,8 @@ func spTestRuns(tb testing.TB, a objects.Algo, n int) (all, runs []*objects.Obje
 		if err != nil {
 			tb.Fatal(err)
 		}
-		all = append(all, ev, run)
-		runs = append(runs, run)
+		return ev, run
 	}
-	return all, runs
 }
 
 // spPackBytes returns the size of the pack file name in dir.
