@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,8 +11,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/tinehq/tine/objects"
-	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/runs/runstest"
 )
 
 // TestMain lets the test binary double as the tine command: testscript
@@ -119,7 +117,7 @@ func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
 	hex := parts[2]
 	path := ts.MkAbs(filepath.Join(".tine", "objects", parts[0], hex[:2], hex[2:]))
 	if _, err := os.Stat(path); err != nil {
-		looseCopy(ts, args[0])
+		ts.Check(runstest.LooseOnly(ts.MkAbs(".tine"), args[0]))
 	}
 	fi, err := os.Stat(path)
 	ts.Check(err)
@@ -138,35 +136,4 @@ func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.Chmod(path, fi.Mode().Perm()|0o200))
 	ts.Check(os.WriteFile(path, b, 0o200))
 	ts.Check(os.Chmod(path, fi.Mode().Perm()))
-}
-
-// looseCopy makes the loose file of id (TYPE:ALGO:HEX) the only copy of
-// it in the repository .tine under the script's working directory: each
-// storage pack holding it (an append's) is written out as loose files and
-// removed, so damaging the loose file damages the object, as a script
-// expects. Packs are removed pack file first, as gc removes them.
-func looseCopy(ts *testscript.TestScript, id string) {
-	oid, err := objects.ParseOID(id)
-	ts.Check(err)
-	r, err := plumbing.Open(ts.MkAbs(".tine"))
-	ts.Check(err)
-	defer r.Close()
-	ctx := context.Background()
-	ps := r.Packs()
-	for _, name := range ps.Packs() {
-		var objs []*objects.Object
-		held := false
-		ts.Check(ps.Walk(ctx, name, func(got objects.OID, o *objects.Object, err error) error {
-			held = held || got == oid
-			objs = append(objs, o)
-			return err
-		}))
-		if !held {
-			continue
-		}
-		ts.Check(r.Loose().PutBatch(ctx, objs))
-		for _, ext := range []string{".pack", ".idx"} {
-			ts.Check(os.Remove(filepath.Join(ps.Dir(), name+ext)))
-		}
-	}
 }
