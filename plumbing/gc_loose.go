@@ -48,9 +48,9 @@ func (g *gcRun) runLoose() error {
 }
 
 // writeBack writes every object of every storage pack out as a loose file
-// and removes the packs. Crash safety as in GC: a pack is removed (the
+// and removes the packs. Crash safety as in GC: the packs are removed (the
 // pack file, then its index, then the directory fsynced: removePack) only
-// after each of its objects has been written loose durably (LooseStore.PutBatch: temp file,
+// after each of their objects has been written loose durably (LooseStore.PutBatch: temp file,
 // fsync, rename, directory fsync) and read back from that file and
 // re-hashed. A crash leaves every object loose or still packed, and the
 // next gc finishes the work. An object whose only copy is damaged stops
@@ -64,11 +64,15 @@ func (g *gcRun) writeBack() error {
 		return nil
 	}
 	dir := g.r.packs.Dir()
+	// Every pack is written back before any is removed: a run an append
+	// stored as a delta may have its base in another pack.
 	for i, name := range names {
 		g.report(GCPhaseWriteBack, i, len(names))
 		if err := g.writeBackPack(name); err != nil {
 			return err
 		}
+	}
+	for _, name := range names {
 		if err := removePack(dir, name); err != nil {
 			return fmt.Errorf("remove storage pack %s: %w", name, err)
 		}

@@ -21,10 +21,16 @@ import (
 //     Where that does not apply (no base; a repository with a shallow
 //     boundary, whose runs may be incomplete; a run that is not base plus
 //     events at the end) the run gets the full objects.Validate;
-//   - the new objects are written through a BulkWriter (one round of
-//     fsyncs per batch; a batch of a store that writes storage packs is one
-//     pack), and the run last, once they are durable, so it never names an
-//     object a crash could lose.
+//   - where tine keeps objects in storage packs (StoragePacks, and the
+//     store is not wrapped by OpenOptions.WrapObjects), the new
+//     objects and the run are written as one new pack, the run as a delta
+//     on its predecessor's chain (write_append_pack.go): one round of
+//     fsyncs, and storage about the size of the new events;
+//   - elsewhere (a sha256 repository that keeps every object loose, so
+//     OpenTine reads it) the new objects are written through a BulkWriter
+//     (one round of fsyncs per batch) and the run last, as a loose file,
+//     once they are durable, so it never names an object a crash could
+//     lose.
 //
 // On a validation error nothing is written. A failed write may leave some
 // of the new objects stored: unreachable, complete, never a corrupt state.
@@ -45,6 +51,9 @@ func (r *Repo) WriteAppend(ctx context.Context, objs []*objects.Object, base *ob
 	}
 	if err := r.validateAppendedRun(res, run, base); err != nil {
 		return fmt.Errorf("%s %s: %w", run.Type, run.ID, err)
+	}
+	if ap, ok := r.objs.(appendPacker); ok {
+		return r.writeAppendPack(ctx, ap, objs, base)
 	}
 	w := NewBulkWriter(ctx, r.objs, BulkOptions{})
 	for _, o := range objs[:len(objs)-1] {

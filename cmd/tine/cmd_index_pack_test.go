@@ -31,7 +31,10 @@ func damagedPackRepo(t *testing.T) (repo, packA string) {
 	}
 	record("heads/a")
 	record("heads/a")
-	gc()
+	// Each append wrote a pack of its own: repack them into one.
+	if code, _, errs := tineRun(t, "", "--repo", repo, "repack", "-d"); code != 0 {
+		t.Fatalf("repack: %s", errs)
+	}
 	packs, _ := filepath.Glob(filepath.Join(packDir, "pack-*.idx"))
 	if len(packs) != 1 {
 		t.Fatalf("packs: %v", packs)

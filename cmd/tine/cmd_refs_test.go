@@ -66,6 +66,10 @@ func TestRefsSkipsSymlinkedRef(t *testing.T) {
 func TestFsckStaleAfterZeroMeansZero(t *testing.T) {
 	repo, _ := initWithRun(t)
 	tmp := filepath.Join(repo, "objects", "event", ".tmp-young")
+	// The record wrote a storage pack: the event directory may not exist.
+	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(tmp, []byte("half"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tinehq/tine/porcelain/runs/runstest"
 )
 
 // TestMain lets the test binary double as the tine command: testscript
@@ -97,7 +98,9 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdCorrupt is the script command `corrupt OID`: it damages the loose
 // object file of OID (TYPE:ALGO:HEX, stored read-only at
-// .tine/objects/TYPE/HEX[:2]/HEX[2:] under the working directory) by
+// .tine/objects/TYPE/HEX[:2]/HEX[2:] under the working directory; when
+// only a storage pack holds the object, an append's, its loose copy is
+// written first, which reads find before any pack) by
 // flipping the case of its last ASCII letter. The bytes still parse, so
 // what a reader must catch is the hash mismatch, as with silent bit rot.
 func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
@@ -113,6 +116,9 @@ func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	hex := parts[2]
 	path := ts.MkAbs(filepath.Join(".tine", "objects", parts[0], hex[:2], hex[2:]))
+	if _, err := os.Stat(path); err != nil {
+		ts.Check(runstest.LooseOnly(ts.MkAbs(".tine"), args[0]))
+	}
 	fi, err := os.Stat(path)
 	ts.Check(err)
 	b, err := os.ReadFile(path)

@@ -28,6 +28,7 @@ func Run(t *testing.T, newStore func(t *testing.T) objects.Store) {
 		{"Concurrent", testConcurrent},
 		{"Corruption", testCorruption},
 		{"Cancelled", testCancelled},
+		{"RunChain", testRunChain},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })

@@ -22,10 +22,12 @@
 //
 //	header   16 bytes  "TINESPK\x00", version uint32 (1), algo uint8
 //	                   (1 sha256, 2 blake3), 3 zero bytes
-//	blocks   ...       each: kind uint8 (0 stored, 1 zstd frame),
-//	                   raw length uint32, then the payload; the payload
-//	                   decodes to raw-length bytes holding one or more
-//	                   complete envelopes back to back
+//	blocks   ...       each: kind uint8 (0 stored, 1 zstd frame, 2 run
+//	                   delta), raw length uint32, then the payload; the
+//	                   payload of kinds 0 and 1 decodes to raw-length bytes
+//	                   holding one or more complete envelopes back to back,
+//	                   a delta block rebuilds one envelope of raw length
+//	                   from a base (delta.go)
 //	trailer  32 bytes  SHA-256 of every byte before it
 //
 // Index file:
@@ -112,6 +114,12 @@
 //     its declared length, and every object read from the cache is copied
 //     out and re-hashed like any other, so the cache saves decompression,
 //     never verification.
+//
+// Run objects are stored as deltas on other runs (delta.go): a Writer
+// deltas each run on one of the last runs it added (write_delta.go), and
+// an append's pack deltas its run on the predecessor's chain, possibly in
+// another pack (write_append.go); small packs are merged as they pile up
+// (merge.go).
 //
 // Objects larger than LargeObject get a block of their own and are streamed through the encoder and decoder, so neither side holds more
 // than the object itself and a zstd window.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -24,6 +25,14 @@ type spPack struct {
 	// cache is the owning store's decoded-block cache, nil for a pack
 	// opened alone (Verify, Walk of a pack the store does not hold).
 	cache *spBlockCache
+	// dcache holds envelopes rebuilt from delta blocks (delta_read.go).
+	dcache *spDeltaCache
+	// store finds the bases of deltas an append based on other packs
+	// (delta_read.go); nil for a pack read without its store.
+	store *Store
+	// holds counts the walks using the pack (Store.Walk), which keep a
+	// retired pack open (store.go).
+	holds atomic.Int32
 }
 
 // spStreamRead is the block size above which a block is streamed from the
@@ -48,7 +57,7 @@ func openSPPack(dir, name string, a objects.Algo) (*spPack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage pack %s: %w", base+".pack", err)
 	}
-	p := &spPack{name: name, algo: a, idx: idx, f: f, size: size}
+	p := &spPack{name: name, algo: a, idx: idx, f: f, size: size, dcache: newSPDeltaCache()}
 	if err := p.checkEnds(); err != nil {
 		f.Close()
 		return nil, corruptFile(base+".pack", err)
@@ -165,7 +174,10 @@ func (p *spPack) envelope(id objects.OID, e spEntry) ([]byte, error) {
 	if e.size <= spBlockHeader {
 		return nil, p.corruptEntry(id, e.off, "block shorter than its header")
 	}
-	if spIsLargeBlock(e) {
+	if env := p.dcache.get(p, e); env != nil {
+		return append([]byte(nil), env...), nil
+	}
+	if spIsLargeBlock(e) && !p.isDeltaBlock(e) {
 		return p.streamEnvelope(id, e)
 	}
 	bp := getBlockBuf()
@@ -174,6 +186,9 @@ func (p *spPack) envelope(id objects.OID, e spEntry) ([]byte, error) {
 	*bp = blk
 	if _, err := p.f.ReadAt(blk, int64(e.off)); err != nil {
 		return nil, fmt.Errorf("object %s: read %s.pack: %w", id, p.name, err)
+	}
+	if blk[0] == spKindDelta {
+		return p.deltaEnvelope(id, e, blk, 0)
 	}
 	raw, stored, err := blockRaw(e, blk, nil)
 	if err == nil && uint64(e.start)+uint64(e.length) > uint64(len(raw)) {

@@ -61,9 +61,12 @@ func (s *Store) RebuildIndex(ctx context.Context, name string, wanted func(objec
 	// The new index must pass every check a reader makes.
 	idx, err := parseSPIndex(data, s.algo)
 	if err == nil {
-		p := &spPack{name: name, algo: s.algo, idx: idx, f: f, size: size}
+		p := &spPack{name: name, algo: s.algo, idx: idx, f: f, size: size, dcache: newSPDeltaCache(), store: s}
 		if err = p.checkEnds(); err == nil {
 			err = p.checkTiling()
+		}
+		if err == nil {
+			err = p.checkDeltas()
 		}
 	}
 	if err != nil {
@@ -147,6 +150,19 @@ func rebuildEntries(ctx context.Context, f *os.File, size int64, a objects.Algo,
 			return nil, fmt.Errorf("block at %d: %w", off, err)
 		}
 		e := spEntry{off: uint64(off), size: uint32(len(blk)), crc: crc32.Checksum(blk, crc32c)}
+		if blk[0] == spKindDelta {
+			// Indexed by the key it names; checkDeltas rebuilds and
+			// re-hashes it before the index is installed.
+			if e.key, e.length, err = deltaTarget(blk); err != nil {
+				return nil, fmt.Errorf("block at %d: %w", off, err)
+			}
+			if !seen[e.key] {
+				seen[e.key] = true
+				entries = append(entries, e)
+			}
+			off += int64(len(blk))
+			continue
+		}
 		raw, _, err := blockRaw(e, blk, nil)
 		if err != nil {
 			return nil, fmt.Errorf("block at %d: %w", off, err)
@@ -206,6 +222,15 @@ func readBlock(f *os.File, off, end int64) ([]byte, error) {
 		if n, err = zstdFramesLen(f, off+spBlockHeader, end-off-spBlockHeader); err != nil {
 			return nil, err
 		}
+	case spKindDelta:
+		head := make([]byte, spBlockHeader+spDeltaHeader)
+		if end-off < int64(len(head)) {
+			return nil, errors.New("truncated delta block")
+		}
+		if _, err := f.ReadAt(head, off); err != nil {
+			return nil, err
+		}
+		n = deltaBlockLen(head) - spBlockHeader
 	default:
 		return nil, fmt.Errorf("unknown block kind %d", kind)
 	}
@@ -363,6 +388,22 @@ func writeIndexFile(dir, path string, data []byte) (err error) {
 	}
 	if err := fsutil.SyncDir(dir); err != nil {
 		return &fsutil.UnknownStateError{Path: path, Err: err}
+	}
+	return nil
+}
+
+// checkDeltas rebuilds and re-hashes every delta entry of a rebuilt index,
+// so an index naming a delta that does not yield its object is never
+// installed.
+func (p *spPack) checkDeltas() error {
+	for i := range p.idx.count {
+		e := p.idx.entry(i)
+		if !p.isDeltaBlock(e) {
+			continue
+		}
+		if _, err := p.read(p.idx.oid(i, p.algo), i); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -28,11 +29,16 @@ type Store struct {
 	// packs is the search order, newest first; the slice is replaced, never
 	// modified, so readers load it without a lock.
 	packs atomic.Pointer[[]*spPack]
-	// retired packs vanished from the directory; their files stay open
-	// until Close because a reader may still hold them.
-	retired []*spPack
+	// retired packs vanished from the directory (a gc or a merge removed
+	// them); their files stay open while a reader may still hold them:
+	// until Close, or until a Reload finds them retired for retireGrace
+	// with no walk holding them, so a process that merges packs as it
+	// appends does not collect open files.
+	retired []retiredPack
 	// cache holds recently decoded blocks of the open packs (cache.go).
 	cache *spBlockCache
+	// dcache holds envelopes rebuilt from deltas (delta_read.go).
+	dcache *spDeltaCache
 	// damaged holds the packs the last Reload could not open, by name
 	// (damage.go); replaced, never modified.
 	damaged atomic.Pointer[map[string]error]
@@ -48,7 +54,7 @@ func Open(dir string, a objects.Algo) (*Store, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, objects.ErrUnknownAlgo, a)
 	}
-	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache()}
+	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache(), dcache: newSPDeltaCache()}
 	s.packs.Store(&[]*spPack{})
 	s.damaged.Store(&map[string]error{})
 	if err := s.Reload(); err != nil {
@@ -111,7 +117,7 @@ func (s *Store) Reload() error {
 			damaged[n] = err
 			continue
 		}
-		p.cache = s.cache
+		p.cache, p.dcache, p.store = s.cache, s.dcache, s
 		fresh = append(fresh, p)
 	}
 	newestFirst(s.dir, fresh)
@@ -120,10 +126,12 @@ func (s *Store) Reload() error {
 		if present[p.name] {
 			next = append(next, p)
 		} else {
-			s.retired = append(s.retired, p)
+			s.retired = append(s.retired, retiredPack{p: p, at: time.Now()})
 			s.cache.forget(p)
+			s.dcache.forget(p)
 		}
 	}
+	s.closeRetired()
 	s.packs.Store(&next)
 	s.damaged.Store(&damaged)
 	return nil
@@ -346,7 +354,7 @@ func (s *Store) install(name string) error {
 	if err != nil {
 		return err
 	}
-	p.cache = s.cache
+	p.cache, p.dcache, p.store = s.cache, s.dcache, s
 	next := append([]*spPack{p}, old...)
 	s.packs.Store(&next)
 	return nil
@@ -357,9 +365,14 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
-	for _, p := range append(*s.packs.Load(), s.retired...) {
+	all := *s.packs.Load()
+	for _, r := range s.retired {
+		all = append(all, r.p)
+	}
+	for _, p := range all {
 		errs = append(errs, p.f.Close())
 		s.cache.forget(p)
+		s.dcache.forget(p)
 	}
 	s.packs.Store(&[]*spPack{})
 	s.retired = nil
@@ -377,4 +390,29 @@ func spIsHex(s string, n int) bool {
 		}
 	}
 	return true
+}
+
+// retireGrace is how long a retired pack stays open for readers that
+// loaded the pack list before it was retired (a Get takes microseconds; a
+// walk holds the pack and keeps it open however long it takes).
+const retireGrace = 5 * time.Second
+
+// retiredPack is a pack the store stopped searching, and since when.
+type retiredPack struct {
+	p  *spPack
+	at time.Time
+}
+
+// closeRetired closes the retired packs past retireGrace that no walk
+// holds; the caller holds s.mu.
+func (s *Store) closeRetired() {
+	keep := s.retired[:0]
+	for _, r := range s.retired {
+		if time.Since(r.at) > retireGrace && r.p.holds.Load() == 0 {
+			r.p.f.Close()
+			continue
+		}
+		keep = append(keep, r)
+	}
+	s.retired = keep
 }

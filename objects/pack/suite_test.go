@@ -37,3 +37,44 @@ func TestPackStoreSuite(t *testing.T) {
 		return packOnly{s}
 	})
 }
+
+// appendPacks is a pack store that writes every run the way appends do
+// (pack.Store.WriteAppendPack: a pack of its own, the run a delta on the
+// previous run put when that is packed) and batches as one pack (whose
+// runs the writer stores as deltas of each other), so the shared suite,
+// corruption included, reads runs through delta chains within and across
+// packs.
+type appendPacks struct {
+	*pack.Store
+	last *objects.OID
+}
+
+func (s appendPacks) Put(ctx context.Context, o *objects.Object) error {
+	if o.Type != objects.TypeRun {
+		return s.PutBatch(ctx, []*objects.Object{o})
+	}
+	if _, err := s.WriteAppendPack(ctx, []*objects.Object{o}, *s.last); err != nil {
+		return err
+	}
+	*s.last = o.ID
+	return nil
+}
+
+func (s appendPacks) PutBatch(ctx context.Context, objs []*objects.Object) error {
+	_, err := s.WritePack(ctx, objs, pack.Options{})
+	return err
+}
+
+// Corrupt damages id inside the packs holding it.
+func (s appendPacks) Corrupt(id objects.OID) error { return pack.CorruptPacked(s.Store, id) }
+
+func TestPackStoreSuiteAppendDeltas(t *testing.T) {
+	objectstest.RunAlgos(t, func(t *testing.T, a objects.Algo) objects.Store {
+		s, err := pack.Open(t.TempDir(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return appendPacks{Store: s, last: new(objects.OID)}
+	})
+}

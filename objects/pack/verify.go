@@ -46,6 +46,7 @@ func (s *Store) VerifyEach(ctx context.Context, name string, fn func(id objects.
 		return 0, err
 	}
 	defer p.f.Close()
+	p.store = s
 	path := p.name + ".pack"
 	v := &spVerify{fn: fn, algo: s.algo, p: p}
 	sum := sha256.New()

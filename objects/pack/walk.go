@@ -118,7 +118,7 @@ func (p *spPack) readJob(g spGroup, src io.Reader) (*spJob, error) {
 		// Read on its own (blocks not tiled, or a large block): Get's path.
 		j.raw, j.rawErr = p.envelope(id, p.idx.entry(g.idx[0]))
 		return j, nil
-	case len(g.idx) == 1 && spIsLargeBlock(e):
+	case len(g.idx) == 1 && spIsLargeBlock(e) && !p.isDeltaBlock(e):
 		lr := &io.LimitedReader{R: src, N: int64(e.size)}
 		j.raw, j.rawErr = p.streamBlock(id, e, lr)
 		if _, err := io.Copy(io.Discard, lr); err != nil {
@@ -152,6 +152,16 @@ func (p *spPack) decodeJob(j *spJob, scratch *[]byte, deliver spDeliver) error {
 			return deliver(i, nil, j.rawErr)
 		}
 		o, err := objects.DecodeEnvelopeAs(id, j.raw)
+		return deliver(i, o, err)
+	}
+	if len(j.blk) > 0 && j.blk[0] == spKindDelta && len(j.g.idx) == 1 {
+		i := j.g.idx[0]
+		id := p.idx.oid(i, p.algo)
+		env, err := p.deltaEnvelope(id, p.idx.entry(i), j.blk, 0)
+		var o *objects.Object
+		if err == nil {
+			o, err = objects.DecodeEnvelopeAs(id, env)
+		}
 		return deliver(i, o, err)
 	}
 	raw, stored, berr := blockRaw(j.g.e, j.blk, *scratch)
@@ -214,13 +224,15 @@ func (s *Store) packNamed(name string) (*spPack, func(), error) {
 	}
 	for _, p := range *s.packs.Load() {
 		if p.name == name {
-			return p, func() {}, nil
+			p.holds.Add(1)
+			return p, func() { p.holds.Add(-1) }, nil
 		}
 	}
 	p, err := openSPPack(s.dir, name, s.algo)
 	if err != nil {
 		return nil, nil, err
 	}
+	p.store = s
 	return p, func() { p.f.Close() }, nil
 }
 

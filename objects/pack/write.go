@@ -25,6 +25,10 @@ type Options struct {
 	// DefaultBlockSize and a negative value puts every object in
 	// a frame of its own.
 	BlockSize int
+	// DeltaDepth is the longest chain of deltas the writer builds for run
+	// objects (delta.go); 0 means DefaultDeltaDepth and a negative value
+	// stores every object whole.
+	DeltaDepth int
 }
 
 // Writer streams objects into a new storage pack in objects/pack/. The
@@ -44,6 +48,12 @@ type Writer struct {
 	entries   []spEntry
 	seen      map[objects.OID]struct{}
 	err       error // sticky: a failed write poisons the pack
+	// Run deltas (write_delta.go): the chain bound, the runs recently
+	// added (candidate bases) and the delta blocks waiting for the
+	// pending block to be written first.
+	deltaDepth int
+	recent     []spRecent
+	deltas     []spEntryBlock
 }
 
 // spEntry is one index entry under construction or decoded.
@@ -94,6 +104,10 @@ func NewWriter(dir string, a objects.Algo, opt Options) (*Writer, error) {
 	if w.blockSize == 0 {
 		w.blockSize = DefaultBlockSize
 	}
+	w.deltaDepth = opt.DeltaDepth
+	if w.deltaDepth == 0 {
+		w.deltaDepth = DefaultDeltaDepth
+	}
 	bp := getBlockBuf()
 	w.block = *bp
 	w.sink = spSink{bw: bufio.NewWriterSize(f, 256<<10), sum: sha256.New()}
@@ -137,6 +151,11 @@ func (w *Writer) add(id objects.OID, head, body []byte) error {
 	}
 	w.seen[id] = struct{}{}
 	e := spEntry{key: spKeyOf(id), length: uint32(total)}
+	if id.Type == objects.TypeRun && w.deltaDepth > 0 && total <= spMaxDeltaTarget {
+		if w.addRun(e, head, body) {
+			return nil
+		}
+	}
 	if total > LargeObject {
 		w.err = w.flushBlock()
 		if w.err == nil {
@@ -162,7 +181,7 @@ func (w *Writer) add(id objects.OID, head, body []byte) error {
 // zstd cannot shrink is stored as is.
 func (w *Writer) flushBlock() error {
 	if len(w.block) == 0 {
-		return nil
+		return w.writeDeltas()
 	}
 	bp := getBlockBuf()
 	defer putBlockBuf(bp)
@@ -186,7 +205,7 @@ func (w *Writer) flushBlock() error {
 		w.entries = append(w.entries, e)
 	}
 	w.pending, w.block = w.pending[:0], w.block[:0]
-	return nil
+	return w.writeDeltas()
 }
 
 // writeLarge streams one large envelope through the encoder into a block of
@@ -320,6 +339,7 @@ func (w *Writer) Abort() error {
 
 // release returns the pooled encoder and buffer.
 func (w *Writer) release() {
+	w.recent, w.deltas = nil, nil
 	if w.enc != nil {
 		putEncoder(w.enc)
 		w.enc = nil

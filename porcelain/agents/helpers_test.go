@@ -217,6 +217,7 @@ func corruptLoose(t *testing.T, root, oid string) {
 	t.Helper()
 	parts := strings.Split(oid, ":")
 	path := filepath.Join(root, "objects", parts[0], parts[2][:2], parts[2][2:])
+	looseCopy(t, root, oid, path)
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -242,4 +243,36 @@ func corruptLoose(t *testing.T, root, oid string) {
 	if err := os.Chmod(path, fi.Mode().Perm()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// looseCopy writes the stored envelope of oid to its loose path when only a
+// storage pack holds it (appends write packs): reads find a loose copy
+// first, so damaging that copy is what a read must notice.
+func looseCopy(t *testing.T, root, oid, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	r, err := plumbing.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	id, err := objects.ParseOID(oid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Loose().Put(context.Background(), mustGetObject(t, r, id)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustGetObject reads id from r.
+func mustGetObject(t *testing.T, r *plumbing.Repo, id objects.OID) *objects.Object {
+	t.Helper()
+	o, err := r.Objects().Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

@@ -58,9 +58,12 @@ type ForkResult struct {
 // nothing is copied) with forked_from {run, event, reason}, status running
 // and a new created_at, on a new ref created by compare-and-swap: an
 // existing ref is refused with ErrRefExists. The source's other payload
-// fields are kept, except the v2-migration set and legacy_refs.
+// fields are kept, except the v2-migration set and legacy_refs. It reads
+// the closure's events once and nothing else of the source
+// (forkClosure), and the write validates the new run against them without
+// reading them again (plumbing.Repo.WriteFork).
 func Fork(ctx context.Context, r *plumbing.Repo, opt ForkOptions) (*ForkResult, error) {
-	src, srcRef, err := ResolveRun(ctx, r, opt.Source)
+	src, srcRef, err := resolveRunHead(ctx, r, r.Objects(), opt.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -68,20 +71,9 @@ func Fork(ctx context.Context, r *plumbing.Repo, opt ForkOptions) (*ForkResult, 
 	if err != nil {
 		return nil, err
 	}
-	if ev, ok := src.Event(evID); ok && ev.Missing {
-		return nil, fmt.Errorf("cannot fork at %s: the event is not stored: %w", evID, ErrBeyondShallow)
-	}
-	events, err := src.Closure(evID)
+	events, closure, err := forkClosure(ctx, r.Objects(), src, evID)
 	if err != nil {
 		return nil, err
-	}
-	// A fork lists every ancestor of its event. Behind a shallow boundary
-	// the ancestors of a missing event are unknown, so the list would be
-	// cut short (a run that is invalid once the history arrives).
-	for _, e := range events {
-		if e.Missing {
-			return nil, fmt.Errorf("cannot fork at %s: its ancestor %s is not stored: %w", evID, e.ID, ErrBeyondShallow)
-		}
 	}
 	ref := opt.Ref
 	if ref == "" {
@@ -120,12 +112,20 @@ func Fork(ctx context.Context, r *plumbing.Repo, opt ForkOptions) (*ForkResult, 
 	if err != nil {
 		return nil, fmt.Errorf("build fork of %s: %w", src.ID, err)
 	}
-	if err := Commit(ctx, r, ref, refs.ExpectAbsent, opt.Actor, []*objects.Object{run}); err != nil {
+	if err := r.WriteFork(ctx, run, src.ID, closure); err != nil {
+		return nil, err
+	}
+	actor := opt.Actor
+	if actor == "" {
+		actor = DefaultActor
+	}
+	if err := r.Refs().UpdateExpect(ctx, ref, run.ID, refs.ExpectAbsent, actor); err != nil {
 		if errors.Is(err, refs.ErrStale) {
 			return nil, fmt.Errorf("%s: %w; name another with --ref", ref, ErrRefExists)
 		}
-		return nil, err
+		return nil, fmt.Errorf("move %s to %s: %w", ref, run.ID, err)
 	}
+	_ = RefreshIndex(ctx, r) // derived data, as in Commit
 	return &ForkResult{Ref: ref, Run: run.ID.String(), SourceRun: src.ID.String(), SourceRef: srcRef,
 		FromEvent: evID.String(), Events: len(events), Reason: opt.Reason}, nil
 }
@@ -154,14 +154,23 @@ func forkEvent(ctx context.Context, r *plumbing.Repo, from string) (objects.OID,
 			return objects.OID{}, fmt.Errorf("--from %s names %s: %w", from, id, ErrNotEvent)
 		}
 	}
-	run, _, err := ResolveRun(ctx, r, from)
+	// The run's newest event is the last of its list: no event is read.
+	run, _, err := resolveRunHead(ctx, r, r.Objects(), from)
 	if err != nil {
 		return objects.OID{}, fmt.Errorf("--from %s: %w", from, err)
 	}
-	if len(run.Events) == 0 {
+	list, err := newEventList(run)
+	if err != nil {
+		return objects.OID{}, fmt.Errorf("--from %s: %w", from, err)
+	}
+	if list.Len() == 0 {
 		return objects.OID{}, fmt.Errorf("--from %s: run %s has no events: %w", from, run.ID, ErrNotEvent)
 	}
-	return run.Events[len(run.Events)-1].ID, nil
+	id, err := list.At(list.Len() - 1)
+	if err != nil {
+		return objects.OID{}, fmt.Errorf("--from %s: %w", from, err)
+	}
+	return id, nil
 }
 
 // ShortString is Short of an oid spelling, or s unchanged when it is no oid.

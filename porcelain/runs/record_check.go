@@ -72,7 +72,8 @@ func probeWritable(dir string) error {
 }
 
 // checkWritable probes every directory an append to ref creates files in:
-// the loose object directories of the blobs, the event and the run, the
+// objects/pack/ where appends write storage packs (Repo.AppendsToPacks),
+// else the loose object directories of the blobs, the event and the run, the
 // ref's directory, its reflog's directory and refs-txn/ (the ref writers'
 // gate). A directory not created yet is represented by its nearest
 // existing ancestor inside the repository, where it would be made.
@@ -82,14 +83,19 @@ func checkWritable(r *plumbing.Repo, ref string, probe probeFunc) error {
 	}
 	root := r.Root()
 	rel := filepath.FromSlash(ref)
-	dirs := []string{
+	objDirs := []string{
 		filepath.Join(root, "objects", "blob"),
 		filepath.Join(root, "objects", "event"),
 		filepath.Join(root, "objects", "run"),
+	}
+	if r.AppendsToPacks() {
+		objDirs = []string{filepath.Join(root, "objects", "pack")}
+	}
+	dirs := append(objDirs,
 		filepath.Dir(filepath.Join(root, "refs", rel)),
 		filepath.Dir(filepath.Join(root, "logs", rel)),
 		filepath.Join(root, "refs-txn"),
-	}
+	)
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		d = existingAncestor(root, d)

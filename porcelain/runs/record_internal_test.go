@@ -45,7 +45,11 @@ func TestRecordRefusesUnwritableBeforeRunning(t *testing.T) {
 	r := initRepo(t)
 	appendJSON(t, r, "heads/main", `{"kind":"human","output":"x"}`, "")
 	marker := filepath.Join(t.TempDir(), "ran")
-	for _, bad := range []string{"objects/blob", "objects/event", "objects/run", "refs/heads", "logs/heads", "refs-txn"} {
+	objDirs := []string{"objects/blob", "objects/event", "objects/run"}
+	if r.AppendsToPacks() {
+		objDirs = []string{"objects/pack"}
+	}
+	for _, bad := range append(objDirs, "refs/heads", "logs/heads", "refs-txn") {
 		var probed []string
 		_, err := Record(context.Background(), r, RecordOptions{
 			Argv: []string{"touch", marker},

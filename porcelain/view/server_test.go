@@ -1,6 +1,7 @@
 package view_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -228,6 +229,17 @@ func TestServerBlobPrefixVerified(t *testing.T) {
 	path, err := r.Loose().Path(tip.OutputBlob)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Appends write storage packs; reads find a loose copy first, so a
+	// damaged loose copy is what the view must notice.
+	if _, err := os.Stat(path); err != nil {
+		o, err := r.Objects().Get(context.Background(), tip.OutputBlob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Loose().Put(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -1,0 +1,82 @@
+package pack
+
+import "fmt"
+
+// Writing run deltas (delta.go). A Writer remembers the last few runs
+// added to it; a new run is stored as a delta against whichever of them
+// gives the shortest instructions, when those are under half the run's
+// size and the base's chain is shorter than the writer's depth bound.
+// Otherwise the run is stored whole and starts a new chain. Bases are
+// always in the same pack, so every pack stays readable on its own. A
+// delta block is queued until the block holding its base (or anything
+// added before it) is written, so the pack's order stays the order of
+// Add and a walk meets every base before its deltas.
+
+const (
+	// spDeltaWindow is how many recent runs are tried as bases: appends to
+	// a few runs at once (a loop's branches) interleave in write order.
+	spDeltaWindow = 4
+	// spMaxDeltaTarget is the largest run considered for a delta; larger
+	// ones are streamed whole like any large object.
+	spMaxDeltaTarget = LargeObject * 64
+)
+
+// spRecent is a run the writer added: its key, envelope and the number of
+// deltas a read follows to rebuild it (0 when stored whole).
+type spRecent struct {
+	key   spKey
+	env   []byte
+	depth int
+}
+
+// spEntryBlock is a whole delta block waiting to be written, with its
+// entry.
+type spEntryBlock struct {
+	e   spEntry
+	blk []byte
+}
+
+// addRun stores the run of entry e as a delta when one pays (see above)
+// and reports whether it did; either way it becomes a candidate base.
+func (w *Writer) addRun(e spEntry, head, body []byte) bool {
+	env := make([]byte, 0, len(head)+len(body))
+	env = append(append(env, head...), body...)
+	best, bestOps := -1, []byte(nil)
+	for i, r := range w.recent {
+		if r.depth >= w.deltaDepth {
+			continue
+		}
+		ops := encodeDelta(r.env, env)
+		if best < 0 || len(ops) < len(bestOps) {
+			best, bestOps = i, ops
+		}
+	}
+	depth := 0
+	ok := best >= 0 && len(bestOps) < len(env)/2 && spBlockHeader+spDeltaHeader+len(bestOps) <= spStreamRead
+	if ok {
+		depth = w.recent[best].depth + 1
+		blk := appendDeltaBlock(nil, e.length, e.key, w.recent[best].key, uint32(depth), bestOps)
+		w.deltas = append(w.deltas, spEntryBlock{e: e, blk: blk})
+	}
+	if len(w.recent) == spDeltaWindow {
+		copy(w.recent, w.recent[1:])
+		w.recent = w.recent[:spDeltaWindow-1]
+	}
+	w.recent = append(w.recent, spRecent{key: e.key, env: env, depth: depth})
+	return ok
+}
+
+// writeDeltas writes the queued delta blocks, each a block of its own.
+func (w *Writer) writeDeltas() error {
+	for _, d := range w.deltas {
+		off := w.sink.n
+		w.sink.crc = 0
+		if _, err := w.sink.Write(d.blk); err != nil {
+			return fmt.Errorf("write storage pack: %w", err)
+		}
+		d.e.off, d.e.size, d.e.crc = uint64(off), uint32(len(d.blk)), w.sink.crc
+		w.entries = append(w.entries, d.e)
+	}
+	w.deltas = w.deltas[:0]
+	return nil
+}
