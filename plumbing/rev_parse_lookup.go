@@ -132,6 +132,12 @@ func (r *Repo) reflogNewestFirst(name string) ([]refs.ReflogEntry, error) {
 // is an *AmbiguousError).
 func (r *Repo) RefName(ctx context.Context, s string) (string, error) {
 	name, err := refs.NormalizeName(s)
+	if err != nil && (strings.Contains(s, "~") || strings.Contains(s, "@{")) {
+		// The namespace or character rule NormalizeName names would
+		// send the user looking at the wrong thing: they wrote a past
+		// value where a ref itself is wanted.
+		return "", fmt.Errorf("%q is a revision, not a ref name (REV~N and REF@{n} name past values); name the ref itself, e.g. heads/main or main: %w", s, err)
+	}
 	if err == nil || strings.ContainsAny(s, "~@{:") {
 		return name, err
 	}
