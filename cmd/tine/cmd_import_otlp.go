@@ -30,11 +30,11 @@ func (c *importCmd) runOTLP(e *env, r *plumbing.Repo) error {
 		if err == nil && len(data) > runs.MaxOTLPBytes {
 			err = fmt.Errorf("more than %d bytes: %w", runs.MaxOTLPBytes, fsutil.ErrTooLarge)
 		}
-	} else {
-		data, err = fsutil.ReadFileWith(c.File, fsutil.ReadOptions{Limit: runs.MaxOTLPBytes})
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.File, err)
+		if err != nil {
+			return fmt.Errorf("-: %w", err)
+		}
+	} else if data, err = fsutil.ReadFileWith(c.File, fsutil.ReadOptions{Limit: runs.MaxOTLPBytes}); err != nil {
+		return err // ReadFileWith's errors name the file already
 	}
 	res, err := runs.ImportOTLP(e.ctx, r, runs.OTLPImportOptions{Ref: c.Ref, Data: data})
 	if err != nil {
