@@ -99,7 +99,7 @@ func Search(ctx context.Context, r *plumbing.Repo, opt SearchOptions) (*SearchRe
 	}
 	if opt.RefGlob != "" {
 		if _, err := path.Match(opt.RefGlob, ""); err != nil {
-			return nil, fmt.Errorf("%w: --ref %q is not a glob", ErrBadQuery, opt.RefGlob)
+			return nil, fmt.Errorf("%w: --ref %s is not a glob", ErrBadQuery, quoteCut(opt.RefGlob))
 		}
 	}
 	terms := index.Terms(opt.Query)

@@ -217,7 +217,7 @@ func (t *Table) ResolveColumn(name string) (int, error) {
 	for i, c := range t.Columns {
 		names[i] = c.Name
 	}
-	return -1, fmt.Errorf("%w %q; the table's columns are %s", ErrBadColumn, name, strings.Join(names, ", "))
+	return -1, fmt.Errorf("%w %s; the table's columns are %s", ErrBadColumn, quoteCut(name), strings.Join(names, ", "))
 }
 
 // sortBy orders rows by column i (stable; empty cells last).
