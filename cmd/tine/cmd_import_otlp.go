@@ -23,8 +23,13 @@ func (c *importCmd) runOTLP(e *env, r *plumbing.Repo) error {
 	if c.AllowUnverified || c.KeyFile != "" || c.PubKey != "" || c.TrustEmbedded {
 		return usagef("--allow-unverified, --key-file, --pubkey and --trust-embedded-key apply to a .tine file only")
 	}
+	// Like a JSONL import: no --ref means the current run (tine switch).
+	ref, err := runs.RefOrCurrent(r, c.Ref)
+	if err != nil {
+		return err
+	}
+	c.Ref = ref
 	var data []byte
-	var err error
 	if c.File == "-" {
 		data, err = io.ReadAll(io.LimitReader(e.stdin, runs.MaxOTLPBytes+1))
 		if err == nil && len(data) > runs.MaxOTLPBytes {
