@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -137,10 +136,10 @@ func dedupe(w []string) []string {
 
 // writeCases writes one shell case arm per command path: its quoted path
 // and the words fn picks, through arm (the shell's case syntax).
-func writeCases(w io.Writer, table []complNode, arm func(path, words string) string, fn func(complNode) []string) {
+func writeCases(p *printer, table []complNode, arm func(path, words string) string, fn func(complNode) []string) {
 	for _, c := range table {
 		if words := fn(c); len(words) > 0 {
-			fmt.Fprint(w, arm(c.path, strings.Join(words, " ")))
+			p.printf("%s", arm(c.path, strings.Join(words, " ")))
 		}
 	}
 }
@@ -151,9 +150,9 @@ func writeCases(w io.Writer, table []complNode, arm func(path, words string) str
 func writeBashCompletion(p *printer, table []complNode) {
 	arm := func(path, words string) string { return fmt.Sprintf("\t'%s') echo '%s' ;;\n", path, words) }
 	p.printf("_tine_subs() {\n\tcase \"$1\" in\n")
-	writeCases(p.w, table, arm, func(c complNode) []string { return c.subs })
+	writeCases(p, table, arm, func(c complNode) []string { return c.subs })
 	p.printf("\tesac\n}\n_tine_flags() {\n\tcase \"$1\" in\n")
-	writeCases(p.w, table, arm, func(c complNode) []string { return c.flags })
+	writeCases(p, table, arm, func(c complNode) []string { return c.flags })
 	p.printf(`	esac
 }
 _tine() {
@@ -183,9 +182,9 @@ func writeFishCompletion(p *printer, table []complNode) {
 		return fmt.Sprintf("        case '%s'\n            string split ' ' -- '%s'\n", path, words)
 	}
 	p.printf("# fish completion for tine: tine completion fish\nfunction __tine_subs\n    switch \"$argv[1]\"\n")
-	writeCases(p.w, table, arm, func(c complNode) []string { return c.subs })
+	writeCases(p, table, arm, func(c complNode) []string { return c.subs })
 	p.printf("    end\nend\nfunction __tine_flags\n    switch \"$argv[1]\"\n")
-	writeCases(p.w, table, arm, func(c complNode) []string { return c.flags })
+	writeCases(p, table, arm, func(c complNode) []string { return c.flags })
 	p.printf(`    end
 end
 function __tine_path
