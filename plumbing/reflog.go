@@ -37,7 +37,7 @@ type ReflogResult struct {
 // history, not authority: a crash between a ref move and its row loses the
 // row.
 func Reflog(ctx context.Context, r *Repo, opt ReflogOptions) (*ReflogResult, error) {
-	base, start, _, err := splitReflogIndex(opt.Ref)
+	base, start, indexed, err := splitReflogIndex(opt.Ref)
 	if err != nil {
 		return nil, fmt.Errorf("reflog: %w", err)
 	}
@@ -51,6 +51,9 @@ func Reflog(ctx context.Context, r *Repo, opt ReflogOptions) (*ReflogResult, err
 	rows, err := r.reflogNewestFirst(name)
 	if err != nil {
 		return nil, fmt.Errorf("reflog: %w", err)
+	}
+	if indexed && start >= len(rows) {
+		return nil, fmt.Errorf("reflog: revision %q: the reflog of %s has only %d entries: %w", opt.Ref, name, len(rows), ErrUnknownRevision)
 	}
 	res := &ReflogResult{Ref: name, Entries: make([]ReflogRow, 0, max(len(rows)-start, 0))}
 	for i, e := range rows {

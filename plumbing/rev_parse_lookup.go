@@ -132,6 +132,12 @@ func (r *Repo) reflogNewestFirst(name string) ([]refs.ReflogEntry, error) {
 // is an *AmbiguousError).
 func (r *Repo) RefName(ctx context.Context, s string) (string, error) {
 	name, err := refs.NormalizeName(s)
+	if err != nil && (strings.Contains(s, "~") || strings.Contains(s, "@{")) {
+		// The namespace or character rule NormalizeName names would
+		// send the user looking at the wrong thing: they wrote a past
+		// value where a ref itself is wanted.
+		return "", &PastValueError{name: s, err: err}
+	}
 	if err == nil || strings.ContainsAny(s, "~@{:") {
 		return name, err
 	}
@@ -146,3 +152,21 @@ func (r *Repo) RefName(ctx context.Context, s string) (string, error) {
 	}
 	return "", err
 }
+
+// PastValueError is RefName's error for a REV~N or REF@{n} given where a
+// ref itself is wanted.
+// It says so instead of the ref-name rule the spelling breaks (a missing
+// namespace for main~1), and unwraps to that rule's error for callers
+// that test for it.
+type PastValueError struct {
+	name string
+	err  error
+}
+
+// Error names the spelling and what to give instead.
+func (e *PastValueError) Error() string {
+	return fmt.Sprintf("ref %q: ~N and @{n} name past values of a ref, not a ref to read or move; give the ref itself (heads/main or main)", e.name)
+}
+
+// Unwrap returns the ref-name rule's error.
+func (e *PastValueError) Unwrap() error { return e.err }

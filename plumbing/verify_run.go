@@ -74,6 +74,17 @@ func VerifyRun(ctx context.Context, r *Repo, opt VerifyOptions) (*VerifyRunResul
 		v := VerifyResult{Target: a.ID.String(), Kind: string(objects.FamilyAttestation), OID: a.ID.String(), Armed: res.Armed}
 		v.Signature = objects.VerifyAttestation(o.Value, vopt)
 		v.OK, v.Problem = judge(&v, opt.Pins)
+		if !res.Armed && v.Signature.State == objects.StateNoKey {
+			// Unarmed, no key says whom to trust, but an Ed25519
+			// signature that fails against the very key it carries was
+			// altered after signing: that is a fact about the bytes, and
+			// tine show already reports it, so verify must not say ok.
+			if tofu := objects.VerifyAttestation(o.Value, objects.VerifyOptions{TrustEmbedded: true}); tofu.State == objects.StateMismatch {
+				v.Signature = tofu
+				v.Signature.Reason = "signature mismatch: it does not verify even against its own embedded key (altered after signing)"
+				v.OK, v.Problem = false, v.Signature.Reason
+			}
+		}
 		if !v.OK && res.OK {
 			res.OK, res.Problem = false, "attestation "+a.ID.String()+": "+v.Problem
 		}

@@ -23,18 +23,23 @@ func (c *importCmd) runOTLP(e *env, r *plumbing.Repo) error {
 	if c.AllowUnverified || c.KeyFile != "" || c.PubKey != "" || c.TrustEmbedded {
 		return usagef("--allow-unverified, --key-file, --pubkey and --trust-embedded-key apply to a .tine file only")
 	}
+	// Like a JSONL import: no --ref means the current run (tine switch).
+	ref, err := runs.RefOrCurrent(r, c.Ref)
+	if err != nil {
+		return err
+	}
+	c.Ref = ref
 	var data []byte
-	var err error
 	if c.File == "-" {
 		data, err = io.ReadAll(io.LimitReader(e.stdin, runs.MaxOTLPBytes+1))
 		if err == nil && len(data) > runs.MaxOTLPBytes {
 			err = fmt.Errorf("more than %d bytes: %w", runs.MaxOTLPBytes, fsutil.ErrTooLarge)
 		}
-	} else {
-		data, err = fsutil.ReadFileWith(c.File, fsutil.ReadOptions{Limit: runs.MaxOTLPBytes})
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.File, err)
+		if err != nil {
+			return fmt.Errorf("-: %w", err)
+		}
+	} else if data, err = fsutil.ReadFileWith(c.File, fsutil.ReadOptions{Limit: runs.MaxOTLPBytes}); err != nil {
+		return err // ReadFileWith's errors name the file already
 	}
 	res, err := runs.ImportOTLP(e.ctx, r, runs.OTLPImportOptions{Ref: c.Ref, Data: data})
 	if err != nil {

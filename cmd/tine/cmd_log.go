@@ -108,7 +108,7 @@ func printEntry(p *printer, prefix string, le *runs.LogEntry, oneline bool) {
 		return
 	}
 	var b strings.Builder
-	b.WriteString(entryHead(p, le))
+	b.WriteString(entryHead(p, le, commandChars))
 	if le.ExitCode != nil {
 		s := fmt.Sprintf("exit %d", *le.ExitCode)
 		if *le.ExitCode != 0 {
@@ -157,7 +157,7 @@ func printOneline(p *printer, prefix string, le *runs.LogEntry) {
 		}
 		b.WriteString(" $ " + sanitize(clip(le.Command, onelineCommandChars)))
 	} else {
-		b.WriteString(entryHead(p, le))
+		b.WriteString(entryHead(p, le, onelineCommandChars))
 	}
 	if le.ExitCode != nil && *le.ExitCode != 0 {
 		b.WriteString(" " + p.bad(fmt.Sprintf("exit %d", *le.ExitCode)))
@@ -169,8 +169,9 @@ func printOneline(p *printer, prefix string, le *runs.LogEntry) {
 }
 
 // entryHead is the start of an event's line: short oid, refs, kind and
-// label.
-func entryHead(p *printer, le *runs.LogEntry) string {
+// label, the last two (recorded text) cut at width characters as a
+// recorded command is.
+func entryHead(p *printer, le *runs.LogEntry, width int) string {
 	var b strings.Builder
 	b.WriteString(p.style(styleYellow, le.Short))
 	if len(le.Refs) > 0 {
@@ -183,7 +184,7 @@ func entryHead(p *printer, le *runs.LogEntry) string {
 	if le.Missing {
 		what = "(not stored locally)"
 	}
-	b.WriteString(" " + sanitize(what))
+	b.WriteString(" " + sanitize(clip(what, width)))
 	return b.String()
 }
 

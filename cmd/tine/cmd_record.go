@@ -129,7 +129,7 @@ func (c *recordCmd) Run(e *env) error {
 			return err
 		}
 	} else {
-		p := &printer{w: e.stderr, color: wantColor(e.stderr, e.getenv)}
+		p := &printer{w: e.stderr, color: colorFor(e.colorMode, e.stderr, e.getenv)}
 		// Best effort: the event is recorded, so a terminal that hung up
 		// (SIGHUP) must not turn the command's status into a failure.
 		p.printf("tine: recorded %s on %s (run %s), exit %d, %s\n",

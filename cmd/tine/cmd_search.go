@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tinehq/tine/porcelain/compare"
 )
@@ -70,7 +69,7 @@ func printSearch(p *printer, res *compare.SearchResult) {
 			line += " " + sanitize(h.Label)
 		}
 		if h.Time != nil {
-			line += "  " + p.dim(time.Unix(0, int64(*h.Time*1e9)).UTC().Format("2006-01-02 15:04:05"))
+			line += "  " + p.dim(fmtEventTime(*h.Time))
 		}
 		if len(h.Refs) > 0 {
 			line += "  " + sanitize(h.Refs[0])

@@ -26,7 +26,8 @@ signed. Armed, a run with no attestation fails.
 Any key flag, --require-signature, --trust-embedded-key or --pin arms the
 check: the command then exits 0 only for a verified signature. Unarmed it
 reports the verdict and fails only on a malformed signature (or, for a .tine
-file, a failed integrity digest). A key fingerprint is the sha256 of the
+file, a failed integrity digest; for a run, an Ed25519 signature that fails
+even against its own embedded key). A key fingerprint is the sha256 of the
 verifying key (the Ed25519 public key, or the HMAC key bytes), as tine
 keygen prints it.
 

@@ -12,12 +12,17 @@ import (
 // flags and the name of the verb, so rendering and errors need no globals
 // and tests can run the whole command in-process.
 type env struct {
-	ctx      context.Context
-	verb     string
-	stdin    io.Reader
-	stdout   io.Writer
-	stderr   io.Writer
-	color    bool
+	ctx    context.Context
+	verb   string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	color  bool
+	// colorMode is --color (auto, always, never): what colorFor applies
+	// to a stream other than stdout (record's stderr summary).
+	colorMode string
+	// noPager is --no-pager: page never runs $PAGER.
+	noPager  bool
 	repoFlag string
 	getenv   func(string) string
 }

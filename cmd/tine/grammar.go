@@ -52,6 +52,17 @@ func repoFlag(grammar any) string {
 	return reflect.ValueOf(grammar).Elem().FieldByName("Repo").String()
 }
 
+// globalString reads a global string flag (Color) out of a grammar built
+// by verbGrammar or a *cli.
+func globalString(grammar any, field string) string {
+	return reflect.ValueOf(grammar).Elem().FieldByName(field).String()
+}
+
+// globalBool reads a global bool flag (NoPager) the same way.
+func globalBool(grammar any, field string) bool {
+	return reflect.ValueOf(grammar).Elem().FieldByName(field).Bool()
+}
+
 // leadingVerb returns the first word of args that is not a global flag,
 // skipping only --repo (with its value); any other leading flag (-h,
 // --help, -V, --version, or one kong would refuse) goes to the full

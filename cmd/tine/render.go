@@ -85,10 +85,23 @@ func (p *printer) bad(s string) string { return p.style(styleRed, s) }
 // dim marks secondary detail (timestamps, messages).
 func (p *printer) dim(s string) string { return p.style(styleDim, s) }
 
+// colorFor applies --color: always and never decide, auto (or none, in a
+// test driving run without the flag) is wantColor.
+func colorFor(mode string, w io.Writer, getenv func(string) string) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return wantColor(w, getenv)
+}
+
 // wantColor reports whether human output to w should be coloured: only
-// when w is a terminal and NO_COLOR is unset or empty (no-color.org).
+// when w is a terminal, NO_COLOR is unset or empty (no-color.org) and TERM
+// is not "dumb" (a terminal that cannot show escape sequences).
 func wantColor(w io.Writer, getenv func(string) string) bool {
-	if getenv("NO_COLOR") != "" {
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
 		return false
 	}
 	f, ok := w.(*os.File)
@@ -152,7 +165,7 @@ func (e *env) page(render func(p *printer)) error {
 	if !set {
 		pager = "less -FRX"
 	}
-	if !ok || !isTerminal(f) || strings.TrimSpace(pager) == "" || strings.TrimSpace(pager) == "cat" {
+	if e.noPager || !ok || !isTerminal(f) || strings.TrimSpace(pager) == "" || strings.TrimSpace(pager) == "cat" {
 		p := e.printer()
 		render(p)
 		return p.err

@@ -139,7 +139,7 @@ func TestRefNameGrammar(t *testing.T) {
 		t.Fatalf("reflog main@{1}: %d rows", n)
 	}
 	code, _, errs := tineRun(t, "", "reflog", "main~1")
-	if code != 1 || !strings.Contains(errs, "namespace must be one of") {
+	if code != 1 || !strings.Contains(errs, "name past values of a ref, not a ref") {
 		t.Fatalf("reflog main~1: %d %s", code, errs)
 	}
 	code, _, errs = tineRun(t, "", "reflog", "nope")

@@ -17,6 +17,8 @@ import (
 type cli struct {
 	Repo    string           `name:"repo" placeholder:"DIR" help:"Repository to use: a .tine directory, or a directory containing one. Default: $TINE_DIR, else the nearest .tine at or above the current directory."`
 	Version kong.VersionFlag `name:"version" short:"V" help:"Print tine's version and exit."`
+	Color   string           `name:"color" enum:"auto,always,never" default:"auto" placeholder:"WHEN" help:"Colour human output: auto (only on a terminal, never with NO_COLOR set or TERM=dumb), always or never."`
+	NoPager bool             `name:"no-pager" help:"Write output directly instead of through $PAGER on a terminal."`
 
 	Init         initCmd         `cmd:"" help:"Create an empty repository (DIR/.tine)."`
 	HashObject   hashObjectCmd   `cmd:"" name:"hash-object" help:"Compute an object id from file contents, and optionally store the object."`
@@ -71,13 +73,21 @@ type cli struct {
 	Push         pushCmd         `cmd:"" help:"Upload runs with their associations, then move each remote ref by compare-and-swap."`
 	Pull         pullCmd         `cmd:"" help:"Fetch a ref and fast-forward the local run when the remote run holds all its events."`
 	Clone        cloneCmd        `cmd:"" help:"Create a repository from a remote: fetch its runs and create its heads/* refs."`
+	Help         helpCmd         `cmd:"" help:"Show the help of a verb (as VERB --help), or the verb list."`
+	Completion   completionCmd   `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`
 }
 
 // run executes one tine command line and returns the process exit status.
 // It never calls os.Exit, so tests drive it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "tine: no command given; see tine --help")
+		// As git does: the verb list on stdout, and still a usage
+		// error, since no command ran.
+		if _, exited, err := parse(&cli{}, []string{"--help"}, stdout, stderr); exited < 0 && err != nil {
+			fmt.Fprintf(stderr, "tine: %v\n", err)
+			return exitFailure
+		}
+		fmt.Fprintln(stderr, "tine: no command given; pick a verb above (tine help VERB explains one); see tine --help")
 		return exitUsage
 	}
 	// The cheap grammar first (grammar.go); its parser writes nowhere, so
@@ -115,14 +125,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	e := &env{
-		ctx:      ctx,
-		verb:     verbPath(kctx.Selected()),
-		stdin:    stdin,
-		stdout:   stdout,
-		stderr:   stderr,
-		color:    wantColor(stdout, os.Getenv),
-		repoFlag: repoFlag(grammar),
-		getenv:   os.Getenv,
+		ctx:       ctx,
+		verb:      verbPath(kctx.Selected()),
+		stdin:     stdin,
+		stdout:    stdout,
+		stderr:    stderr,
+		color:     colorFor(globalString(grammar, "Color"), stdout, os.Getenv),
+		colorMode: globalString(grammar, "Color"),
+		noPager:   globalBool(grammar, "NoPager"),
+		repoFlag:  repoFlag(grammar),
+		getenv:    os.Getenv,
 	}
 	if err := kctx.Run(e); err != nil {
 		return reportError(stderr, e.verb, err)

@@ -38,7 +38,6 @@ func TestUsageErrorsExit2(t *testing.T) {
 		args   []string
 		prefix string
 	}{
-		{nil, "tine: no command given"},
 		{[]string{"frobnicate"}, "tine: "},
 		{[]string{"hash-object", "--frob", "x"}, "tine hash-object: unknown flag --frob"},
 		{[]string{"init", "--object-format", "md5"}, "tine init: "},

@@ -51,7 +51,7 @@ type Filter struct {
 func ParseFilter(expr string) (Filter, error) {
 	i := strings.IndexAny(expr, "<>=!~")
 	if i < 0 {
-		return Filter{}, fmt.Errorf("%w %q: want COLUMN OP VALUE with OP one of = != < <= > >= ~ !~", ErrBadFilter, expr)
+		return Filter{}, fmt.Errorf("%w %s: want COLUMN OP VALUE with OP one of = != < <= > >= ~ !~", ErrBadFilter, quoteCut(expr))
 	}
 	f := Filter{Expr: expr, Column: strings.TrimSpace(expr[:i])}
 	for _, op := range ops {
@@ -65,21 +65,21 @@ func ParseFilter(expr string) (Filter, error) {
 	}
 	switch {
 	case f.Op == "":
-		return Filter{}, fmt.Errorf("%w %q: %q is not an operator (= != < <= > >= ~ !~)", ErrBadFilter, expr, expr[i:i+1])
+		return Filter{}, fmt.Errorf("%w %s: %q is not an operator (= != < <= > >= ~ !~)", ErrBadFilter, quoteCut(expr), expr[i:i+1])
 	case f.Column == "":
-		return Filter{}, fmt.Errorf("%w %q: no column before %s", ErrBadFilter, expr, f.Op)
+		return Filter{}, fmt.Errorf("%w %s: no column before %s", ErrBadFilter, quoteCut(expr), f.Op)
 	case strings.ContainsAny(f.Value, "<>=") && f.Op != OpGlob && f.Op != OpNotGlob:
-		return Filter{}, fmt.Errorf("%w %q: more than one operator", ErrBadFilter, expr)
+		return Filter{}, fmt.Errorf("%w %s: more than one operator", ErrBadFilter, quoteCut(expr))
 	}
 	f.num, f.isNum = parseNumber(f.Value)
 	switch f.Op {
 	case OpLt, OpLe, OpGt, OpGe:
 		if !f.isNum {
-			return Filter{}, fmt.Errorf("%w %q: %s needs a number, not %q", ErrBadFilter, expr, f.Op, f.Value)
+			return Filter{}, fmt.Errorf("%w %s: %s needs a number, not %s", ErrBadFilter, quoteCut(expr), f.Op, quoteCut(f.Value))
 		}
 	case OpGlob, OpNotGlob:
 		if _, err := path.Match(f.Value, ""); err != nil {
-			return Filter{}, fmt.Errorf("%w %q: bad glob %q", ErrBadFilter, expr, f.Value)
+			return Filter{}, fmt.Errorf("%w %s: bad glob %s", ErrBadFilter, quoteCut(expr), quoteCut(f.Value))
 		}
 	}
 	return f, nil
@@ -89,12 +89,12 @@ func ParseFilter(expr string) (Filter, error) {
 func (f *Filter) bind(t *Table) error {
 	i, err := t.ResolveColumn(f.Column)
 	if err != nil {
-		return fmt.Errorf("%w %q: %w", ErrBadFilter, f.Expr, err)
+		return fmt.Errorf("%w %s: %w", ErrBadFilter, quoteCut(f.Expr), err)
 	}
 	switch f.Op {
 	case OpLt, OpLe, OpGt, OpGe:
 		if !t.Columns[i].Numeric && t.Columns[i].Group != GroupParam {
-			return fmt.Errorf("%w %q: column %s holds text; use = != ~ !~", ErrBadFilter, f.Expr, t.Columns[i].Name)
+			return fmt.Errorf("%w %s: column %s holds text; use = != ~ !~", ErrBadFilter, quoteCut(f.Expr), t.Columns[i].Name)
 		}
 	}
 	f.col, f.isRef = i, t.Columns[i].Name == ColRef

@@ -22,6 +22,9 @@ type rowData struct {
 	sum     index.RunSummary
 	metrics map[string]float64
 	gates   map[string]string
+	// label, for the baseline only, replaces the ref cell: what
+	// --baseline named (see Build).
+	label string
 }
 
 // tableBuilder collects rows from the catalog.
@@ -208,6 +211,9 @@ func (b *tableBuilder) table(base *rowData) *Table {
 	}
 	if base != nil {
 		br := base.row(t.Columns)
+		if base.label != "" {
+			br.Ref, br.Cells[0].Text = base.label, base.label // ColRef is always the first column
+		}
 		t.Baseline = &br
 		for i := range t.Rows {
 			deltas(t.Columns, &t.Rows[i], &br)

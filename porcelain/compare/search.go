@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -98,12 +99,12 @@ func Search(ctx context.Context, r *plumbing.Repo, opt SearchOptions) (*SearchRe
 	}
 	if opt.RefGlob != "" {
 		if _, err := path.Match(opt.RefGlob, ""); err != nil {
-			return nil, fmt.Errorf("%w: --ref %q is not a glob", ErrBadQuery, opt.RefGlob)
+			return nil, fmt.Errorf("%w: --ref %s is not a glob", ErrBadQuery, quoteCut(opt.RefGlob))
 		}
 	}
 	terms := index.Terms(opt.Query)
 	if len(terms) == 0 {
-		return nil, fmt.Errorf("%w %q: no term to search for (terms are runs of %d to %d letters or digits)", ErrBadQuery, opt.Query, index.MinTokenBytes, index.MaxTokenBytes)
+		return nil, fmt.Errorf("%w %s: no term to search for (terms are runs of %d to %d letters or digits)", ErrBadQuery, quoteCut(opt.Query), index.MinTokenBytes, index.MaxTokenBytes)
 	}
 	if len(terms) > MaxQueryTerms {
 		return nil, fmt.Errorf("%w: %d words, at most %d", ErrBadQuery, len(terms), MaxQueryTerms)
@@ -282,4 +283,13 @@ func snippet(texts []string, term string) string {
 		}
 	}
 	return ""
+}
+
+// quoteCut quotes a query for an error line, cut at 80 characters (with
+// "..." after the quote) so a pasted blob cannot flood the terminal.
+func quoteCut(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return strconv.Quote(string(r[:80])) + "..."
+	}
+	return strconv.Quote(s)
 }

@@ -145,12 +145,22 @@ func BuildTable(ctx context.Context, r *plumbing.Repo, opt TableOptions) (*Table
 		if err != nil {
 			return nil, fmt.Errorf("runs: --baseline: %w", err)
 		}
+		// The baseline row names what the user named, not another ref
+		// that happens to hold the same run: the ref itself, or the
+		// revision as written for a past value (main~1, main@{2}).
+		label := ""
+		if strings.Contains(opt.Baseline, "~") || strings.Contains(opt.Baseline, "@{") {
+			label = opt.Baseline
+		} else if _, name, err := r.ResolveRevision(ctx, opt.Baseline); err == nil && name != "" {
+			label = name
+		}
 		if id.Type != objects.TypeRun {
 			return nil, fmt.Errorf("runs: --baseline %s names a %s, not a run: %w", opt.Baseline, id.Type, plumbing.ErrBadInput)
 		}
 		if base, err = b.baseline(ctx, r, id); err != nil {
 			return nil, err
 		}
+		base.label = label
 	}
 	t := b.table(base)
 	t.Trust, t.Index = tr.Describe(), rep.Action
@@ -207,7 +217,7 @@ func (t *Table) ResolveColumn(name string) (int, error) {
 	for i, c := range t.Columns {
 		names[i] = c.Name
 	}
-	return -1, fmt.Errorf("%w %q; the table's columns are %s", ErrBadColumn, name, strings.Join(names, ", "))
+	return -1, fmt.Errorf("%w %s; the table's columns are %s", ErrBadColumn, quoteCut(name), strings.Join(names, ", "))
 }
 
 // sortBy orders rows by column i (stable; empty cells last).

@@ -201,6 +201,10 @@ func UnixSeconds(t time.Time) objects.Value {
 // A short name such as "main" names an existing ref (heads/main).
 func WritableRef(ctx context.Context, r *plumbing.Repo, name string) (string, error) {
 	ref, err := r.RefName(ctx, name)
+	var past *plumbing.PastValueError
+	if errors.As(err, &past) {
+		return "", err // it already says what to give
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w (give a full name such as heads/NAME or experiments/NAME)", err)
 	}

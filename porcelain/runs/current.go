@@ -88,6 +88,12 @@ func Switch(ctx context.Context, r *plumbing.Repo, opt SwitchOptions) (*SwitchRe
 // switchExisting fills res for an existing ref naming a run.
 func switchExisting(ctx context.Context, r *plumbing.Repo, name string, res *SwitchResult) error {
 	ref, err := r.RefName(ctx, name)
+	var amb *plumbing.AmbiguousError
+	if err != nil && !errors.As(err, &amb) && !strings.ContainsAny(name, "/~@:") {
+		// A bare word that no ref has: the namespace rule its spelling
+		// breaks is beside the point.
+		return fmt.Errorf("no ref is named %q (a short name names an existing ref); tine switch --create %s makes heads/%s: %w", name, name, name, plumbing.ErrUnknownRevision)
+	}
 	if err != nil {
 		return err
 	}

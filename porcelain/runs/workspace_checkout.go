@@ -110,7 +110,11 @@ func makeCheckout(ctx context.Context, id objects.OID, m *workspaceManifest, sou
 	}
 	out, err := src.run(ctx, nil, maxGitLine, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, fmt.Errorf("the recorded state needs the git repository holding commit %s: %s is not in a git work tree (%w)", m.commit, source, err)
+		where := source
+		if where == "" {
+			where = "the current directory"
+		}
+		return nil, fmt.Errorf("the recorded state needs the git repository holding commit %s: %s is not in a git work tree (%w)", m.commit, where, err)
 	}
 	top := strings.TrimSpace(string(out))
 	src.dir = top
