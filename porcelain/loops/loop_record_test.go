@@ -103,26 +103,22 @@ func endlessStep(_ context.Context, in loop.StepInput) (loop.StepResult, error) 
 	return loop.StepResult{Observation: fmt.Sprintf("n=%d", n.Int), Score: v / 1000, Cost: 0.001, Proposals: props}, nil
 }
 
-// TestLoopScale: 1,000 iterations over 16 branches finish in seconds with
-// fsck clean.
+// TestLoopScale: 1,000 iterations over 16 branches all land, with fsck
+// clean. How fast they land is BenchmarkLoopRun1000's business, not a
+// test's: a wall-clock bound fails on a loaded machine, not on slow code.
 func TestLoopScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 2 s of disk writes")
 	}
 	r := newRepo(t)
-	start := time.Now()
 	res, err := loops.LoopRun(context.Background(), r, loops.LoopRunOptions{Name: "big", Step: endlessStep,
 		State: []byte(`{"n":0}`), MaxSteps: 1000, MaxBranches: 16, Width: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	took := time.Since(start)
 	if res.TotalSteps != 1000 || len(res.Branches) != 16 || res.Gate != string(loop.GateMaxSteps) {
 		t.Fatalf("%d steps, %d branches, gate %s", res.TotalSteps, len(res.Branches), res.Gate)
 	}
-	if took > 15*time.Second {
-		t.Fatalf("1000 iterations took %v, want seconds", took)
-	}
 	fs := requireFsck(t, r)
-	t.Logf("1000 iterations, %d branches: %v; written %+v; fsck %d objects in %v", len(res.Branches), took, res.Written, fs.Objects, time.Since(start)-took)
+	t.Logf("1000 iterations, %d branches; written %+v; fsck %d objects", len(res.Branches), res.Written, fs.Objects)
 }
