@@ -27,3 +27,22 @@ func BenchmarkLoopRun1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoopShow1000 reads that loop back (tine loop show): 1,000
+// branch runs averaging ~500 event oids each, 3,000 distinct events.
+func BenchmarkLoopShow1000(b *testing.B) {
+	r := newRepo(b)
+	if _, err := loops.LoopRun(context.Background(), r, thousandNumeric("k")); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := loops.LoopShow(context.Background(), r, "k")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.TotalSteps != 1000 {
+			b.Fatalf("%d steps, want 1000", res.TotalSteps)
+		}
+	}
+}
