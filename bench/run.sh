@@ -541,22 +541,22 @@ cas_rows() {
 # loop_rows: the loop case's rows (tine only) and its targets: at least
 # 500 iterations/s; loop show and log --all under 1 s and 100 MiB.
 loop_rows() {
-	local r t s rss verdict
+	local r t s rss cpu verdict
 	[ -f "$RES/loop-run.tine" ] || return 0
 	row "loop run, $LOOP_ITERS iterations (tine only)" loop-run none -
 	row "loop show of that loop (tine only)" loop-show none -
 	row "log --all of that loop (tine only)" loop-logall none -
 	LOOP_SUMMARY=""
-	read -r t _ <<<"$(median "$RES/loop-run.tine")"
+	read -r t _ cpu <<<"$(median "$RES/loop-run.tine")"
 	if [[ "$t" =~ ^[0-9.]+$ ]]; then
-		LOOP_SUMMARY="$(awk -v n="$LOOP_ITERS" -v t="$t" 'BEGIN { printf "loop: %d iterations in %.3f s = %.0f iterations/s (target >= 500: %s)", n, t, n / t, (n / t >= 500 ? "met" : "MISSED") }')"
+		LOOP_SUMMARY="$(awk -v n="$LOOP_ITERS" -v t="$t" -v c="${cpu:--}" 'BEGIN { printf "loop: %d iterations in %.3f s (CPU %s s) = %.0f iterations/s (target >= 500: %s)", n, t, c, n / t, (n / t >= 500 ? "met" : "MISSED") }')"
 	fi
 	for r in loop-show loop-logall; do
-		read -r s rss _ <<<"$(median "$RES/$r.tine")"
+		read -r s rss cpu <<<"$(median "$RES/$r.tine")"
 		[[ "$s" =~ ^[0-9.]+$ ]] || continue
 		rss="$(mib "${rss:--}")"
 		verdict="$(awk -v s="$s" -v m="$rss" 'BEGIN { print (s < 1 && m != "-" && m + 0 < 100) ? "met" : "MISSED" }')"
-		LOOP_SUMMARY="$LOOP_SUMMARY; ${r#loop-} $s s, $rss MiB (target < 1 s, < 100 MiB: $verdict)"
+		LOOP_SUMMARY="$LOOP_SUMMARY; ${r#loop-} $s s (CPU ${cpu:--} s), $rss MiB (target < 1 s, < 100 MiB: $verdict)"
 	done
 }
 
