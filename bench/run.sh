@@ -347,11 +347,11 @@ history_forks() {
 history_case() {
 	local n="$1" H="$WORK/history-$1" G_HIST="$WORK/git-history" T_HIST="$WORK/tine-history" i c
 	say "== history: $n events, a fork of 100, 49 more forks of 2; $RUNS runs"
-	if [ ! -f "$H/.done" ]; then
+	if [ ! -f "$H/.done-batched" ]; then
 		rm -rf "$H"
 		"$BIN/gendata" history "$H" "$n" 100
 		split -l "$IMPORT_BATCH" -a 3 "$H/main.jsonl" "$H/main.jsonl.part-"
-		touch "$H/.done"
+		touch "$H/.done-batched"
 	fi
 	# The import rows also build the repositories the other rows read.
 	for i in $(seq "$RUNS"); do
