@@ -12,10 +12,16 @@
 #   BENCH_RUNS      runs per operation and tool       (default 5)
 #   BENCH_LARGE_MB  size of the large file in MiB     (default 1024)
 #   BENCH_LARGE_GIT also time `git hash-object -w` of the large file (default 1)
-#   BENCH_EVENTS    history length for the history case (default 10000;
-#                   at least 101, at most 10000: one tine import)
+#   BENCH_EVENTS    comma list of history lengths for the history case
+#                   (default 1000,10000,30000; each at least 101; tine
+#                   imports a run longer than 10000 events in batches)
+#   BENCH_LOOP      iterations of the loop case (default 1000)
+#   BENCH_CAS       single-process CAS updates of the cas case (default 200)
+#   BENCH_REMOTE_EVENTS  events of the run the remote case pushes and fetches
+#                   (default 10000; 101 to 10000, one tine import)
 #   BENCH_ONLY      comma list of cases to run: bulk,fsck-loose,repack,
-#                   fsck-packed,read,refs,large,history,remote (default: all)
+#                   fsck-packed,read,refs,large,history,cas,loop,remote
+#                   (default: all)
 #   BENCH_TINE      use this tine binary instead of building ./cmd/tine
 #   BENCH_DIR       work directory (default: a new temporary directory,
 #                   removed at the end unless BENCH_KEEP=1)
@@ -28,19 +34,38 @@ SCALE="${BENCH_SCALE:-100000}"
 RUNS="${BENCH_RUNS:-5}"
 LARGE_MB="${BENCH_LARGE_MB:-1024}"
 LARGE_GIT="${BENCH_LARGE_GIT:-1}"
-EVENTS="${BENCH_EVENTS:-10000}"
-ONLY="${BENCH_ONLY:-bulk,fsck-loose,repack,fsck-packed,read,refs,large,history,remote}"
+EVENTS="${BENCH_EVENTS:-1000,10000,30000}"
+LOOP_ITERS="${BENCH_LOOP:-1000}"
+CAS_N="${BENCH_CAS:-200}"
+REMOTE_EVENTS="${BENCH_REMOTE_EVENTS:-10000}"
+ONLY="${BENCH_ONLY:-bulk,fsck-loose,repack,fsck-packed,read,refs,large,history,cas,loop,remote}"
 REFS=$((SCALE < 1000 ? SCALE : 1000))
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
 # The record row times the append: tine record's code state capture (git
 # calls on whatever work tree the bench runs in) is left out.
 export TINE_CAPTURE=off
-# The history case forks 100 events before the tip and imports the run in
-# one `tine import`, whose bound is 10000 events.
-if ! [[ "$EVENTS" =~ ^[0-9]+$ ]] || [ "$EVENTS" -le 100 ] || [ "$EVENTS" -gt 10000 ]; then
-	printf 'bench/run.sh: BENCH_EVENTS must be 101..10000, not %s\n' "$EVENTS" >&2
+# The history case forks 100 events before the tip, so a history has more
+# than 100 events; `tine import` takes at most 10000 a call, so a longer
+# run is imported in batches onto the same ref.
+IMPORT_BATCH=10000
+EVENT_SCALES=()
+IFS=', ' read -r -a EVENT_SCALES <<<"$EVENTS"
+for n in "${EVENT_SCALES[@]}"; do
+	if ! [[ "$n" =~ ^[0-9]+$ ]] || [ "$n" -le 100 ]; then
+		printf 'bench/run.sh: BENCH_EVENTS must list counts above 100, not %s\n' "$EVENTS" >&2
+		exit 2
+	fi
+done
+if ! [[ "$REMOTE_EVENTS" =~ ^[0-9]+$ ]] || [ "$REMOTE_EVENTS" -le 100 ] || [ "$REMOTE_EVENTS" -gt 10000 ]; then
+	printf 'bench/run.sh: BENCH_REMOTE_EVENTS must be a count from 101 to 10000, not %s\n' "$REMOTE_EVENTS" >&2
 	exit 2
 fi
+for v in "$LOOP_ITERS" "$CAS_N"; do
+	if ! [[ "$v" =~ ^[1-9][0-9]*$ ]]; then
+		printf 'bench/run.sh: BENCH_LOOP and BENCH_CAS must be positive counts, not %s\n' "$v" >&2
+		exit 2
+	fi
+done
 
 if [ -n "${BENCH_DIR:-}" ]; then
 	WORK="$BENCH_DIR"
@@ -291,58 +316,161 @@ if want large; then
 fi
 
 # ---------------------------------------------------------------- history
-# Porcelain on a long history: a tine run of EVENTS events (one tine
-# import) and a fork at event EVENTS-100 with 100 more events, beside a git
-# repository of EVENTS commits (git fast-import) and a branch forking at
-# commit EVENTS-100 with 100 more commits. Event i and commit i carry the
-# same ~1 KiB document (bench/gendata history).
-if want history; then
-	H="$WORK/history-$EVENTS" G_HIST="$WORK/git-history" T_HIST="$WORK/tine-history"
-	say "== history: $EVENTS events, a fork of 100; $RUNS runs"
-	if [ ! -f "$H/.done" ]; then
+# Porcelain on a long history, once per BENCH_EVENTS scale N: a tine run of
+# N events (`tine import`, in batches of IMPORT_BATCH onto the same ref) and
+# a fork at event N-100 with 100 more events, beside a git repository of N
+# commits (git fast-import) and a branch forking at commit N-100 with 100
+# more commits. Event i and commit i carry the same ~1 KiB document
+# (bench/gendata history). For the graph, 49 further forks of 2 events each
+# (50 forks in all), beside 49 further git branches of 2 commits each.
+# Results go to CASE-N.TOOL.
+
+# import_batches.sh TINE REPO JSONL REF: imports JSONL onto REF, at most
+# IMPORT_BATCH lines a `tine import` (the chunks JSONL.part-* are split
+# beforehand): a script, so that measure times and sizes all its batches.
+cat >"$BIN/import_batches.sh" <<'SCRIPT'
+set -e
+for f in "$3".part-*; do "$1" --repo "$2" import "$f" --ref "$4" >/dev/null; done
+SCRIPT
+
+# history_forks N GIT TINE: the 49 further forks of the graph rows, fork i
+# at event (commit) i*N/50 from the tip. Not timed.
+history_forks() {
+	local n="$1" g="$2" t="$3" i k
+	: >"$WORK/forks.fi"
+	# Events by position from the tip (REV~N stops at 10000).
+	"$TINE" --repo "$t" log heads/main --oneline | awk '{ print $1 }' >"$WORK/main.events"
+	for i in $(seq 49); do
+		k=$((i * n / 50))
+		printf 'commit refs/heads/g%02d\ncommitter bench <bench@example.invalid> %d +0000\ndata 2\ng\nfrom refs/heads/main~%d\nM 100644 inline g%02d/a\ndata 2\na\n\n' "$i" $((1700000000 + n + 2 * i)) "$k" "$i" >>"$WORK/forks.fi"
+		printf 'commit refs/heads/g%02d\ncommitter bench <bench@example.invalid> %d +0000\ndata 2\ng\nM 100644 inline g%02d/b\ndata 2\nb\n\n' "$i" $((1700000001 + n + 2 * i)) "$i" >>"$WORK/forks.fi"
+		"$TINE" --repo "$t" fork heads/main --from "$(sed -n "$((k + 1))p" "$WORK/main.events")" --ref "heads/g$(printf %02d "$i")" >/dev/null
+		printf '{"kind":"tool","tool":"g","seq":%d}\n{"kind":"tool","tool":"g","seq":%d}\n' "$i" "$i" >"$WORK/fork.jsonl"
+		"$TINE" --repo "$t" import "$WORK/fork.jsonl" --ref "heads/g$(printf %02d "$i")" >/dev/null
+	done
+	git -C "$g" fast-import --quiet <"$WORK/forks.fi" >/dev/null
+}
+
+history_case() {
+	local n="$1" H="$WORK/history-$1" G_HIST="$WORK/git-history" T_HIST="$WORK/tine-history" i c
+	say "== history: $n events, a fork of 100, 49 more forks of 2; $RUNS runs"
+	if [ ! -f "$H/.done-batched" ]; then
 		rm -rf "$H"
-		"$BIN/gendata" history "$H" "$EVENTS" 100
-		touch "$H/.done"
+		"$BIN/gendata" history "$H" "$n" 100
+		split -l "$IMPORT_BATCH" -a 3 "$H/main.jsonl" "$H/main.jsonl.part-"
+		touch "$H/.done-batched"
 	fi
 	# The import rows also build the repositories the other rows read.
 	for i in $(seq "$RUNS"); do
 		rm -rf "$X" && git init -q -b main "$X"
-		measure import git git -C "$X" fast-import --quiet <"$H/main.fi" >/dev/null
+		measure "import-$n" git git -C "$X" fast-import --quiet <"$H/main.fi" >/dev/null
 		rm -rf "$G_HIST" && mv "$X" "$G_HIST"
 		rm -rf "$X" && "$TINE" init "$X" >/dev/null
-		measure import tine "$TINE" --repo "$X" import "$H/main.jsonl" --ref heads/main >/dev/null
+		measure "import-$n" tine bash "$BIN/import_batches.sh" "$TINE" "$X" "$H/main.jsonl" heads/main
 		rm -rf "$T_HIST" && mv "$X" "$T_HIST"
 	done
 	git -C "$G_HIST" fast-import --quiet <"$H/div.fi" >/dev/null
 	# `git commit` below needs the index at main's tree, as after any
 	# checkout; the work tree is checked out with it, as a git user's is
-	# (so git's commit also refreshes an index of EVENTS files).
+	# (so git's commit also refreshes an index of N files).
 	git -C "$G_HIST" reset -q --hard main
 	"$TINE" --repo "$T_HIST" fork heads/main --from heads/main~100 --ref heads/div >/dev/null
 	"$TINE" --repo "$T_HIST" import "$H/div.jsonl" --ref heads/div >/dev/null
-	n="$(git -C "$G_HIST" rev-list --count main)"
-	[ "$n" = "$EVENTS" ] || { say "git history has $n commits, want $EVENTS"; exit 1; }
-	n="$("$TINE" --repo "$T_HIST" log heads/main --oneline | wc -l)"
-	[ "$n" = "$EVENTS" ] || { say "tine history has $n events, want $EVENTS"; exit 1; }
+	c="$(git -C "$G_HIST" rev-list --count main)"
+	[ "$c" = "$n" ] || { say "git history has $c commits, want $n"; exit 1; }
+	c="$("$TINE" --repo "$T_HIST" log heads/main --oneline | wc -l)"
+	[ "$c" = "$n" ] || { say "tine history has $c events, want $n"; exit 1; }
 	for i in $(seq "$RUNS"); do
-		measure log git git -C "$G_HIST" log -n 20 main >/dev/null
-		measure log tine "$TINE" --repo "$T_HIST" log -n 20 heads/main >/dev/null
+		measure "log-$n" git git -C "$G_HIST" log -n 20 main >/dev/null
+		measure "log-$n" tine "$TINE" --repo "$T_HIST" log -n 20 heads/main >/dev/null
 		# git diff of the two tips: 200 files (100 each side), the nearest
 		# to tine's diff, which reads both runs' divergent events.
-		measure diff git git -C "$G_HIST" diff main div >/dev/null
-		measure diff tine "$TINE" --repo "$T_HIST" diff heads/main heads/div >/dev/null
+		measure "diff-$n" git git -C "$G_HIST" diff main div >/dev/null
+		measure "diff-$n" tine "$TINE" --repo "$T_HIST" diff heads/main heads/div >/dev/null
 		fresh "$G_HIST" "$X"
-		measure record git git -C "$X" commit --allow-empty -q -m x
-		[ "$(git -C "$X" rev-list --count main)" = "$((EVENTS + 1))" ] || { say "git commit did not add a commit"; exit 1; }
+		measure "record-$n" git git -C "$X" commit --allow-empty -q -m x
+		[ "$(git -C "$X" rev-list --count main)" = "$((n + 1))" ] || { say "git commit did not add a commit"; exit 1; }
 		fresh "$T_HIST" "$X"
-		measure record tine "$TINE" --repo "$X" record --ref heads/main -- true >/dev/null
-		[ "$("$TINE" --repo "$X" log heads/main --oneline | wc -l)" = "$((EVENTS + 1))" ] || { say "tine record did not append an event"; exit 1; }
+		measure "record-$n" tine "$TINE" --repo "$X" record --ref heads/main -- true >/dev/null
+		[ "$("$TINE" --repo "$X" log heads/main --oneline | wc -l)" = "$((n + 1))" ] || { say "tine record did not append an event"; exit 1; }
+	done
+	history_forks "$n" "$G_HIST" "$T_HIST"
+	c="$(git -C "$G_HIST" log --all --oneline | wc -l)"
+	[ "$c" = "$((n + 198))" ] || { say "git graph has $c commits, want $((n + 198))"; exit 1; }
+	c="$("$TINE" --repo "$T_HIST" log --all --oneline | wc -l)"
+	[ "$c" = "$((n + 198))" ] || { say "tine graph has $c events, want $((n + 198))"; exit 1; }
+	for i in $(seq "$RUNS"); do
+		measure "graph-$n" git git -C "$G_HIST" log --graph --all >/dev/null
+		measure "graph-$n" tine "$TINE" --repo "$T_HIST" log --graph --all >/dev/null
+	done
+	"$TINE" --repo "$T_HIST" fsck >/dev/null || { say "fsck of the $n-event tine history failed"; exit 1; }
+	rm -rf "$X"
+}
+
+if want history; then
+	for n in "${EVENT_SCALES[@]}"; do history_case "$n"; done
+fi
+
+# ---------------------------------------------------------------- cas
+# CAS_N single-ref compare-and-swap updates, one process each (process
+# start included): `tine update-ref tags/cas NEW --old OLD` against
+# `git update-ref refs/tags/cas NEW OLD`, git with its defaults and, as the
+# durable baseline, with core.fsync=reference and every ref update logged
+# (tine fsyncs every ref and reflog). Each tool runs a script of CAS_N
+# literal commands, so the shell's cost is the same for all.
+if want cas; then
+	say "== $CAS_N single-process CAS updates; $RUNS runs"
+	mkdir -p "$WORK/cas"
+	for i in $(seq 0 "$CAS_N"); do echo "cas $i" >"$WORK/cas/$i"; done
+	rm -rf "$WORK/git-cas" "$WORK/tine-cas"
+	git init -q "$WORK/git-cas"
+	"$TINE" init "$WORK/tine-cas" >/dev/null
+	for i in $(seq 0 "$CAS_N"); do echo "$WORK/cas/$i"; done >"$WORK/cas.paths"
+	git -C "$WORK/git-cas" hash-object -w --stdin-paths <"$WORK/cas.paths" >"$WORK/cas.git.oids"
+	"$TINE" --repo "$WORK/tine-cas" hash-object -w --stdin-paths <"$WORK/cas.paths" >"$WORK/cas.tine.oids"
+	git -C "$WORK/git-cas" update-ref refs/tags/cas "$(head -n 1 "$WORK/cas.git.oids")"
+	"$TINE" --repo "$WORK/tine-cas" update-ref tags/cas "$(head -n 1 "$WORK/cas.tine.oids")" --create >/dev/null
+	awk -v g="$(command -v git)" 'NR > 1 { printf "%s -C \"$1\" update-ref refs/tags/cas %s %s\n", g, $1, prev } { prev = $1 }' \
+		"$WORK/cas.git.oids" >"$WORK/cas.git.sh"
+	awk -v g="$(command -v git)" 'NR > 1 { printf "%s -c core.fsync=reference -c core.logAllRefUpdates=always -C \"$1\" update-ref refs/tags/cas %s %s\n", g, $1, prev } { prev = $1 }' \
+		"$WORK/cas.git.oids" >"$WORK/cas.gitd.sh"
+	awk -v t="$TINE" 'NR > 1 { printf "%s --repo \"$1\" update-ref tags/cas %s --old %s >/dev/null\n", t, $1, prev } { prev = $1 }' \
+		"$WORK/cas.tine.oids" >"$WORK/cas.tine.sh"
+	for i in $(seq "$RUNS"); do
+		fresh "$WORK/git-cas" "$X"
+		measure cas git bash -e "$WORK/cas.git.sh" "$X"
+		[ "$(git -C "$X" rev-parse refs/tags/cas)" = "$(tail -n 1 "$WORK/cas.git.oids")" ] || { say "git CAS ended elsewhere"; exit 1; }
+		fresh "$WORK/git-cas" "$X"
+		measure cas gitd bash -e "$WORK/cas.gitd.sh" "$X"
+		[ "$(wc -l <"$X/.git/logs/refs/tags/cas")" = "$CAS_N" ] || { say "durable git logged the wrong number of updates"; exit 1; }
+		fresh "$WORK/tine-cas" "$X"
+		measure cas tine bash -e "$WORK/cas.tine.sh" "$X"
+		[ "$("$TINE" --repo "$X" rev-parse tags/cas)" = "$(tail -n 1 "$WORK/cas.tine.oids")" ] || { say "tine CAS ended elsewhere"; exit 1; }
 	done
 	rm -rf "$X"
 fi
 
+# ---------------------------------------------------------------- loop
+# A LOOP_ITERS-iteration loop (tine only: git has no equivalent): the
+# numeric strategy at width 2 with a target it never reaches, so every step
+# forks a branch (max-branches 6 prunes the rest): LOOP_ITERS branch runs
+# and refs. Then `tine loop show` and `tine log --all` of that repository.
+if want loop; then
+	say "== loop: $LOOP_ITERS iterations; $RUNS runs"
+	for i in $(seq "$RUNS"); do
+		rm -rf "$X" && "$TINE" init "$X" >/dev/null
+		measure loop-run tine "$TINE" --repo "$X" loop run --strategy numeric --target 1000000 --width 2 \
+			--max-steps "$LOOP_ITERS" --name bench --json >"$WORK/loop.json"
+		grep -q "\"total_steps\": *$LOOP_ITERS," "$WORK/loop.json" || { say "the loop did not run $LOOP_ITERS steps"; exit 1; }
+		measure loop-show tine "$TINE" --repo "$X" loop show bench >/dev/null
+		measure loop-logall tine "$TINE" --repo "$X" log --all >/dev/null
+	done
+	"$TINE" --repo "$X" fsck >/dev/null || { say "fsck of the loop repository failed"; exit 1; }
+	rm -rf "$X"
+fi
+
 # ---------------------------------------------------------------- remote
-# Moving a run of EVENTS events (the history case's data, one tine import)
+# Moving a run of BENCH_REMOTE_EVENTS events (default 10,000; one tine import)
 # to and from another repository, beside git moving the same history
 # (git fast-import) over a local path: push into a fresh empty repository
 # (tine init / git init --bare) and fetch into a fresh empty one (git
@@ -352,11 +480,11 @@ fi
 # the push before it filled. The same git figures stand beside both. The
 # HTTP rows' CPU time is the client's plus the server's during the command.
 if want remote; then
-	H="$WORK/history-$EVENTS" G_REM="$WORK/git-remote" T_REM="$WORK/tine-remote"
-	say "== remote: push and fetch of a $EVENTS-event run (path and HTTP) vs git; $RUNS runs"
+	H="$WORK/remote-history-$REMOTE_EVENTS" G_REM="$WORK/git-remote" T_REM="$WORK/tine-remote"
+	say "== remote: push and fetch of a $REMOTE_EVENTS-event run (path and HTTP) vs git; $RUNS runs"
 	if [ ! -f "$H/.done" ]; then
 		rm -rf "$H"
-		"$BIN/gendata" history "$H" "$EVENTS" 100
+		"$BIN/gendata" history "$H" "$REMOTE_EVENTS" 100
 		touch "$H/.done"
 	fi
 	rm -rf "$G_REM" "$T_REM"
@@ -408,7 +536,7 @@ if want remote; then
 		rm -rf "$X" && "$TINE" init "$X" >/dev/null && "$TINE" --repo "$X" remote add src "$T_REM" >/dev/null
 		measure fetch tine "$TINE" --repo "$X" fetch src main >/dev/null
 		n="$("$TINE" --repo "$X" log remotes/src/main --oneline | wc -l)"
-		[ "$n" = "$EVENTS" ] || { say "tine fetch brought $n events, want $EVENTS"; exit 1; }
+		[ "$n" = "$REMOTE_EVENTS" ] || { say "tine fetch brought $n events, want $REMOTE_EVENTS"; exit 1; }
 		start_serve
 		"$TINE" --repo "$T_REM" remote remove http >/dev/null 2>&1 || true
 		"$TINE" --repo "$T_REM" remote add http "$URL" --token-env BENCH_SERVE_TOKEN >/dev/null
@@ -417,7 +545,7 @@ if want remote; then
 		"$TINE" --repo "$X" remote add http "$URL" --token-env BENCH_SERVE_TOKEN >/dev/null
 		measure_http fetchhttp "$TINE" --repo "$X" fetch http main >/dev/null
 		n="$("$TINE" --repo "$X" log remotes/http/main --oneline | wc -l)"
-		[ "$n" = "$EVENTS" ] || { say "tine fetch over HTTP brought $n events, want $EVENTS"; exit 1; }
+		[ "$n" = "$REMOTE_EVENTS" ] || { say "tine fetch over HTTP brought $n events, want $REMOTE_EVENTS"; exit 1; }
 	done
 	stop_serve
 	cp "$RES/push.git" "$RES/pushhttp.git"
@@ -450,8 +578,10 @@ machine() {
 	local data=""
 	[ "$NEED_DATA" = 1 ] && data="$SCALE JSON files of ~1 KiB ($(du -sk "$DATA" | cut -f1) KiB on disk), $REFS refs"
 	want large && data="${data:+$data, }a $LARGE_MB MiB file"
-	want history && data="${data:+$data, }a history of $EVENTS events and a fork of 100"
-	want remote && data="${data:+$data, }a $EVENTS-event run pushed and fetched"
+	want history && data="${data:+$data, }histories of ${EVENT_SCALES[*]} events with a fork of 100 and 49 of 2"
+	want cas && data="${data:+$data, }$CAS_N CAS processes"
+	want loop && data="${data:+$data, }a $LOOP_ITERS-iteration loop"
+	want remote && data="${data:+$data, }a $REMOTE_EVENTS-event run pushed and fetched"
 	echo "data: $data; medians of $RUNS runs"
 }
 
@@ -482,6 +612,46 @@ row() { # row LABEL CASE GIT_TOOL TARGET
 	printf '| %-37s | %8s | %8s | %8s | %8s | %8s | %8s | %6s | %-6s |\n' "$label" "$gs" "$ts" "$ratio" "${gr:--}" "${tr:--}" "$cratio" "${target/#-/}" "$verdict"
 }
 
+# history_rows: the history case's rows, scale by scale.
+history_rows() {
+	local n
+	for n in "${EVENT_SCALES[@]}"; do
+		row "log -n 20, $n-event run" "log-$n" git 2
+		row "diff, fork of 100 at $n" "diff-$n" git 2
+		row "record true onto $n vs commit" "record-$n" git 1.5
+		row "import $n events vs fast-import" "import-$n" git 1.0
+		row "log --graph --all, 50 forks at $n" "graph-$n" git 1.5
+	done
+}
+
+# cas_rows: the cas case's rows.
+cas_rows() {
+	row "$CAS_N CAS processes, git defaults" cas git 2
+	row "$CAS_N CAS processes, durable git" cas gitd 2
+}
+
+# loop_rows: the loop case's rows (tine only) and its targets: at least
+# 500 iterations/s; loop show and log --all under 1 s and 100 MiB.
+loop_rows() {
+	local r t s rss cpu verdict
+	[ -f "$RES/loop-run.tine" ] || return 0
+	row "loop run, $LOOP_ITERS iterations (tine only)" loop-run none -
+	row "loop show of that loop (tine only)" loop-show none -
+	row "log --all of that loop (tine only)" loop-logall none -
+	LOOP_SUMMARY=""
+	read -r t _ cpu <<<"$(median "$RES/loop-run.tine")"
+	if [[ "$t" =~ ^[0-9.]+$ ]]; then
+		LOOP_SUMMARY="$(awk -v n="$LOOP_ITERS" -v t="$t" -v c="${cpu:--}" 'BEGIN { printf "loop: %d iterations in %.3f s (CPU %s s) = %.0f iterations/s (target >= 500: %s)", n, t, c, n / t, (n / t >= 500 ? "met" : "MISSED") }')"
+	fi
+	for r in loop-show loop-logall; do
+		read -r s rss cpu <<<"$(median "$RES/$r.tine")"
+		[[ "$s" =~ ^[0-9.]+$ ]] || continue
+		rss="$(mib "${rss:--}")"
+		verdict="$(awk -v s="$s" -v m="$rss" 'BEGIN { print (s < 1 && m != "-" && m + 0 < 100) ? "met" : "MISSED" }')"
+		LOOP_SUMMARY="$LOOP_SUMMARY; ${r#loop-} $s s (CPU ${cpu:--} s), $rss MiB (target < 1 s, < 100 MiB: $verdict)"
+	done
+}
+
 {
 	echo
 	echo "tine vs git: medians of $RUNS runs (wall seconds; peak RSS in MiB; CPU t/g = tine/git user+sys CPU time)"
@@ -497,14 +667,13 @@ row() { # row LABEL CASE GIT_TOOL TARGET
 	row "repack (tine: from loose)" repack-loose git -
 	row "$REFS refs, one txn, git defaults" refs git -
 	row "$REFS refs, one txn, durable git" refs gitd 1.0
-	row "log -n 20, $EVENTS-event run" log git -
-	row "diff, fork of 100 at $EVENTS" diff git -
-	row "record true onto $EVENTS vs commit" record git -
-	row "import $EVENTS events vs fast-import" import git -
-	row "push $EVENTS-event run, path" push git 1.0
-	row "push $EVENTS-event run, HTTP" pushhttp git 1.0
-	row "fetch $EVENTS-event run, path" fetch git 1.0
-	row "fetch $EVENTS-event run, HTTP" fetchhttp git 1.0
+	history_rows
+	cas_rows
+	loop_rows
+	row "push $REMOTE_EVENTS-event run, path" push git 1.0
+	row "push $REMOTE_EVENTS-event run, HTTP" pushhttp git 1.0
+	row "fetch $REMOTE_EVENTS-event run, path" fetch git 1.0
+	row "fetch $REMOTE_EVENTS-event run, HTTP" fetchhttp git 1.0
 	if [ -f "$RES/large.raw" ]; then
 		row "$LARGE_MB MiB file: tine vs raw BLAKE3" large raw -
 		[ -f "$RES/large.git" ] && row "$LARGE_MB MiB file: tine vs git" large git -
@@ -521,6 +690,10 @@ row() { # row LABEL CASE GIT_TOOL TARGET
 		else
 			echo "large file: tine hash-object -w of the $LARGE_MB MiB file failed: $(tail -n 1 "$LOG/large.tine.err" 2>/dev/null)"
 		fi
+	fi
+	if [ -n "${LOOP_SUMMARY:-}" ]; then
+		echo
+		echo "${LOOP_SUMMARY/logall/log --all}"
 	fi
 	if [ "$HAVE_TIME" = 0 ]; then echo "(peak RSS not measured: /usr/bin/time is missing)"; fi
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/tinehq/tine/plumbing"
-	"github.com/tinehq/tine/porcelain/runs"
 )
 
 // LoopTrajectory is one side of a loop diff: a whole loop (every iteration
@@ -114,38 +112,28 @@ func loopTrajectory(ctx context.Context, r *plumbing.Repo, spec string) (*LoopTr
 	if isBranch && branch == "" {
 		isBranch = false
 	}
-	d, err := loadLoop(ctx, r.Objects(), r.Refs(), name)
+	want := ""
+	if isBranch {
+		want = branch
+	}
+	d, err := loadLoop(ctx, r.Objects(), r.Refs(), name, want)
 	if err != nil {
 		return nil, err
 	}
 	t := &LoopTrajectory{Spec: spec, Loop: d.name, Trajectory: []LoopStep{}}
 	if isBranch {
-		run, ok := d.runs[branch]
-		if branch == LoopBestBranch && d.best != nil {
-			run, ok = d.best, true
-		}
-		if !ok {
+		if !d.trailFound {
 			return nil, fmt.Errorf("loop %s has no branch %q: %w", d.name, branch, ErrNoLoop)
 		}
 		t.Branch = branch
-		t.Trajectory = append(t.Trajectory, stepsOf(run.Events)...)
-		lv, _ := run.Value.Get("loop")
-		t.Gate = runs.Str(lv, "gate")
+		t.Trajectory = append(t.Trajectory, d.trail...)
+		t.Gate = d.trailGate
 		if branch == LoopBestBranch {
-			t.Branch = runs.Str(lv, "branch")
+			t.Branch = d.trailLoop
 		}
 	} else {
-		for _, e := range d.events {
-			if st, ok := loopStepOf(e); ok {
-				t.Trajectory = append(t.Trajectory, st)
-			}
-		}
-		sort.Slice(t.Trajectory, func(i, j int) bool { return t.Trajectory[i].Iteration < t.Trajectory[j].Iteration })
-		if d.best != nil {
-			lv, _ := d.best.Value.Get("loop")
-			rv, _ := lv.Get("result")
-			t.Gate = runs.Str(rv, "gate")
-		}
+		t.Trajectory = d.sortedSteps()
+		t.Gate = d.bestGate
 	}
 	t.Steps = len(t.Trajectory)
 	scores := make([]float64, len(t.Trajectory))

@@ -64,48 +64,122 @@ type LoopShowResult struct {
 	Branches   []LoopBranchInfo `json:"branches"`
 }
 
-// loopData is a loaded loop: its branch runs and distinct events.
+// loopData is what loop show and loop diff keep of a loaded loop: each
+// branch's summary, one LoopStep per distinct iteration event, the init
+// event's goal and policy, the best run's result and, for loop diff of one
+// branch, that branch's trajectory. Runs are read one at a time and
+// dropped, and each event shared by oid is read once and kept as its
+// summary only, so memory grows with the loop's iterations, not with
+// branches times their depth (a 1,000-branch loop lists ~500,000 event
+// oids over its runs).
 type loopData struct {
 	name     string
 	branches []LoopBranchInfo
-	runs     map[string]*runs.Run // by branch id
-	best     *runs.Run
-	events   map[objects.OID]*runs.Event
+	seen     map[objects.OID]int // every event read: its index in steps, -1 for others
+	steps    []LoopStep          // the iteration events, in read order
+	goal     string
+	policy   json.RawMessage
+	hasInit  bool
+	// best: whether experiments/NAME/best exists, its run's loop.branch
+	// and loop.result's gate and sanitized count.
+	hasBest              bool
+	bestBranch, bestGate string
+	bestSanitized        int
+	// trail is the branch loadLoop was asked for: its iterations in run
+	// order and its loop.gate (trailFound false when no such branch).
+	trail      []LoopStep
+	trailGate  string
+	trailLoop  string
+	trailFound bool
 }
 
-// loadLoop reads every run under experiments/NAME/, sharing decoded events
-// between runs (forks share them by oid).
-func loadLoop(ctx context.Context, g objects.Getter, rl runs.RefLister, name string) (*loopData, error) {
+// loadLoop reads every run under experiments/NAME/ (see loopData). With
+// branch set it also keeps that branch's trajectory ("best" names the run
+// at experiments/NAME/best).
+func loadLoop(ctx context.Context, g objects.Getter, rl runs.RefLister, name, branch string) (*loopData, error) {
 	name = strings.TrimSuffix(strings.TrimPrefix(name, "experiments/"), "/")
 	prefix, err := loopPrefix(name)
 	if err != nil {
 		return nil, err
 	}
-	d := &loopData{name: name, runs: map[string]*runs.Run{}, events: map[objects.OID]*runs.Event{}}
+	d := &loopData{name: name, seen: map[objects.OID]int{}}
 	err = runs.ListRuns(ctx, rl, g, prefix, func(ref string, run *runs.Run) error {
-		branch := strings.TrimPrefix(ref, prefix)
-		if strings.Contains(branch, "/") {
+		id := strings.TrimPrefix(ref, prefix)
+		if strings.Contains(id, "/") {
 			return nil
 		}
-		if err := runs.LoadEvents(ctx, g, run, d.events); err != nil {
+		ids := run.EventIDs()
+		if err := d.readEvents(ctx, g, run.ID, ids); err != nil {
 			return fmt.Errorf("ref %s: %w", ref, err)
 		}
-		if branch == LoopBestBranch {
-			d.best = run
+		lv, _ := run.Value.Get("loop")
+		if id == branch {
+			d.trailFound, d.trailGate, d.trailLoop = true, strings.Clone(runs.Str(lv, "gate")), strings.Clone(runs.Str(lv, "branch"))
+			for _, eid := range ids {
+				if i, ok := d.seen[eid]; ok && i >= 0 {
+					d.trail = append(d.trail, d.steps[i])
+				}
+			}
+		}
+		if id == LoopBestBranch {
+			rv, _ := lv.Get("result")
+			d.hasBest, d.bestBranch = true, strings.Clone(runs.Str(lv, "branch"))
+			d.bestGate, d.bestSanitized = strings.Clone(runs.Str(rv, "gate")), intAttr(rv, "sanitized")
 			return nil
 		}
-		d.runs[branch] = run
-		d.branches = append(d.branches, branchInfo(branch, ref, run))
+		d.branches = append(d.branches, branchInfo(id, ref, run))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(d.runs) == 0 {
+	if len(d.branches) == 0 {
 		return nil, fmt.Errorf("loop %q: %w (no refs under %s)", name, ErrNoLoop, prefix)
 	}
 	sort.SliceStable(d.branches, func(i, j int) bool { return branchLess(d.branches[i].ID, d.branches[j].ID) })
 	return d, nil
+}
+
+// readEvents reads the events of ids not read yet (each read re-verifies
+// the oid) and keeps their summaries: a LoopStep for an iteration, the
+// goal and policy of the loop's init event. An absent event (a shallow
+// boundary) is skipped, as loop show always did; a corrupt one is an
+// error naming the run and the event.
+func (d *loopData) readEvents(ctx context.Context, g objects.Getter, runID objects.OID, ids []objects.OID) error {
+	for _, eid := range ids {
+		if _, ok := d.seen[eid]; ok {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d.seen[eid] = -1
+		o, err := g.Get(ctx, eid)
+		if errors.Is(err, objects.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("run %s: event %s: %w", runID, eid, err)
+		}
+		e, err := runs.DecodeEvent(o)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", runID, err)
+		}
+		if s, ok := loopStepOf(e); ok {
+			s.Branch, s.Observation, s.StateDigest = strings.Clone(s.Branch), strings.Clone(s.Observation), strings.Clone(s.StateDigest)
+			d.seen[eid] = len(d.steps)
+			d.steps = append(d.steps, s)
+			continue
+		}
+		if runs.Str(e.Attributes, "phase") == LoopPhaseInit && (!d.hasInit || runs.Str(e.Attributes, "loop") == d.name) {
+			d.hasInit, d.goal = true, strings.Clone(runs.Str(e.Attributes, "goal"))
+			d.policy = nil
+			if p, ok := e.Attributes.Get("policy"); ok {
+				d.policy, _ = objects.CanonV3(p)
+			}
+		}
+	}
+	return nil
 }
 
 // branchLess orders root first, then alt-bN by N (creation order).
@@ -137,8 +211,11 @@ func branchKey(id string) int {
 // branchInfo reads a branch run's loop member.
 func branchInfo(id, ref string, run *runs.Run) LoopBranchInfo {
 	lv, _ := run.Value.Get("loop")
-	b := LoopBranchInfo{ID: id, Ref: ref, Run: run.ID.String(), Status: run.Status,
-		Parent: runs.Str(lv, "parent_branch"), Gate: runs.Str(lv, "gate"), Reason: runs.Str(lv, "reason")}
+	// Cloned: the parser's strings share the run's body, which a loaded
+	// loop must not keep (loopData).
+	b := LoopBranchInfo{ID: id, Ref: ref, Run: run.ID.String(), Status: strings.Clone(run.Status),
+		Parent: strings.Clone(runs.Str(lv, "parent_branch")), Gate: strings.Clone(runs.Str(lv, "gate")),
+		Reason: strings.Clone(runs.Str(lv, "reason"))}
 	b.FromIteration = intAttr(lv, "from_iteration")
 	b.Steps = intAttr(lv, "steps")
 	return b
@@ -205,23 +282,14 @@ func stepsOf(events []*runs.Event) []LoopStep {
 // global order with the score curve, where the best score was first
 // reached, and how each branch ended.
 func LoopShow(ctx context.Context, r *plumbing.Repo, name string) (*LoopShowResult, error) {
-	d, err := loadLoop(ctx, r.Objects(), r.Refs(), name)
+	d, err := loadLoop(ctx, r.Objects(), r.Refs(), name, "")
 	if err != nil {
 		return nil, err
 	}
-	res := &LoopShowResult{Loop: d.name, Branches: d.branches, Steps: []LoopStep{}}
-	for _, e := range d.events {
-		if s, ok := loopStepOf(e); ok {
-			res.Steps = append(res.Steps, s)
-			res.TotalCost += s.Cost
-		} else if runs.Str(e.Attributes, "phase") == LoopPhaseInit {
-			res.Goal = runs.Str(e.Attributes, "goal")
-			if p, ok := e.Attributes.Get("policy"); ok {
-				res.Policy, _ = objects.CanonV3(p)
-			}
-		}
+	res := &LoopShowResult{Loop: d.name, Branches: d.branches, Steps: d.sortedSteps(), Goal: d.goal, Policy: d.policy}
+	for _, s := range res.Steps {
+		res.TotalCost += s.Cost
 	}
-	sort.Slice(res.Steps, func(i, j int) bool { return res.Steps[i].Iteration < res.Steps[j].Iteration })
 	res.TotalSteps = len(res.Steps)
 	scores := make([]float64, len(res.Steps))
 	for i, s := range res.Steps {
@@ -232,15 +300,18 @@ func LoopShow(ctx context.Context, r *plumbing.Repo, name string) (*LoopShowResu
 		b := res.Steps[i].Score
 		res.BestScore, res.BestFirst, res.BestBranch = &b, res.Steps[i].Iteration, res.Steps[i].Branch
 	}
-	if d.best != nil {
+	if d.hasBest {
 		res.BestRef = "experiments/" + d.name + "/" + LoopBestBranch
-		lv, _ := d.best.Value.Get("loop")
-		if rv, ok := lv.Get("result"); ok {
-			res.Gate = runs.Str(rv, "gate")
-			res.Sanitized = intAttr(rv, "sanitized")
-		}
+		res.Gate, res.Sanitized = d.bestGate, d.bestSanitized
 	}
 	return res, nil
+}
+
+// sortedSteps returns the loop's iterations in global order.
+func (d *loopData) sortedSteps() []LoopStep {
+	out := append([]LoopStep{}, d.steps...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Iteration < out[j].Iteration })
+	return out
 }
 
 // firstBest returns the index of the first highest finite score, -1 if none.

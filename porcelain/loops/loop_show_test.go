@@ -195,6 +195,14 @@ func TestLoopDiffLoopsAndBranches(t *testing.T) {
 	if d.SharedEvents != 5 || d.Shared != 5 || d.DivergeAt != 6 || d.AtA.Iteration != 18 || d.AtB.Iteration != 8 {
 		t.Fatalf("diff branches: %+v", d)
 	}
+	// a/best is the best branch's run under its own name: alt-b12 (T1).
+	d, err = loops.LoopDiff(ctx, r, "a/best", "a/alt-b12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.A.Branch != "alt-b12" || d.DivergeAt != 0 || d.A.Steps != d.B.Steps || d.A.Gate != d.B.Gate || d.A.Gate == "" {
+		t.Fatalf("diff best alt-b12: %+v", d)
+	}
 	if _, err := loops.LoopDiff(ctx, r, "a/nosuch", "b"); !errors.Is(err, loops.ErrNoLoop) {
 		t.Fatalf("unknown branch: %v", err)
 	}
