@@ -159,8 +159,8 @@ func (p *spPack) read(id objects.OID, i int) (*objects.Object, error) {
 
 // envelope returns a fresh copy of the envelope bytes of entry e.
 func (p *spPack) envelope(id objects.OID, e spEntry) ([]byte, error) {
-	if raw := p.cache.get(p, e.off); raw != nil && int(e.start)+int(e.length) <= len(raw) {
-		return append([]byte(nil), raw[e.start:e.start+e.length]...), nil
+	if env, ok := p.cache.copyOut(p, e.off, e.start, e.length); ok {
+		return env, nil
 	}
 	if e.size <= spBlockHeader {
 		return nil, p.corruptEntry(id, e.off, "block shorter than its header")
@@ -175,18 +175,20 @@ func (p *spPack) envelope(id objects.OID, e spEntry) ([]byte, error) {
 	if _, err := p.f.ReadAt(blk, int64(e.off)); err != nil {
 		return nil, fmt.Errorf("object %s: read %s.pack: %w", id, p.name, err)
 	}
-	raw, stored, err := blockRaw(e, blk, nil)
+	rp := getBlockBuf()
+	defer putBlockBuf(rp)
+	raw, stored, err := blockRaw(e, blk, (*rp)[:0])
 	if err == nil && uint64(e.start)+uint64(e.length) > uint64(len(raw)) {
 		err = errors.New("envelope outside its block")
 	}
 	if err != nil {
 		return nil, p.corruptEntry(id, e.off, err.Error())
 	}
-	if e.start == 0 && e.length == uint32(len(raw)) && !stored {
-		return raw, nil // a block of its own: raw is already a fresh copy
-	}
 	if !stored {
-		p.cache.put(p, e.off, raw)
+		*rp = raw[:0] // keep a grown buffer for the next decode
+		if e.start != 0 || e.length != uint32(len(raw)) {
+			p.cache.put(p, e.off, raw) // shared with other objects: worth keeping
+		}
 	}
 	return append([]byte(nil), raw[e.start:e.start+e.length]...), nil
 }

@@ -48,7 +48,7 @@ func Open(dir string, a objects.Algo) (*Store, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, objects.ErrUnknownAlgo, a)
 	}
-	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache()}
+	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache(spCacheBytes)}
 	s.packs.Store(&[]*spPack{})
 	s.damaged.Store(&map[string]error{})
 	if err := s.Reload(); err != nil {
@@ -361,6 +361,7 @@ func (s *Store) Close() error {
 		errs = append(errs, p.f.Close())
 		s.cache.forget(p)
 	}
+	errs = append(errs, s.cache.close())
 	s.packs.Store(&[]*spPack{})
 	s.retired = nil
 	return errors.Join(errs...)
