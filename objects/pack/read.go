@@ -13,14 +13,21 @@ import (
 	"github.com/tinehq/tine/objects"
 )
 
-// spPack is one open storage pack: its validated index and the pack file,
-// read with ReadAt so concurrent readers need no lock.
+// spPack is one open storage pack: its index and the pack file, read with
+// ReadAt so concurrent readers need no lock.
 type spPack struct {
+	dir  string
 	name string // "pack-<hex>"
 	algo objects.Algo
 	idx  *spIndex
 	f    *os.File
 	size int64
+	// data is the index file's bytes (mapped, for a pack a Store opened
+	// lazily), unmap releases a mapping.
+	data  []byte
+	unmap func() error
+	// trust is the index's full verification, run once (index_trust.go).
+	trust spTrust
 	// cache is the owning store's decoded-block cache, nil for a pack
 	// opened alone (Verify, Walk of a pack the store does not hold).
 	cache *spBlockCache
@@ -30,14 +37,47 @@ type spPack struct {
 // file instead of read whole.
 const spStreamRead = 2 * LargeObject
 
-// openSPPack opens and validates the pack name ("pack-<hex>") in dir.
+// openSPPack opens the pack name ("pack-<hex>") in dir and validates its
+// index in full: checksum, order, every entry's bounds.
 func openSPPack(dir, name string, a objects.Algo) (*spPack, error) {
 	base := filepath.Join(dir, name)
 	data, err := readSPIndexFile(base + ".idx")
 	if err != nil {
 		return nil, err
 	}
-	idx, err := parseSPIndex(data, a)
+	p, err := openSPPackWith(dir, name, a, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.verifyIndex(); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// openSPPackLazy opens the pack name in dir with its index mapped, not
+// read, and checks only what every lookup relies on (header, length,
+// fan-out, the pack it binds); the rest of the index is verified when
+// something trusts more than a found entry (index_trust.go).
+func openSPPackLazy(dir, name string, a objects.Algo) (*spPack, error) {
+	data, unmap, err := mapSPIndexFile(filepath.Join(dir, name) + ".idx")
+	if err != nil {
+		return nil, err
+	}
+	p, err := openSPPackWith(dir, name, a, data, unmap)
+	if err != nil {
+		unmap()
+		return nil, err
+	}
+	return p, nil
+}
+
+// openSPPackWith opens the pack file of name and checks it against the
+// index bytes data with the shallow index checks.
+func openSPPackWith(dir, name string, a objects.Algo, data []byte, unmap func() error) (*spPack, error) {
+	base := filepath.Join(dir, name)
+	idx, err := parseSPIndexShallow(data, a)
 	if err != nil {
 		return nil, corruptFile(base+".idx", err)
 	}
@@ -48,7 +88,7 @@ func openSPPack(dir, name string, a objects.Algo) (*spPack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage pack %s: %w", base+".pack", err)
 	}
-	p := &spPack{name: name, algo: a, idx: idx, f: f, size: size}
+	p := &spPack{dir: dir, name: name, algo: a, idx: idx, f: f, size: size, data: data, unmap: unmap}
 	if err := p.checkEnds(); err != nil {
 		f.Close()
 		return nil, corruptFile(base+".pack", err)
@@ -56,7 +96,18 @@ func openSPPack(dir, name string, a objects.Algo) (*spPack, error) {
 	return p, nil
 }
 
-// checkEnds validates the pack's header and trailer against its index.
+// close closes the pack file and unmaps its index.
+func (p *spPack) close() error {
+	err := p.f.Close()
+	if p.unmap != nil {
+		err = errors.Join(err, p.unmap())
+		p.unmap = nil
+	}
+	return err
+}
+
+// checkEnds validates the pack's header and trailer against its index
+// (each entry's block bounds are checkPack's, index_trust.go).
 func (p *spPack) checkEnds() error {
 	if p.size < spPackHeader+spSumSize {
 		return errors.New("truncated")
@@ -75,7 +126,7 @@ func (p *spPack) checkEnds() error {
 	if sum != p.idx.packSum {
 		return errors.New("trailer does not match its index")
 	}
-	return p.idx.checkPack(p.size)
+	return nil
 }
 
 // readSPIndexFile reads an index file after the path confinement checks,

@@ -64,9 +64,10 @@ func (s *Store) Algo() objects.Algo { return s.algo }
 // Dir returns the directory the store reads.
 func (s *Store) Dir() string { return s.dir }
 
-// Packs returns the names ("pack-<hex>") of the open packs in search order.
+// Packs returns the names ("pack-<hex>") of the open packs in search order,
+// after verifying their indexes (a damaged one moves to Damaged).
 func (s *Store) Packs() []string {
-	ps := *s.packs.Load()
+	ps := s.trusted()
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.name
@@ -101,7 +102,7 @@ func (s *Store) Reload() error {
 		if byName[n] != nil {
 			continue
 		}
-		p, err := openSPPack(s.dir, n, s.algo)
+		p, err := openSPPackLazy(s.dir, n, s.algo)
 		if errors.Is(err, fs.ErrNotExist) && (!exists(filepath.Join(s.dir, n+".idx")) || !exists(filepath.Join(s.dir, n+".pack"))) {
 			// Removed while we looked, or an index whose pack gc removed
 			// (it deletes the pack file first): nothing to read there.
@@ -218,8 +219,14 @@ func (s *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error
 		if !ok {
 			continue
 		}
-		o, err := p.read(id, i)
-		if err == nil {
+		var o *objects.Object
+		err := p.idx.checkEntry(i, p.size)
+		if err != nil {
+			// A damaged index: the full check fails too and moves the
+			// pack to Damaged.
+			s.trusted()
+			err = fmt.Errorf("object %s: %w", id, corruptFile(filepath.Join(s.dir, p.name+".idx"), err))
+		} else if o, err = p.read(id, i); err == nil {
 			return o, nil
 		}
 		if first == nil {
@@ -229,6 +236,8 @@ func (s *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error
 	if first != nil {
 		return nil, first
 	}
+	// Absence is said only by verified indexes (index_trust.go).
+	s.trusted()
 	return nil, s.missing(id)
 }
 
@@ -243,7 +252,11 @@ func (s *Store) Has(ctx context.Context, id objects.OID) (bool, error) {
 	}
 	k := spKeyOf(id)
 	for _, p := range *s.packs.Load() {
-		if _, ok := p.idx.find(k); ok {
+		if i, ok := p.idx.find(k); ok {
+			if !p.proves(id, i) {
+				s.trusted() // a damaged index is believed in nothing
+				continue
+			}
 			return true, nil
 		}
 	}
@@ -269,7 +282,7 @@ func (s *Store) List(ctx context.Context, fn func(objects.OID) error) error {
 
 // SortedIDs returns the distinct ids of all packs in enumeration order.
 func (s *Store) SortedIDs() []objects.OID {
-	ps := *s.packs.Load()
+	ps := s.trusted()
 	n := 0
 	for _, p := range ps {
 		n += p.idx.count
@@ -342,7 +355,7 @@ func (s *Store) install(name string) error {
 			return nil // rewritten byte for byte: already open
 		}
 	}
-	p, err := openSPPack(s.dir, name, s.algo)
+	p, err := openSPPackLazy(s.dir, name, s.algo)
 	if err != nil {
 		return err
 	}
@@ -358,7 +371,7 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	var errs []error
 	for _, p := range append(*s.packs.Load(), s.retired...) {
-		errs = append(errs, p.f.Close())
+		errs = append(errs, p.close())
 		s.cache.forget(p)
 	}
 	errs = append(errs, s.cache.close())

@@ -212,7 +212,7 @@ func (s *Store) packNamed(name string) (*spPack, func(), error) {
 	if err := checkPackName(name); err != nil {
 		return nil, nil, err
 	}
-	for _, p := range *s.packs.Load() {
+	for _, p := range s.trusted() {
 		if p.name == name {
 			return p, func() {}, nil
 		}
@@ -221,7 +221,7 @@ func (s *Store) packNamed(name string) (*spPack, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return p, func() { p.f.Close() }, nil
+	return p, func() { p.close() }, nil
 }
 
 // sequential returns a reader of the pack's blocks, from the first block to
