@@ -6,13 +6,20 @@ import "sync"
 // the decompression of its whole block (8 KiB by default, about eight
 // objects), so a reader visiting a pack's objects in random order (cat-object
 // --batch with shuffled input) would decode each block once per object in
-// it. The store keeps decoded multi-object blocks in one arena of up to
-// spCacheBytes, filled in order and overwritten oldest first (a ring: for
-// random access as good as an LRU, with no per-block allocation and nothing
-// for the garbage collector to scan or pace on). The arena's pages are
-// touched only as blocks are decoded, so a store never holds more than the
-// decoded size of the blocks it read: the cache grows to the pack's size up
-// to the bound.
+// it. The store keeps decoded multi-object blocks in one arena, filled in
+// order and overwritten oldest first (a ring: for random access as good as
+// an LRU, with no per-block allocation and nothing for the garbage
+// collector to scan or pace on).
+//
+// The ring starts at spCacheStart bytes, enough for readers that go
+// through neighbouring objects (log, walks, reads in write order: each
+// block is decoded once and its objects read while it is cached). It grows
+// only when it proves too small: a block decoded again soon after the ring
+// evicted it (a ghost hit, ARC's idea) means the reader comes back to
+// blocks, and every spGhostGrow such blocks double the ring, up to
+// spCacheBytes. The arena's pages are touched only as blocks are written,
+// so memory follows what was read: for random reads, the pack's decoded
+// size up to the bound.
 //
 // Cached bytes never leave the cache: an object is copied out under the lock
 // and then re-hashed like any other read (DecodeEnvelopeAs), so the cache
@@ -20,6 +27,8 @@ import "sync"
 // cached only after its CRC-32C matched and it decompressed to its declared
 // length.
 const (
+	// spCacheStart is the ring's initial size.
+	spCacheStart = 2 << 20
 	// spCacheBytes bounds the decoded bytes cached: git's default
 	// core.deltaBaseCacheLimit, the memory git spends on the same problem
 	// (rebuilding an object from compressed neighbours).
@@ -30,6 +39,11 @@ const (
 	// spCacheMaxBlock is the largest decoded block worth caching; larger
 	// blocks (written with a large Options.BlockSize) are not kept.
 	spCacheMaxBlock = 256 << 10
+	// spGhosts is how many evicted blocks the cache remembers.
+	spGhosts = 4096
+	// spGhostGrow is how many blocks decoded again after their eviction
+	// double the ring.
+	spGhostGrow = 64
 )
 
 // spCacheKey names a block: its pack and its offset.
@@ -49,7 +63,8 @@ type spCacheSlot struct {
 // concurrent use.
 type spBlockCache struct {
 	mu      sync.Mutex
-	size    int          // the arena's bound
+	size    int          // the ring's current size
+	max     int          // the arena's size: the most the ring grows to
 	arena   []byte       // reserved on first use; nil when closed or unused
 	release func() error // returns the arena to the system
 	m       map[spCacheKey]spCacheSlot
@@ -57,11 +72,18 @@ type spBlockCache struct {
 	head    int           // where the next block is written
 	bytes   int           // decoded bytes cached
 	closed  bool
+	// ghosts remembers recently evicted blocks (ghostQ oldest first);
+	// regrets counts those decoded again since the ring last grew.
+	ghosts  map[spCacheKey]struct{}
+	ghostQ  []spCacheKey
+	regrets int
 }
 
-// newSPBlockCache returns an empty cache of at most size bytes.
-func newSPBlockCache(size int) *spBlockCache {
-	return &spBlockCache{size: size, m: make(map[spCacheKey]spCacheSlot)}
+// newSPBlockCache returns an empty cache of start bytes that grows to at
+// most max bytes.
+func newSPBlockCache(start, max int) *spBlockCache {
+	return &spBlockCache{size: min(start, max), max: max, m: make(map[spCacheKey]spCacheSlot),
+		ghosts: make(map[spCacheKey]struct{})}
 }
 
 // copyOut returns a fresh copy of [start, start+length) of the decoded
@@ -85,7 +107,7 @@ func (c *spBlockCache) copyOut(p *spPack, off uint64, start, length uint32) ([]b
 // oldest blocks as needed.
 func (c *spBlockCache) put(p *spPack, off uint64, raw []byte) {
 	n := len(raw)
-	if c == nil || n == 0 || n > spCacheMaxBlock || n > c.size {
+	if c == nil || n == 0 || n > spCacheMaxBlock || n > c.max {
 		return
 	}
 	k := spCacheKey{p, off}
@@ -94,8 +116,12 @@ func (c *spBlockCache) put(p *spPack, off uint64, raw []byte) {
 	if _, ok := c.m[k]; ok || c.closed {
 		return
 	}
+	c.regret(k)
+	if n > c.size {
+		return
+	}
 	if c.arena == nil {
-		arena, release, err := reserveArena(c.size)
+		arena, release, err := reserveArena(c.max)
 		if err != nil {
 			c.closed = true // no memory for a cache: read without one
 			return
@@ -120,12 +146,33 @@ func (c *spBlockCache) put(p *spPack, off uint64, raw []byte) {
 	c.bytes += n
 }
 
-// evictOldest drops the oldest block; the caller holds the lock.
+// regret notes that block k is being decoded again; if the ring evicted it
+// recently, the ring was too small for this reader, and after spGhostGrow
+// such blocks it doubles. The caller holds the lock.
+func (c *spBlockCache) regret(k spCacheKey) {
+	if _, ok := c.ghosts[k]; !ok {
+		return
+	}
+	delete(c.ghosts, k)
+	if c.regrets++; c.regrets >= spGhostGrow && c.size < c.max {
+		c.size = min(2*c.size, c.max)
+		c.regrets = 0
+	}
+}
+
+// evictOldest drops the oldest block, remembering it as a ghost; the
+// caller holds the lock.
 func (c *spBlockCache) evictOldest() {
 	s := c.fifo[0]
 	c.fifo = c.fifo[1:]
 	delete(c.m, s.key)
 	c.bytes -= s.n
+	if len(c.ghostQ) >= spGhosts {
+		delete(c.ghosts, c.ghostQ[0])
+		c.ghostQ = c.ghostQ[1:]
+	}
+	c.ghosts[s.key] = struct{}{}
+	c.ghostQ = append(c.ghostQ, s.key)
 }
 
 // forget drops every block of p (a pack the store closed). Its bytes stay
@@ -150,6 +197,16 @@ func (c *spBlockCache) forget(p *spPack) {
 	}
 	clear(c.fifo[len(kept):])
 	c.fifo = kept
+	ghosts := c.ghostQ[:0]
+	for _, k := range c.ghostQ {
+		if k.p == p {
+			delete(c.ghosts, k)
+		} else {
+			ghosts = append(ghosts, k)
+		}
+	}
+	clear(c.ghostQ[len(ghosts):])
+	c.ghostQ = ghosts
 }
 
 // stats returns the number of cached blocks and their decoded bytes.
@@ -167,7 +224,8 @@ func (c *spBlockCache) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.m)
-	c.fifo, c.head, c.bytes, c.closed = nil, 0, 0, true
+	clear(c.ghosts)
+	c.fifo, c.ghostQ, c.head, c.bytes, c.closed = nil, nil, 0, 0, true
 	c.arena = nil
 	if c.release == nil {
 		return nil

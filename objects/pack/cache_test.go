@@ -12,7 +12,7 @@ func TestBlockCacheRingBoundedAndExact(t *testing.T) {
 	// back exactly the bytes put (no overwritten neighbour), the newest
 	// block is always cached, and closing returns the arena.
 	const size = 64 << 10
-	c := newSPBlockCache(size)
+	c := newSPBlockCache(size, size)
 	p := &spPack{}
 	r := rand.New(rand.NewPCG(9, 9))
 	want := map[uint64][]byte{}
@@ -52,5 +52,43 @@ func TestBlockCacheRingBoundedAndExact(t *testing.T) {
 	c.put(p, 1, []byte("x"))
 	if n, _ := c.stats(); n != 0 || c.arena != nil {
 		t.Fatal("a closed cache keeps blocks")
+	}
+}
+
+// spCacheRead plays a reader asking for block off of p: a hit, or a miss
+// that decodes the block (8 KiB) and puts it.
+func spCacheRead(c *spBlockCache, p *spPack, off uint64, raw []byte) {
+	if _, ok := c.copyOut(p, off, 0, 1); !ok {
+		c.put(p, off, raw)
+	}
+}
+
+func TestBlockCacheGrowsOnlyWhenBlocksAreReread(t *testing.T) {
+	// A reader that goes through blocks in order (each read by its
+	// objects one after another, never again) keeps the ring at its start
+	// size however much it reads; a reader coming back to evicted blocks
+	// in random order grows it to the bound, and no further.
+	raw := make([]byte, 8<<10)
+	p := &spPack{}
+	seq := newSPBlockCache(spCacheStart, spCacheBytes)
+	defer seq.close()
+	for off := range uint64(4 * spCacheBytes / len(raw)) {
+		for range 8 {
+			spCacheRead(seq, p, off, raw)
+		}
+	}
+	if seq.size != spCacheStart {
+		t.Fatalf("reading in order grew the ring to %d bytes", seq.size)
+	}
+	rnd := newSPBlockCache(spCacheStart, spCacheBytes)
+	defer rnd.close()
+	blocks := 2 * spCacheBytes / len(raw)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 8 * blocks {
+		spCacheRead(rnd, p, uint64(r.IntN(blocks)), raw)
+	}
+	n, b := rnd.stats()
+	if rnd.size != spCacheBytes || b > spCacheBytes || n*len(raw) != b {
+		t.Fatalf("random rereads: ring %d bytes holding %d blocks, %d bytes; want the bound %d", rnd.size, n, b, spCacheBytes)
 	}
 }

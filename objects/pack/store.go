@@ -48,7 +48,7 @@ func Open(dir string, a objects.Algo) (*Store, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, objects.ErrUnknownAlgo, a)
 	}
-	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache(spCacheBytes)}
+	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache(spCacheStart, spCacheBytes)}
 	s.packs.Store(&[]*spPack{})
 	s.damaged.Store(&map[string]error{})
 	if err := s.Reload(); err != nil {
