@@ -43,7 +43,7 @@ const (
 	spGhosts = 4096
 	// spGhostGrow is how many blocks decoded again after their eviction
 	// double the ring.
-	spGhostGrow = 64
+	spGhostGrow = 16
 )
 
 // spCacheKey names a block: its pack and its offset.
