@@ -112,3 +112,26 @@ func TestStoragePackDamagedEntryBoundsRefused(t *testing.T) {
 		t.Fatalf("Damaged = %v; want %s", d, name)
 	}
 }
+
+func TestStoragePackDamagedIndexNotRemappedByReload(t *testing.T) {
+	// A combined store reloads the packs after every miss; a pack whose
+	// index failed its verification is re-checked in full by Reload, not
+	// mapped and retired once more each time.
+	ctx := context.Background()
+	dir, name, objs, victim, _ := spDamagedKeyPack(t)
+	s := spOpenTestPacks(t, dir, objects.BLAKE3)
+	for range 5 {
+		if _, err := s.Get(ctx, objs[victim].ID); !errors.Is(err, objects.ErrNotFound) || !strings.Contains(err.Error(), name) {
+			t.Fatalf("Get of the victim: %v", err)
+		}
+		if err := s.Reload(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.retired) > 1 {
+		t.Fatalf("%d retired copies of the damaged pack after 5 reloads", len(s.retired))
+	}
+	if d := s.Damaged(); len(d) != 1 || d[0].Name != name {
+		t.Fatalf("Damaged = %v; want %s", d, name)
+	}
+}

@@ -90,6 +90,7 @@ func (s *Store) Reload() error {
 	for _, n := range orphans {
 		damaged[n] = fmt.Errorf("%s: %w", filepath.Join(s.dir, n+".pack"), ErrNoIndex)
 	}
+	wasDamaged := *s.damaged.Load()
 	old := *s.packs.Load()
 	byName := make(map[string]*spPack, len(old))
 	for _, p := range old {
@@ -102,7 +103,13 @@ func (s *Store) Reload() error {
 		if byName[n] != nil {
 			continue
 		}
-		p, err := openSPPackLazy(s.dir, n, s.algo)
+		open := openSPPackLazy
+		if wasDamaged[n] != nil {
+			// Known damaged: verify in full now, so a damaged pack is not
+			// mapped again (and retired again) on every Reload.
+			open = openSPPack
+		}
+		p, err := open(s.dir, n, s.algo)
 		if errors.Is(err, fs.ErrNotExist) && (!exists(filepath.Join(s.dir, n+".idx")) || !exists(filepath.Join(s.dir, n+".pack"))) {
 			// Removed while we looked, or an index whose pack gc removed
 			// (it deletes the pack file first): nothing to read there.
