@@ -20,7 +20,8 @@
 #   BENCH_REMOTE_EVENTS  events of the run the remote case pushes and fetches
 #                   (default 10000; 101 to 10000, one tine import)
 #   BENCH_ONLY      comma list of cases to run: bulk,fsck-loose,repack,
-#                   fsck-packed,read,refs,large,history,cas,loop,remote
+#                   fsck-packed,read,read-shuffled,refs,large,history,cas,loop,
+#                   remote
 #                   (default: all)
 #   BENCH_TINE      use this tine binary instead of building ./cmd/tine
 #   BENCH_DIR       work directory (default: a new temporary directory,
@@ -38,7 +39,7 @@ EVENTS="${BENCH_EVENTS:-1000,10000,30000}"
 LOOP_ITERS="${BENCH_LOOP:-1000}"
 CAS_N="${BENCH_CAS:-200}"
 REMOTE_EVENTS="${BENCH_REMOTE_EVENTS:-10000}"
-ONLY="${BENCH_ONLY:-bulk,fsck-loose,repack,fsck-packed,read,refs,large,history,cas,loop,remote}"
+ONLY="${BENCH_ONLY:-bulk,fsck-loose,repack,fsck-packed,read,read-shuffled,refs,large,history,cas,loop,remote}"
 REFS=$((SCALE < 1000 ? SCALE : 1000))
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
 # The record row times the append: tine record's code state capture (git
@@ -150,10 +151,35 @@ tine_has() { "$TINE" "$1" --help >/dev/null 2>&1; }
 # written everything, and under pipefail tine's SIGPIPE fails the test.
 tine_help_mentions() { grep -q -- "$2" <<<"$("$TINE" "$1" --help 2>&1)"; }
 
+# read_shuffled: every packed object read back in one shuffled order, the
+# same for both tools (object i of git's list and of tine's is the same
+# document), so almost no two consecutive reads share a pack block or a
+# delta base: random access, where reading in write order is sequential.
+read_shuffled() {
+	say "== read all $SCALE objects back from packs, shuffled"
+	if ! tine_help_mentions cat-object --batch; then
+		skip read-shuffled tine "this tine has no cat-object --batch"
+		return
+	fi
+	paste "$WORK/tine.oids" "$WORK/git.oids" |
+		awk 'BEGIN { srand(13) } { printf "%.9f\t%s\n", rand(), $0 }' | sort -k1,1 | cut -f2- >"$WORK/shuffled"
+	cut -f1 "$WORK/shuffled" >"$WORK/tine.shuffled"
+	cut -f2 "$WORK/shuffled" >"$WORK/git.shuffled"
+	for i in $(seq "$RUNS"); do
+		measure read-shuffled git git -C "$G_PACKED" cat-file --batch <"$WORK/git.shuffled" >"$WORK/git.read"
+		measure read-shuffled tine "$TINE" --repo "$T_PACKED" cat-object --batch <"$WORK/tine.shuffled" >"$WORK/tine.read"
+	done
+	for t in git tine; do
+		n="$(grep -c ' blob [0-9]*$' "$WORK/$t.read" || true)"
+		[ "$n" = "$SCALE" ] || { say "$t read back $n shuffled objects, want $SCALE"; exit 1; }
+	done
+	rm -f "$WORK/git.read" "$WORK/tine.read"
+}
+
 # ---------------------------------------------------------------- data
 DATA="$WORK/data"
 NEED_OBJECTS=0
-for c in bulk fsck-loose repack fsck-packed read; do want "$c" && NEED_OBJECTS=1; done
+for c in bulk fsck-loose repack fsck-packed read read-shuffled; do want "$c" && NEED_OBJECTS=1; done
 # The JSON files feed the object cases and the refs case only.
 NEED_DATA="$NEED_OBJECTS"
 want refs && NEED_DATA=1
@@ -270,6 +296,7 @@ if want read; then
 		skip read tine "this tine has no cat-object --batch"
 	fi
 fi
+want read-shuffled && read_shuffled
 fi # NEED_OBJECTS
 
 # ---------------------------------------------------------------- ref stream
@@ -663,6 +690,7 @@ loop_rows() {
 	row "fsck, loose" fsck-loose git -
 	row "fsck, packed" fsck-packed git 0.7
 	row "read all from packs" read git 1.0
+	row "random-order reads (shuffled --batch)" read-shuffled git 1.0
 	row "repack (tine: its packs as written)" repack git 0.5
 	row "repack (tine: from loose)" repack-loose git -
 	row "$REFS refs, one txn, git defaults" refs git -

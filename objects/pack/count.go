@@ -18,7 +18,7 @@ func (s *Store) ListSizes(ctx context.Context, fn func(id objects.OID, size int6
 	// indexes (a heap of cursors, smallest key on top) yields every object
 	// once, in order, without sorting them all.
 	var h cursorHeap
-	for _, p := range *s.packs.Load() {
+	for _, p := range s.trusted() {
 		if p.idx.count > 0 {
 			h = append(h, cursor{x: p.idx})
 		}

@@ -26,8 +26,10 @@ type Damaged struct {
 	Err error
 }
 
-// Damaged returns the packs the last Reload could not open, by name.
+// Damaged returns the packs the last Reload could not open or whose index
+// failed its verification, by name; it verifies every open index first.
 func (s *Store) Damaged() []Damaged {
+	s.trusted()
 	m := *s.damaged.Load()
 	out := make([]Damaged, 0, len(m))
 	for n, err := range m {
@@ -41,7 +43,7 @@ func (s *Store) Damaged() []Damaged {
 // found, naming the damaged packs that might hold it. It wraps ErrNotFound
 // either way, so callers that treat absence as absence keep working.
 func (s *Store) missing(id objects.OID) error {
-	d := s.Damaged()
+	d := s.Damaged() // verifies every index: a miss is trusted only then
 	if len(d) == 0 {
 		return objects.NotFound(id)
 	}

@@ -52,11 +52,15 @@
 // without seeking back; every block is referenced by at least one entry and
 // the blocks tile the pack between header and trailer, which Verify checks.
 //
-// Reads check the index trailer and structure when a pack is opened
-// (a damaged index is refused, never half used: the pack is skipped and
-// named by every lookup that misses, damage.go), the block's CRC-32C before
-// decompressing, and re-derive every object's oid from its envelope
-// (DecodeEnvelopeAs), so corruption is an error naming the object.
+// Reads check the index's header, length and fan-out when a Store opens a
+// pack (the index is mapped, not read), each found entry's bounds, the
+// block's CRC-32C before decompressing, and re-derive every object's oid
+// from its envelope (DecodeEnvelopeAs), so corruption is an error naming
+// the object. The index's trailer checksum and key order are verified once,
+// before the index is believed about anything a read cannot check itself:
+// an absence, a Has beyond a few proven by reading, an enumeration
+// (index_trust.go). A damaged index is refused, never half used: the pack
+// is skipped and named by every lookup that misses (damage.go).
 //
 // Writes: the pack and the index are written to temporary files in
 // objects/pack/ and fsynced together; the pack is renamed to its name and the
@@ -106,10 +110,12 @@
 //   - Walk and VerifyEach read a whole pack in pack order, each block read
 //     sequentially and decoded once (VerifyEach on every CPU, with the
 //     trailer's SHA-256 computed over the same read);
-//   - a Store keeps a small LRU of decoded multi-object blocks
-//     (cache.go: 64 blocks, 2 MiB), shared by concurrent readers, so
-//     readers working through neighbouring objects out of order (the
-//     workers of cat-object --batch) decode each block about once;
+//   - a Store keeps decoded multi-object blocks in a ring (cache.go: 2
+//     MiB, doubling up to 96 MiB while blocks it evicted are decoded
+//     again), shared by concurrent readers, so readers working through
+//     neighbouring objects out of order (the workers of cat-object
+//     --batch) decode each block about once, and random-order readers
+//     (shuffled --batch) get a cache sized to the pack;
 //   - a block is cached only after its CRC-32C matched and it decoded to
 //     its declared length, and every object read from the cache is copied
 //     out and re-hashed like any other, so the cache saves decompression,

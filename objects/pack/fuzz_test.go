@@ -119,3 +119,38 @@ func FuzzStoragePackEntry(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStoragePackIndexShallow checks the lookups a Store makes on an index
+// it has only shallowly checked (index_trust.go): whatever the keys and
+// tables hold, a search and an entry's bound check stay inside the bytes
+// and never panic, and whatever the full checks accept passes them too.
+func FuzzStoragePackIndexShallow(f *testing.F) {
+	for _, opt := range []Options{{}, {BlockSize: -1}} {
+		idx, _ := spSeedPack(f, opt)
+		f.Add(idx, int64(1<<20))
+		flipped := append([]byte(nil), idx...)
+		flipped[spIndexHeader+spFanout+40] ^= 0xff
+		f.Add(flipped, int64(100))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, packSize int64) {
+		x, err := parseSPIndexShallow(data, objects.BLAKE3)
+		if err != nil {
+			return
+		}
+		full := x.checkSum(data) == nil && x.checkTables() == nil && x.checkPack(packSize) == nil
+		for i := range x.count {
+			var k spKey
+			copy(k[:], x.key(i))
+			j, ok := x.find(k)
+			if ok {
+				_ = x.checkEntry(j, packSize)
+			}
+			if full && (!ok || j != i || x.checkEntry(i, packSize) != nil) {
+				t.Fatalf("entry %d of a fully verified index fails a lookup", i)
+			}
+		}
+		var k spKey
+		copy(k[:], data)
+		x.find(k)
+	})
+}

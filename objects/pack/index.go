@@ -66,12 +66,27 @@ func encodeSPIndex(a objects.Algo, entries []spEntry, packSum []byte) []byte {
 // of range; only the offsets' bounds wait for the pack's size (checkPack).
 // The error does not name the file; the caller does.
 func parseSPIndex(data []byte, a objects.Algo) (*spIndex, error) {
+	x, err := parseSPIndexShallow(data, a)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.checkSum(data); err != nil {
+		return nil, err
+	}
+	if err := x.checkTables(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// parseSPIndexShallow checks what costs nothing per entry: the length, the
+// header, the count against the length and the fan-out table, which bounds
+// every binary search to its bucket. Those checks make every table access
+// of a lookup stay inside data; whether the keys are sorted and the
+// entries sound is left to checkSum and checkTables (index_trust.go).
+func parseSPIndexShallow(data []byte, a objects.Algo) (*spIndex, error) {
 	if len(data) < spIndexOverhead {
 		return nil, errors.New("truncated")
-	}
-	body, sum := data[:len(data)-spSumSize], data[len(data)-spSumSize:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return nil, errors.New("trailer checksum mismatch")
 	}
 	if err := checkSPHeader(data, spIndexMagic, a); err != nil {
 		return nil, err
@@ -95,14 +110,25 @@ func parseSPIndex(data []byte, a objects.Algo) (*spIndex, error) {
 	x.lengths = take(n * 4)
 	x.crcs = take(n * 4)
 	copy(x.packSum[:], take(spSumSize))
-	if err := x.checkTables(); err != nil {
+	if err := x.checkFanout(); err != nil {
 		return nil, err
 	}
 	return x, nil
 }
 
-// checkTables validates the fan-out, key order and per-entry fields.
-func (x *spIndex) checkTables() error {
+// checkSum verifies the index's SHA-256 trailer over data, the bytes x
+// was parsed from.
+func (x *spIndex) checkSum(data []byte) error {
+	body, sum := data[:len(data)-spSumSize], data[len(data)-spSumSize:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return errors.New("trailer checksum mismatch")
+	}
+	return nil
+}
+
+// checkFanout validates that the fan-out never decreases and ends at the
+// entry count.
+func (x *spIndex) checkFanout() error {
 	prev := uint32(0)
 	for b := range 256 {
 		f := x.fan(b)
@@ -114,6 +140,12 @@ func (x *spIndex) checkTables() error {
 	if int(prev) != x.count {
 		return fmt.Errorf("fan-out ends at %d, count is %d", prev, x.count)
 	}
+	return nil
+}
+
+// checkTables validates key order and per-entry fields (the fan-out was
+// checked by parseSPIndexShallow).
+func (x *spIndex) checkTables() error {
 	for i := range x.count {
 		k := x.key(i)
 		if _, ok := spTypeOf(k[32]); !ok {

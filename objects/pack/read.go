@@ -14,14 +14,21 @@ import (
 	"github.com/tinehq/tine/objects"
 )
 
-// spPack is one open storage pack: its validated index and the pack file,
-// read with ReadAt so concurrent readers need no lock.
+// spPack is one open storage pack: its index and the pack file, read with
+// ReadAt so concurrent readers need no lock.
 type spPack struct {
+	dir  string
 	name string // "pack-<hex>"
 	algo objects.Algo
 	idx  *spIndex
 	f    *os.File
 	size int64
+	// data is the index file's bytes (mapped, for a pack a Store opened
+	// lazily), unmap releases a mapping.
+	data  []byte
+	unmap func() error
+	// trust is the index's full verification, run once (index_trust.go).
+	trust spTrust
 	// cache is the owning store's decoded-block cache, nil for a pack
 	// opened alone (Verify, Walk of a pack the store does not hold).
 	cache *spBlockCache
@@ -39,14 +46,47 @@ type spPack struct {
 // file instead of read whole.
 const spStreamRead = 2 * LargeObject
 
-// openSPPack opens and validates the pack name ("pack-<hex>") in dir.
+// openSPPack opens the pack name ("pack-<hex>") in dir and validates its
+// index in full: checksum, order, every entry's bounds.
 func openSPPack(dir, name string, a objects.Algo) (*spPack, error) {
 	base := filepath.Join(dir, name)
 	data, err := readSPIndexFile(base + ".idx")
 	if err != nil {
 		return nil, err
 	}
-	idx, err := parseSPIndex(data, a)
+	p, err := openSPPackWith(dir, name, a, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.verifyIndex(); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// openSPPackLazy opens the pack name in dir with its index mapped, not
+// read, and checks only what every lookup relies on (header, length,
+// fan-out, the pack it binds); the rest of the index is verified when
+// something trusts more than a found entry (index_trust.go).
+func openSPPackLazy(dir, name string, a objects.Algo) (*spPack, error) {
+	data, unmap, err := mapSPIndexFile(filepath.Join(dir, name) + ".idx")
+	if err != nil {
+		return nil, err
+	}
+	p, err := openSPPackWith(dir, name, a, data, unmap)
+	if err != nil {
+		unmap()
+		return nil, err
+	}
+	return p, nil
+}
+
+// openSPPackWith opens the pack file of name and checks it against the
+// index bytes data with the shallow index checks.
+func openSPPackWith(dir, name string, a objects.Algo, data []byte, unmap func() error) (*spPack, error) {
+	base := filepath.Join(dir, name)
+	idx, err := parseSPIndexShallow(data, a)
 	if err != nil {
 		return nil, corruptFile(base+".idx", err)
 	}
@@ -57,7 +97,7 @@ func openSPPack(dir, name string, a objects.Algo) (*spPack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage pack %s: %w", base+".pack", err)
 	}
-	p := &spPack{name: name, algo: a, idx: idx, f: f, size: size, dcache: newSPDeltaCache()}
+	p := &spPack{dir: dir, name: name, algo: a, idx: idx, f: f, size: size, data: data, unmap: unmap, dcache: newSPDeltaCache()}
 	if err := p.checkEnds(); err != nil {
 		f.Close()
 		return nil, corruptFile(base+".pack", err)
@@ -65,7 +105,18 @@ func openSPPack(dir, name string, a objects.Algo) (*spPack, error) {
 	return p, nil
 }
 
-// checkEnds validates the pack's header and trailer against its index.
+// close closes the pack file and unmaps its index.
+func (p *spPack) close() error {
+	err := p.f.Close()
+	if p.unmap != nil {
+		err = errors.Join(err, p.unmap())
+		p.unmap = nil
+	}
+	return err
+}
+
+// checkEnds validates the pack's header and trailer against its index
+// (each entry's block bounds are checkPack's, index_trust.go).
 func (p *spPack) checkEnds() error {
 	if p.size < spPackHeader+spSumSize {
 		return errors.New("truncated")
@@ -84,7 +135,7 @@ func (p *spPack) checkEnds() error {
 	if sum != p.idx.packSum {
 		return errors.New("trailer does not match its index")
 	}
-	return p.idx.checkPack(p.size)
+	return nil
 }
 
 // readSPIndexFile reads an index file after the path confinement checks,
@@ -168,8 +219,8 @@ func (p *spPack) read(id objects.OID, i int) (*objects.Object, error) {
 
 // envelope returns a fresh copy of the envelope bytes of entry e.
 func (p *spPack) envelope(id objects.OID, e spEntry) ([]byte, error) {
-	if raw := p.cache.get(p, e.off); raw != nil && int(e.start)+int(e.length) <= len(raw) {
-		return append([]byte(nil), raw[e.start:e.start+e.length]...), nil
+	if env, ok := p.cache.copyOut(p, e.off, e.start, e.length); ok {
+		return env, nil
 	}
 	if e.size <= spBlockHeader {
 		return nil, p.corruptEntry(id, e.off, "block shorter than its header")
@@ -190,18 +241,20 @@ func (p *spPack) envelope(id objects.OID, e spEntry) ([]byte, error) {
 	if blk[0] == spKindDelta {
 		return p.deltaEnvelope(id, e, blk, 0)
 	}
-	raw, stored, err := blockRaw(e, blk, nil)
+	rp := getBlockBuf()
+	defer putBlockBuf(rp)
+	raw, stored, err := blockRaw(e, blk, (*rp)[:0])
 	if err == nil && uint64(e.start)+uint64(e.length) > uint64(len(raw)) {
 		err = errors.New("envelope outside its block")
 	}
 	if err != nil {
 		return nil, p.corruptEntry(id, e.off, err.Error())
 	}
-	if e.start == 0 && e.length == uint32(len(raw)) && !stored {
-		return raw, nil // a block of its own: raw is already a fresh copy
-	}
 	if !stored {
-		p.cache.put(p, e.off, raw)
+		*rp = raw[:0] // keep a grown buffer for the next decode
+		if e.start != 0 || e.length != uint32(len(raw)) {
+			p.cache.put(p, e.off, raw) // shared with other objects: worth keeping
+		}
 	}
 	return append([]byte(nil), raw[e.start:e.start+e.length]...), nil
 }

@@ -54,7 +54,7 @@ func Open(dir string, a objects.Algo) (*Store, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, objects.ErrUnknownAlgo, a)
 	}
-	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache(), dcache: newSPDeltaCache()}
+	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache(spCacheStart, spCacheBytes), dcache: newSPDeltaCache()}
 	s.packs.Store(&[]*spPack{})
 	s.damaged.Store(&map[string]error{})
 	if err := s.Reload(); err != nil {
@@ -70,9 +70,10 @@ func (s *Store) Algo() objects.Algo { return s.algo }
 // Dir returns the directory the store reads.
 func (s *Store) Dir() string { return s.dir }
 
-// Packs returns the names ("pack-<hex>") of the open packs in search order.
+// Packs returns the names ("pack-<hex>") of the open packs in search order,
+// after verifying their indexes (a damaged one moves to Damaged).
 func (s *Store) Packs() []string {
-	ps := *s.packs.Load()
+	ps := s.trusted()
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.name
@@ -95,6 +96,7 @@ func (s *Store) Reload() error {
 	for _, n := range orphans {
 		damaged[n] = fmt.Errorf("%s: %w", filepath.Join(s.dir, n+".pack"), ErrNoIndex)
 	}
+	wasDamaged := *s.damaged.Load()
 	old := *s.packs.Load()
 	byName := make(map[string]*spPack, len(old))
 	for _, p := range old {
@@ -107,7 +109,13 @@ func (s *Store) Reload() error {
 		if byName[n] != nil {
 			continue
 		}
-		p, err := openSPPack(s.dir, n, s.algo)
+		open := openSPPackLazy
+		if wasDamaged[n] != nil {
+			// Known damaged: verify in full now, so a damaged pack is not
+			// mapped again (and retired again) on every Reload.
+			open = openSPPack
+		}
+		p, err := open(s.dir, n, s.algo)
 		if errors.Is(err, fs.ErrNotExist) && (!exists(filepath.Join(s.dir, n+".idx")) || !exists(filepath.Join(s.dir, n+".pack"))) {
 			// Removed while we looked, or an index whose pack gc removed
 			// (it deletes the pack file first): nothing to read there.
@@ -226,8 +234,14 @@ func (s *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error
 		if !ok {
 			continue
 		}
-		o, err := p.read(id, i)
-		if err == nil {
+		var o *objects.Object
+		err := p.idx.checkEntry(i, p.size)
+		if err != nil {
+			// A damaged index: the full check fails too and moves the
+			// pack to Damaged.
+			s.trusted()
+			err = fmt.Errorf("object %s: %w", id, corruptFile(filepath.Join(s.dir, p.name+".idx"), err))
+		} else if o, err = p.read(id, i); err == nil {
 			return o, nil
 		}
 		if first == nil {
@@ -237,6 +251,8 @@ func (s *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error
 	if first != nil {
 		return nil, first
 	}
+	// Absence is said only by verified indexes (index_trust.go).
+	s.trusted()
 	return nil, s.missing(id)
 }
 
@@ -251,7 +267,11 @@ func (s *Store) Has(ctx context.Context, id objects.OID) (bool, error) {
 	}
 	k := spKeyOf(id)
 	for _, p := range *s.packs.Load() {
-		if _, ok := p.idx.find(k); ok {
+		if i, ok := p.idx.find(k); ok {
+			if !p.proves(id, i) {
+				s.trusted() // a damaged index is believed in nothing
+				continue
+			}
 			return true, nil
 		}
 	}
@@ -277,7 +297,7 @@ func (s *Store) List(ctx context.Context, fn func(objects.OID) error) error {
 
 // SortedIDs returns the distinct ids of all packs in enumeration order.
 func (s *Store) SortedIDs() []objects.OID {
-	ps := *s.packs.Load()
+	ps := s.trusted()
 	n := 0
 	for _, p := range ps {
 		n += p.idx.count
@@ -350,7 +370,7 @@ func (s *Store) install(name string) error {
 			return nil // rewritten byte for byte: already open
 		}
 	}
-	p, err := openSPPack(s.dir, name, s.algo)
+	p, err := openSPPackLazy(s.dir, name, s.algo)
 	if err != nil {
 		return err
 	}
@@ -365,15 +385,16 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
-	all := *s.packs.Load()
+	all := append([]*spPack(nil), *s.packs.Load()...)
 	for _, r := range s.retired {
 		all = append(all, r.p)
 	}
 	for _, p := range all {
-		errs = append(errs, p.f.Close())
+		errs = append(errs, p.close())
 		s.cache.forget(p)
 		s.dcache.forget(p)
 	}
+	errs = append(errs, s.cache.close())
 	s.packs.Store(&[]*spPack{})
 	s.retired = nil
 	return errors.Join(errs...)
@@ -409,7 +430,7 @@ func (s *Store) closeRetired() {
 	keep := s.retired[:0]
 	for _, r := range s.retired {
 		if time.Since(r.at) > retireGrace && r.p.holds.Load() == 0 {
-			r.p.f.Close()
+			r.p.close()
 			continue
 		}
 		keep = append(keep, r)

@@ -45,7 +45,7 @@ func (s *Store) VerifyEach(ctx context.Context, name string, fn func(id objects.
 	if err != nil {
 		return 0, err
 	}
-	defer p.f.Close()
+	defer p.close()
 	p.store = s
 	path := p.name + ".pack"
 	v := &spVerify{fn: fn, algo: s.algo, p: p}

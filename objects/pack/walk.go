@@ -222,7 +222,7 @@ func (s *Store) packNamed(name string) (*spPack, func(), error) {
 	if err := checkPackName(name); err != nil {
 		return nil, nil, err
 	}
-	for _, p := range *s.packs.Load() {
+	for _, p := range s.trusted() {
 		if p.name == name {
 			p.holds.Add(1)
 			return p, func() { p.holds.Add(-1) }, nil
@@ -233,7 +233,7 @@ func (s *Store) packNamed(name string) (*spPack, func(), error) {
 		return nil, nil, err
 	}
 	p.store = s
-	return p, func() { p.f.Close() }, nil
+	return p, func() { p.close() }, nil
 }
 
 // sequential returns a reader of the pack's blocks, from the first block to

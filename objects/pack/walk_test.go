@@ -171,12 +171,9 @@ func TestStoragePackBlockCacheConcurrentAndBounded(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	c := s.cache
-	c.mu.Lock()
-	n, bytes := c.lru.Len(), c.bytes
-	c.mu.Unlock()
-	if n == 0 || n > spCacheBlocks || bytes > spCacheBytes || len(c.m) != n {
-		t.Fatalf("cache holds %d blocks (%d in its map), %d bytes; bounds %d, %d", n, len(c.m), bytes, spCacheBlocks, spCacheBytes)
+	n, bytes := s.cache.stats()
+	if n == 0 || n > spCacheBlocks || bytes > spCacheBytes || len(s.cache.fifo) != n {
+		t.Fatalf("cache holds %d blocks (%d in its ring), %d bytes; bounds %d, %d", n, len(s.cache.fifo), bytes, spCacheBlocks, spCacheBytes)
 	}
 	// A cached object must not be handed out modified: a Get copies out.
 	o := objs[0]
@@ -184,8 +181,8 @@ func TestStoragePackBlockCacheConcurrentAndBounded(t *testing.T) {
 	got.Body[0] ^= 1
 	spCheckGet(t, s, o)
 	s.Close()
-	if s.cache.lru.Len() != 0 {
-		t.Fatalf("Close left %d cached blocks", s.cache.lru.Len())
+	if n, _ := s.cache.stats(); n != 0 {
+		t.Fatalf("Close left %d cached blocks", n)
 	}
 }
 
@@ -204,7 +201,7 @@ func TestStoragePackDamagedBlockNeverCached(t *testing.T) {
 			t.Fatalf("Get of a damaged object: %v", err)
 		}
 	}
-	if n := s.cache.lru.Len(); n != 0 {
+	if n, _ := s.cache.stats(); n != 0 {
 		t.Fatalf("a damaged block was cached (%d blocks)", n)
 	}
 }
