@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/refs"
 )
 
 // Bounds of REV~N: N is at most MaxAncestorSteps (the SPEC's graph
@@ -172,12 +173,25 @@ func AncestorRun(ctx context.Context, r *Repo, g objects.Getter, rev string, run
 // The source run itself (src, whose newest event is not tip) is not read
 // again.
 func (r *Repo) reflogRunAt(ctx context.Context, g objects.Getter, ref, tip string, pos map[string]int, src objects.OID) (*objects.Object, error) {
-	rows, err := r.reflogNewestFirst(ref)
+	return ReflogRun(ctx, g, r.refs, ref, src, func(o *objects.Object) (bool, error) {
+		return holdsClosureOf(o.Value, tip, pos), nil
+	})
+}
+
+// ReflogRun returns the newest run object in ref's reflog (at most
+// maxReflogScan rows, newest first) for which match reports true, read
+// through g; nil when none does. skip (which may be the zero OID) is not
+// read. A run the store no longer holds is passed over: the reflog is
+// history, not authority (SPEC §2.6).
+func ReflogRun(ctx context.Context, g objects.Getter, rl interface {
+	Reflog(name string) ([]refs.ReflogEntry, error)
+}, ref string, skip objects.OID, match func(*objects.Object) (bool, error)) (*objects.Object, error) {
+	rows, err := rl.Reflog(ref)
 	if err != nil {
 		return nil, fmt.Errorf("reflog of %s: %w", ref, err)
 	}
-	seen := map[objects.OID]bool{src: true}
-	for i := 0; i < len(rows) && i < maxReflogScan; i++ {
+	seen := map[objects.OID]bool{skip: true}
+	for i, n := len(rows)-1, 0; i >= 0 && n < maxReflogScan; i, n = i-1, n+1 {
 		id := rows[i].New
 		if id.Type != objects.TypeRun || seen[id] {
 			continue
@@ -185,12 +199,16 @@ func (r *Repo) reflogRunAt(ctx context.Context, g objects.Getter, ref, tip strin
 		seen[id] = true
 		o, err := g.Get(ctx, id)
 		if errors.Is(err, objects.ErrNotFound) {
-			continue // the reflog is history, not authority (SPEC §2.6)
+			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reflog of %s: run %s: %w", ref, id, err)
 		}
-		if holdsClosureOf(o.Value, tip, pos) {
+		ok, err := match(o)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			return o, nil
 		}
 	}

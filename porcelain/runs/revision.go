@@ -112,42 +112,25 @@ func deriveBack(ctx context.Context, r *plumbing.Repo, g objects.Getter, run *Ru
 	return deriveRun(r.Algo(), run, events)
 }
 
-// maxReflogScan bounds the reflog rows reflogSnapshot inspects.
-const maxReflogScan = 1000
-
 // reflogSnapshot returns the newest stored run from ref's reflog whose
 // events are exactly events, or nil when there is none.
 func reflogSnapshot(ctx context.Context, g objects.Getter, rl Reflogger, ref string, events []*Event) (*Run, error) {
-	rows, err := rl.Reflog(ref)
-	if err != nil {
-		return nil, fmt.Errorf("reflog of %s: %w", ref, err)
-	}
 	want := eventOIDs(events)
-	seen := map[objects.OID]bool{}
-	for i, n := len(rows)-1, 0; i >= 0 && n < maxReflogScan; i, n = i-1, n+1 {
-		id := rows[i].New
-		if id.Type != objects.TypeRun || seen[id] {
-			continue
+	var snap *Run
+	_, err := plumbing.ReflogRun(ctx, g, rl, ref, objects.OID{}, func(o *objects.Object) (bool, error) {
+		run, err := RunFromObject(o)
+		if err != nil || !sameOIDs(run.EventIDs(), want) {
+			return false, err
 		}
-		seen[id] = true
-		o, err := g.Get(ctx, id)
-		if errors.Is(err, objects.ErrNotFound) {
-			continue // the reflog is history, not authority (SPEC §2.6)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reflog of %s: run %s: %w", ref, id, err)
-		}
-		snap, err := RunFromObject(o)
-		if err != nil {
-			return nil, err
-		}
-		if sameOIDs(snap.EventIDs(), want) {
-			snap.Events = events
-			snap.Reindex()
-			return snap, nil
-		}
+		snap = run
+		return true, nil
+	})
+	if err != nil || snap == nil {
+		return nil, err
 	}
-	return nil, nil
+	snap.Events = events
+	snap.Reindex()
+	return snap, nil
 }
 
 // deriveRun builds, without storing it, the run src restricted to events.
