@@ -81,7 +81,7 @@ func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, err
 	// Verify and order through a staging store: InstallPack's single write
 	// is captured, so the shallow file can be updated before any object
 	// lands, and a refusal leaves the repository untouched.
-	stage := &stagingStore{Store: r.Objects()}
+	stage := &objects.StagingStore{Store: r.Objects()}
 	pf, err := objects.InstallPack(ctx, frame, stage, func(id objects.OID) bool { return shallow[id] })
 	if err != nil {
 		return nil, fmt.Errorf("unpack %s: %w", opt.Path, err)
@@ -92,7 +92,7 @@ func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, err
 	}
 	// The ref list is read, not stored: nothing links to it.
 	if !listID.IsZero() {
-		stage.staged = slices.DeleteFunc(stage.staged, func(o *objects.Object) bool { return o.ID == listID })
+		stage.Staged = slices.DeleteFunc(stage.Staged, func(o *objects.Object) bool { return o.ID == listID })
 	}
 	var missing []objects.OID
 	for _, id := range pf.Boundary {
@@ -108,11 +108,11 @@ func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, err
 			return nil, fmt.Errorf("unpack %s: record shallow boundary: %w", pf.ID, err)
 		}
 	}
-	if err := objects.PutAll(ctx, r.Objects(), stage.staged); err != nil {
+	if err := objects.PutAll(ctx, r.Objects(), stage.Staged); err != nil {
 		return nil, fmt.Errorf("unpack %s: %w", pf.ID, err)
 	}
-	res := &UnpackResult{PackID: pf.ID, Objects: len(stage.staged), Installed: []string{}, Boundary: []string{}, Refs: []RefInstall{}}
-	for _, o := range stage.staged {
+	res := &UnpackResult{PackID: pf.ID, Objects: len(stage.Staged), Installed: []string{}, Boundary: []string{}, Refs: []RefInstall{}}
+	for _, o := range stage.Staged {
 		res.Installed = append(res.Installed, o.ID.String())
 	}
 	if !listID.IsZero() {
@@ -194,23 +194,4 @@ func readPackFrame(opt UnpackOptions) ([]byte, error) {
 			"pack frame exceeds %d bytes", objects.MaxPackBytes))
 	}
 	return frame, nil
-}
-
-// stagingStore reads through to the repository's store but keeps what is
-// put in memory, in order, for the caller to write later.
-type stagingStore struct {
-	objects.Store
-	staged []*objects.Object
-}
-
-// Put stages o.
-func (s *stagingStore) Put(_ context.Context, o *objects.Object) error {
-	s.staged = append(s.staged, o)
-	return nil
-}
-
-// PutBatch stages objs in order.
-func (s *stagingStore) PutBatch(_ context.Context, objs []*objects.Object) error {
-	s.staged = append(s.staged, objs...)
-	return nil
 }

@@ -63,7 +63,7 @@ func (s *Server) installPack(ctx context.Context, tenant string, frame []byte) (
 	mu := s.tenantLock("install", tenant)
 	mu.Lock()
 	defer mu.Unlock()
-	stage := &stagingStore{Store: r.Objects()}
+	stage := &objects.StagingStore{Store: r.Objects()}
 	pf, err := objects.InstallPack(ctx, frame, stage, nil)
 	if err != nil {
 		return "", 0, packError(err)
@@ -71,7 +71,7 @@ func (s *Server) installPack(ctx context.Context, tenant string, frame []byte) (
 	if len(pf.Boundary) > 0 {
 		return "", 0, invalid(fmt.Sprintf("pack %s: unresolved shallow boundaries: %s", pf.ID, pf.Boundary[0]))
 	}
-	if err := objects.PutAll(ctx, r.Objects(), stage.staged); err != nil {
+	if err := objects.PutAll(ctx, r.Objects(), stage.Staged); err != nil {
 		return "", 0, internal(fmt.Sprintf("install %s: %v", pf.ID, err))
 	}
 	return pf.ID, len(pf.Objects), nil
@@ -86,26 +86,6 @@ func packError(err error) *httpError {
 		return invalid(err.Error())
 	}
 	return internal(err.Error())
-}
-
-// stagingStore reads through to the tenant's store and keeps what an
-// install puts, in order, so the server can refuse the frame after
-// InstallPack has verified and ordered it without anything written.
-type stagingStore struct {
-	objects.Store
-	staged []*objects.Object
-}
-
-// Put stages o.
-func (s *stagingStore) Put(_ context.Context, o *objects.Object) error {
-	s.staged = append(s.staged, o)
-	return nil
-}
-
-// PutBatch stages objs in order.
-func (s *stagingStore) PutBatch(_ context.Context, objs []*objects.Object) error {
-	s.staged = append(s.staged, objs...)
-	return nil
 }
 
 // sha256Hex is the lowercase hex SHA-256 of b.
