@@ -103,9 +103,15 @@ func (t *fileTransport) Fetch(ctx context.Context, req FetchRequest, sink Sink) 
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", t.path, err)
 	}
+	install := sink.Install
+	if rs, ok := sink.(ReadSink); ok {
+		// Every object below comes from t.repo's store, whose Get derived
+		// its oid from the stored bytes.
+		install = rs.InstallRead
+	}
 	res := &FetchResult{}
 	err = Batches(ctx, set, t.repo.Objects(), FileBatchObjects, func(objs []*objects.Object, boundary []objects.OID) error {
-		if err := sink.Install(ctx, objs, boundary); err != nil {
+		if err := install(ctx, objs, boundary); err != nil {
 			return err
 		}
 		res.Objects += len(objs)
@@ -135,8 +141,12 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 	}
 	res := &PushResult{}
 	if req.Set != nil {
+		install := sink.Install
+		if req.Verified {
+			install = sink.InstallRead
+		}
 		err = Batches(ctx, req.Set, req.Source, FileBatchObjects, func(objs []*objects.Object, _ []objects.OID) error {
-			if err := sink.Install(ctx, objs, nil); err != nil {
+			if err := install(ctx, objs, nil); err != nil {
 				return err
 			}
 			res.Packs++
