@@ -165,7 +165,7 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 	}
 	// The catalog is derived: a failure to refresh it here only means the
 	// next reader there refreshes it.
-	_, _ = plumbing.OpenIndex(t.repo).Update(ctx)
+	_, _ = plumbing.OpenIndexReading(t.repo, sink).Update(ctx)
 	return res, nil
 }
 

@@ -132,6 +132,17 @@ func (s *RepoSink) install(ctx context.Context, objs []*objects.Object, boundary
 	return nil
 }
 
+// Get returns an object an earlier Install stored and kept in memory (not
+// blobs, within maxKeptBytes), else objects.ErrNotFound: what a catalog
+// update after the transfer reads without going back to the store
+// (plumbing.OpenIndexReading).
+func (s *RepoSink) Get(_ context.Context, id objects.OID) (*objects.Object, error) {
+	if o := s.earlier[id]; o != nil {
+		return o, nil
+	}
+	return nil, objects.NotFound(id)
+}
+
 // maxKeptBytes bounds the object bodies a RepoSink keeps from earlier
 // batches for resolving later ones.
 const maxKeptBytes = 256 << 20
