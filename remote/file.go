@@ -110,7 +110,7 @@ func (t *fileTransport) Fetch(ctx context.Context, req FetchRequest, sink Sink) 
 		install = rs.InstallRead
 	}
 	res := &FetchResult{}
-	err = Batches(ctx, set, t.repo.Objects(), FileBatchObjects, func(objs []*objects.Object, boundary []objects.OID) error {
+	err = Batches(ctx, set, src, FileBatchObjects, func(objs []*objects.Object, boundary []objects.OID) error {
 		if err := install(ctx, objs, boundary); err != nil {
 			return err
 		}

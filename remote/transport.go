@@ -144,8 +144,9 @@ type PushRequest struct {
 	// cache.
 	Set *plumbing.TransferSet
 	// Verified says every object of Set was read in this process through
-	// a store's Get, which derived its oid from the stored bytes (both
-	// Source and the walk behind Set read a plumbing.Repo's store): a
+	// a store's Get, which derived its oid from the stored bytes (Source
+	// and the walk behind Set read a plumbing.Repo's store, directly or
+	// through plumbing.TransferReader): a
 	// receiver in this process (the file transport's ReadSink) then does
 	// not hash them again. Leave it false for any other Getter.
 	Verified bool
