@@ -82,3 +82,20 @@ func (t *transferReader) Has(ctx context.Context, id objects.OID) (bool, error) 
 	}
 	return t.Store.Has(ctx, id)
 }
+
+// ReceiverHas returns what a transfer's walk asks the receiving repository
+// r: whether it holds an object. For a type of which r's loose store held
+// no file when ReceiverHas was called it consults only the packs open then,
+// sparing a failing loose lookup per object a fetch or push brings. An
+// object another writer stores meanwhile may thus be reported absent: it
+// is then sent again, and the store keeps one copy (PutBatch checks what
+// it holds), so the answer may err only towards sending more.
+func ReceiverHas(r *Repo) func(context.Context, objects.OID) (bool, error) {
+	t := newTransferReader(r)
+	return func(ctx context.Context, id objects.OID) (bool, error) {
+		if t.packFirst[id.Type] {
+			return t.r.packs.Has(ctx, id)
+		}
+		return t.Store.Has(ctx, id)
+	}
+}

@@ -66,3 +66,44 @@ func TestTransferReaderPackFirst(t *testing.T) {
 		t.Fatal("a damaged loose event was read without an error")
 	}
 }
+
+// TestReceiverHas: packed objects are found without the loose store; a
+// type that had loose files is answered exactly; an absent object is
+// absent.
+func TestReceiverHas(t *testing.T) {
+	ctx := t.Context()
+	r, _, err := Init(t.TempDir(), objects.BLAKE3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var blobs []*objects.Object
+	for i := range 100 {
+		blobs = append(blobs, objects.NewBlob(objects.BLAKE3, fmt.Appendf(nil, "packed %d", i)))
+	}
+	if err := r.Objects().(objects.BatchPutter).PutBatch(ctx, blobs); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := objects.NewJSONObject(objects.BLAKE3, objects.TypeEvent, 1, objects.ObjectValue(
+		objects.Member{Key: "kind", Value: objects.String("tool")}, objects.Member{Key: "label", Value: objects.String("x")},
+		objects.Member{Key: "parent_ids", Value: objects.Value{Kind: objects.KindArray}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Objects().Put(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	has := ReceiverHas(r)
+	for _, c := range []struct {
+		id   objects.OID
+		want bool
+	}{
+		{blobs[3].ID, true},
+		{ev.ID, true},
+		{objects.NewBlob(objects.BLAKE3, []byte("never stored")).ID, false},
+	} {
+		if got, err := has(ctx, c.id); got != c.want || err != nil {
+			t.Errorf("has(%s) = %v, %v; want %v", c.id, got, err, c.want)
+		}
+	}
+}

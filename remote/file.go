@@ -35,6 +35,9 @@ type fileTransport struct {
 	path  string
 	repo  *plumbing.Repo
 	guard RefGuard
+	// has answers Missing; it reflects the loose store as it was when the
+	// transport was opened (plumbing.ReceiverHas).
+	has func(context.Context, objects.OID) (bool, error)
 }
 
 // openFile opens the repository a file URL names.
@@ -53,7 +56,7 @@ func openFile(_ context.Context, u *url.URL, opt Options) (Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open remote %s: %w", p, err)
 	}
-	return &fileTransport{path: p, repo: r, guard: opt.Guard}, nil
+	return &fileTransport{path: p, repo: r, guard: opt.Guard, has: plumbing.ReceiverHas(r)}, nil
 }
 
 // Describe reports the repository's object format.
@@ -74,11 +77,13 @@ func (t *fileTransport) ListRefs(ctx context.Context) ([]Ref, error) {
 	return out, nil
 }
 
-// Missing returns the ids the repository does not store.
+// Missing returns the ids the repository does not store. Like a
+// RepoSink's Has (plumbing.ReceiverHas) it may name an object another
+// writer stored meanwhile, which is then only sent again.
 func (t *fileTransport) Missing(ctx context.Context, ids []objects.OID) ([]objects.OID, error) {
 	var out []objects.OID
 	for _, id := range ids {
-		ok, err := t.repo.Objects().Has(ctx, id)
+		ok, err := t.has(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("remote %s: %s: %w", t.path, id, err)
 		}

@@ -25,6 +25,7 @@ type RepoSink struct {
 	// and run graph resolve without reading the store back.
 	earlier map[objects.OID]*objects.Object
 	kept    int64
+	has     func(context.Context, objects.OID) (bool, error)
 	// Installed counts the objects stored; Boundary the shallow entries
 	// added.
 	Installed int
@@ -39,15 +40,17 @@ func NewRepoSink(r *plumbing.Repo) (*RepoSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RepoSink{r: r, shallow: shallow, earlier: map[objects.OID]*objects.Object{}}, nil
+	return &RepoSink{r: r, shallow: shallow, earlier: map[objects.OID]*objects.Object{}, has: plumbing.ReceiverHas(r)}, nil
 }
 
 // Algo returns the repository's object format.
 func (s *RepoSink) Algo() objects.Algo { return s.r.Algo() }
 
-// Has reports whether the repository stores id.
+// Has reports whether the repository stores id, as a transfer's walk asks
+// it (plumbing.ReceiverHas: it may report an object stored meanwhile by
+// another writer absent, which only sends it again).
 func (s *RepoSink) Has(ctx context.Context, id objects.OID) (bool, error) {
-	return s.r.Objects().Has(ctx, id)
+	return s.has(ctx, id)
 }
 
 // Install verifies and stores one batch (see Sink.Install).
