@@ -2,9 +2,11 @@ package plumbing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/tinehq/tine/index"
+	"github.com/tinehq/tine/objects"
 )
 
 // IndexPath is the derived catalog's file, relative to the repository
@@ -18,6 +20,29 @@ const IndexPath = index.Dir + "/" + index.File
 // missing or damaged catalog up to date first.
 func OpenIndex(r *Repo) *index.Index {
 	return index.New(r.root, r.algo, r.Objects(), r.refs, index.Options{})
+}
+
+// OpenIndexReading is OpenIndex reading objects through recent first: a
+// writer that still holds the objects it just stored and verified (a
+// fetch's or push's receiver) spares the catalog update reading them back
+// from the store. recent returns objects.ErrNotFound for what it lacks.
+func OpenIndexReading(r *Repo, recent objects.Getter) *index.Index {
+	return index.New(r.root, r.algo, recentSource{recent: recent, Store: r.Objects()}, r.refs, index.Options{})
+}
+
+// recentSource reads through recent, then the store.
+type recentSource struct {
+	recent objects.Getter
+	objects.Store
+}
+
+// Get returns id from recent, else from the store.
+func (s recentSource) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	o, err := s.recent.Get(ctx, id)
+	if !errors.Is(err, objects.ErrNotFound) {
+		return o, err
+	}
+	return s.Store.Get(ctx, id)
 }
 
 // IndexRebuildOptions configures IndexRebuild (no options yet; the struct

@@ -100,7 +100,7 @@ func RepoTransferSource(ctx context.Context, r *Repo) (TransferSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transfer source: %w", err)
 	}
-	return &repoSource{Store: r.Objects(), cat: cat, shallow: shallow}, nil
+	return &repoSource{Store: newTransferReader(r), cat: cat, shallow: shallow}, nil
 }
 
 // Associations returns the attestations (runs only, SPEC §1.5.4) and the

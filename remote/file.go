@@ -35,6 +35,9 @@ type fileTransport struct {
 	path  string
 	repo  *plumbing.Repo
 	guard RefGuard
+	// has answers Missing; it reflects the loose store as it was when the
+	// transport was opened (plumbing.ReceiverHas).
+	has func(context.Context, objects.OID) (bool, error)
 }
 
 // openFile opens the repository a file URL names.
@@ -53,7 +56,7 @@ func openFile(_ context.Context, u *url.URL, opt Options) (Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open remote %s: %w", p, err)
 	}
-	return &fileTransport{path: p, repo: r, guard: opt.Guard}, nil
+	return &fileTransport{path: p, repo: r, guard: opt.Guard, has: plumbing.ReceiverHas(r)}, nil
 }
 
 // Describe reports the repository's object format.
@@ -74,11 +77,13 @@ func (t *fileTransport) ListRefs(ctx context.Context) ([]Ref, error) {
 	return out, nil
 }
 
-// Missing returns the ids the repository does not store.
+// Missing returns the ids the repository does not store. Like a
+// RepoSink's Has (plumbing.ReceiverHas) it may name an object another
+// writer stored meanwhile, which is then only sent again.
 func (t *fileTransport) Missing(ctx context.Context, ids []objects.OID) ([]objects.OID, error) {
 	var out []objects.OID
 	for _, id := range ids {
-		ok, err := t.repo.Objects().Has(ctx, id)
+		ok, err := t.has(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("remote %s: %s: %w", t.path, id, err)
 		}
@@ -103,9 +108,15 @@ func (t *fileTransport) Fetch(ctx context.Context, req FetchRequest, sink Sink) 
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", t.path, err)
 	}
+	install := sink.Install
+	if rs, ok := sink.(ReadSink); ok {
+		// Every object below comes from t.repo's store, whose Get derived
+		// its oid from the stored bytes.
+		install = rs.InstallRead
+	}
 	res := &FetchResult{}
-	err = Batches(ctx, set, t.repo.Objects(), FileBatchObjects, func(objs []*objects.Object, boundary []objects.OID) error {
-		if err := sink.Install(ctx, objs, boundary); err != nil {
+	err = Batches(ctx, set, src, FileBatchObjects, func(objs []*objects.Object, boundary []objects.OID) error {
+		if err := install(ctx, objs, boundary); err != nil {
 			return err
 		}
 		res.Objects += len(objs)
@@ -135,8 +146,12 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 	}
 	res := &PushResult{}
 	if req.Set != nil {
+		install := sink.Install
+		if req.Verified {
+			install = sink.InstallRead
+		}
 		err = Batches(ctx, req.Set, req.Source, FileBatchObjects, func(objs []*objects.Object, _ []objects.OID) error {
-			if err := sink.Install(ctx, objs, nil); err != nil {
+			if err := install(ctx, objs, nil); err != nil {
 				return err
 			}
 			res.Packs++
@@ -155,7 +170,7 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 	}
 	// The catalog is derived: a failure to refresh it here only means the
 	// next reader there refreshes it.
-	_, _ = plumbing.OpenIndex(t.repo).Update(ctx)
+	_, _ = plumbing.OpenIndexReading(t.repo, sink).Update(ctx)
 	return res, nil
 }
 

@@ -143,6 +143,13 @@ type PushRequest struct {
 	// Set.Object(ctx, Source, id) (or Batches), which uses the walk's
 	// cache.
 	Set *plumbing.TransferSet
+	// Verified says every object of Set was read in this process through
+	// a store's Get, which derived its oid from the stored bytes (Source
+	// and the walk behind Set read a plumbing.Repo's store, directly or
+	// through plumbing.TransferReader): a
+	// receiver in this process (the file transport's ReadSink) then does
+	// not hash them again. Leave it false for any other Getter.
+	Verified bool
 	// Updates are the ref moves, each checked and applied on its own.
 	Updates []RefUpdate
 }
@@ -219,6 +226,17 @@ type Sink interface {
 	// own shallow boundary) and which the receiver records as shallow.
 	// Objects are verified again (hash, links) before anything is stored.
 	Install(ctx context.Context, objs []*objects.Object, boundary []objects.OID) error
+}
+
+// ReadSink is a Sink that also takes objects this process read through a
+// store's Get, which derives every oid from the stored bytes before it
+// returns an object (the file transport reads the other repository that
+// way). InstallRead verifies such a batch like Install except that it does
+// not hash each object a second time; links, the run graph and annotation
+// chains are verified all the same.
+type ReadSink interface {
+	Sink
+	InstallRead(ctx context.Context, objs []*objects.Object, boundary []objects.OID) error
 }
 
 // RefGuard judges ref moves on the side that owns the policy: the file

@@ -29,6 +29,7 @@ Examples:
 
 // Run clones.
 func (c *cloneCmd) Run(e *env) error {
+	defer transferGC()()
 	if err := e.refuseRepoFlag("give the directory as DIR"); err != nil {
 		return err
 	}

@@ -44,6 +44,7 @@ func depthOf(d *int) (int, error) {
 
 // Run fetches.
 func (c *fetchCmd) Run(e *env) error {
+	defer transferGC()()
 	depth, err := depthOf(c.Depth)
 	if err != nil {
 		return err

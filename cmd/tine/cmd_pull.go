@@ -23,6 +23,7 @@ Example:
 
 // Run pulls.
 func (c *pullCmd) Run(e *env) error {
+	defer transferGC()()
 	r, err := e.openRepo()
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ Examples:
 
 // Run pushes.
 func (c *pushCmd) Run(e *env) error {
+	defer transferGC()()
 	if c.Remote == "" && len(c.Refs) > 0 {
 		return usagef("name the remote before the refs")
 	}

@@ -96,6 +96,12 @@ func (c *Store) packedSound(ctx context.Context, o *objects.Object) bool {
 	if ok, err := c.loose.Has(ctx, o.ID); ok || err != nil {
 		return false
 	}
+	return c.packSound(ctx, o)
+}
+
+// packSound reports whether a pack holds the object intact (the caller
+// knows it has no loose file).
+func (c *Store) packSound(ctx context.Context, o *objects.Object) bool {
 	if ok, err := c.packs.Has(ctx, o.ID); !ok || err != nil {
 		return false
 	}
@@ -122,7 +128,7 @@ func (c *Store) PutBatch(ctx context.Context, objs []*objects.Object) error {
 			loose = append(loose, o)
 			continue
 		}
-		if !c.packedSound(ctx, o) {
+		if !c.packSound(ctx, o) { // no loose file: checked just above
 			packed = append(packed, o)
 		}
 	}

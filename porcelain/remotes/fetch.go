@@ -117,10 +117,13 @@ func fetchWith(ctx context.Context, r *plumbing.Repo, c *Connection, opt FetchOp
 			return nil, err
 		}
 	}
+	var recent objects.Getter = noObjects{}
 	if len(req.Wants) > 0 {
-		if err := receive(ctx, r, c, req, res); err != nil {
+		sink, err := receive(ctx, r, c, req, res)
+		if err != nil {
 			return nil, err
 		}
+		recent = sink
 	}
 	if err := moveTracking(ctx, r, c.Name, selected, res); err != nil {
 		return res, err
@@ -130,7 +133,9 @@ func fetchWith(ctx context.Context, r *plumbing.Repo, c *Connection, opt FetchOp
 		return res, err
 	}
 	res.Shallow = len(shallow)
-	_, _ = plumbing.OpenIndex(r).Update(ctx) // derived; the next reader refreshes it
+	// Derived; the next reader refreshes it. The sink still holds what it
+	// stored, so the update does not read the fetched objects back.
+	_, _ = plumbing.OpenIndexReading(r, recent).Update(ctx)
 	return res, nil
 }
 
@@ -170,23 +175,31 @@ func haves(ctx context.Context, r *plumbing.Repo, remoteName string) ([]objects.
 }
 
 // receive runs one transport fetch into r.
-func receive(ctx context.Context, r *plumbing.Repo, c *Connection, req remote.FetchRequest, res *FetchResult) error {
+func receive(ctx context.Context, r *plumbing.Repo, c *Connection, req remote.FetchRequest, res *FetchResult) (*remote.RepoSink, error) {
 	sink, err := remote.NewRepoSink(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fr, err := c.Fetch(ctx, req, sink)
 	if err != nil {
-		return fmt.Errorf("fetch from %s: %w", c.label(), err)
+		return nil, fmt.Errorf("fetch from %s: %w", c.label(), err)
 	}
 	if err := sink.Finish(ctx); err != nil {
-		return fmt.Errorf("fetch from %s: update the shallow file: %w", c.label(), err)
+		return nil, fmt.Errorf("fetch from %s: update the shallow file: %w", c.label(), err)
 	}
 	res.Objects += sink.Installed
 	res.Bytes += fr.Bytes
 	res.Boundary += sink.Boundary
 	res.AssociationsOmitted += fr.AssociationsOmitted
-	return nil
+	return sink, nil
+}
+
+// noObjects is an empty objects.Getter.
+type noObjects struct{}
+
+// Get reports every id absent.
+func (noObjects) Get(_ context.Context, id objects.OID) (*objects.Object, error) {
+	return nil, objects.NotFound(id)
 }
 
 // selectRefs picks the listed refs names asks for (all but remotes/* when

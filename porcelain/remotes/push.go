@@ -116,7 +116,7 @@ func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, 
 	if len(set.IDs) == 0 && len(updates) == 0 {
 		return res, trackPushed(ctx, r, c.Name, res)
 	}
-	pr, err := c.Push(ctx, remote.PushRequest{Source: r.Objects(), Set: set, Updates: updates})
+	pr, err := c.Push(ctx, remote.PushRequest{Source: plumbing.TransferReader(r), Set: set, Verified: true, Updates: updates})
 	if err != nil {
 		return nil, fmt.Errorf("push to %s: %w; no ref moved", c.label(), err)
 	}

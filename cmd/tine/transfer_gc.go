@@ -1,0 +1,25 @@
+package main
+
+import (
+	"os"
+	"runtime/debug"
+)
+
+// transferGCPercent is the garbage collector's target during push, fetch,
+// pull and clone. A transfer keeps its whole set in memory (the walk's
+// cache, then the receiver's batch) until it is stored, so at Go's
+// default of 100 the collector rescans those live objects many times for
+// little garbage: about a seventh of a 10,000-event path push's CPU time.
+// 400 trades that for a higher peak (about 185 MiB instead of 110 MiB for
+// such a push).
+const transferGCPercent = 400
+
+// transferGC raises the collector's target for one transfer verb unless
+// the user set GOGC, and returns the function restoring it.
+func transferGC() func() {
+	if _, set := os.LookupEnv("GOGC"); set {
+		return func() {}
+	}
+	old := debug.SetGCPercent(transferGCPercent)
+	return func() { debug.SetGCPercent(old) }
+}
