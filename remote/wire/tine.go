@@ -31,11 +31,12 @@ const (
 	TineMaxShallow = objects.MaxBodyTokens
 )
 
-// TineCaps is the extension's capabilities field.
+// TineCaps is the extension's capabilities field, fields in key order
+// (the document's keys are sorted, spec §2).
 type TineCaps struct {
-	Version        int `json:"version"`
 	MaxPackObjects int `json:"max_pack_objects"`
 	MaxShallow     int `json:"max_shallow"`
+	Version        int `json:"version"`
 }
 
 // Limits returns the manifest counts c grants, after Check.
