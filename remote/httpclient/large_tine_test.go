@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -159,5 +161,69 @@ func TestTineExtensionBounds(t *testing.T) {
 	}
 	if got := post(10100, true); got != http.StatusCreated {
 		t.Errorf("10,100 objects with the header: %d, want 201", got)
+	}
+}
+
+// TestTineHeaderOnlyWhenOffered pushes and fetches a small run through a
+// recorder in front of tine serve: with the extension advertised, the
+// fetch, the upload declaration and its PATCH carry Tine-Extension: 1;
+// with it hidden (an OpenTine server), no request carries the header and
+// the client keeps the format's counts.
+func TestTineHeaderOnlyWhenOffered(t *testing.T) {
+	for _, hide := range []bool{false, true} {
+		ctx := context.Background()
+		s, err := httpserve.New(httpserve.Config{Root: t.TempDir(), Tenant: "acme", Token: []byte(testToken),
+			Role: httpserve.RoleWriter, ObjectFormat: objects.SHA256, HideTineExtension: hide})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		var mu sync.Mutex
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if v := r.Header.Get(wire.HeaderTine); v != "" {
+				mu.Lock()
+				seen[r.Method+" "+v]++
+				mu.Unlock()
+			}
+			s.ServeHTTP(w, r)
+		}))
+		local := newRepo(t)
+		run := storeChain(t, local, 20)
+		tr := openRemote(t, hs.URL)
+		src, err := plumbing.RepoTransferSource(ctx, local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: remote.NoDepth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Push(ctx, remote.PushRequest{Source: local.Objects(), Set: set,
+			Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}}); err != nil {
+			t.Fatal(err)
+		}
+		sink, err := remote.NewRepoSink(newRepo(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Fetch(ctx, remote.FetchRequest{Wants: []objects.OID{run}, Depth: remote.NoDepth}, sink); err != nil {
+			t.Fatal(err)
+		}
+		if err := sink.Finish(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c := tr.(*httpclient.Transport).Client()
+		mu.Lock()
+		got := fmt.Sprint(seen)
+		mu.Unlock()
+		if hide {
+			if got != "map[]" || c.Extended() || c.Limits() != objects.DefaultPackLimits {
+				t.Errorf("OpenTine-like server: headers %s, extended %v, limits %+v", got, c.Extended(), c.Limits())
+			}
+		} else if got != "map[PATCH 1:1 POST 1:2]" || c.Limits() != (objects.PackLimits{Objects: wire.TineMaxPackObjects, Shallow: wire.TineMaxShallow}) {
+			t.Errorf("tine serve: headers %s (want one fetch, one declaration, one PATCH), limits %+v", got, c.Limits())
+		}
+		hs.Close()
+		s.Close()
 	}
 }
