@@ -46,14 +46,14 @@ func FuzzInspectPack(f *testing.F) {
 	f.Add(bomb.Bytes())
 
 	f.Fuzz(func(t *testing.T, frame []byte) {
-		pf, err := inspectPack(frame, SHA256, tpFuzzBodyBound)
+		pf, err := inspectPack(frame, SHA256, tpFuzzBodyBound, DefaultPackLimits)
 		if err != nil {
 			if _, ok := ReasonOf(err); !ok {
 				t.Fatalf("error without a reason: %v", err)
 			}
 			return
 		}
-		again, err := inspectPack(frame, SHA256, tpFuzzBodyBound)
+		again, err := inspectPack(frame, SHA256, tpFuzzBodyBound, DefaultPackLimits)
 		if err != nil || again.ID != pf.ID || len(again.Objects) != len(pf.Objects) {
 			t.Fatalf("second inspection differs: %v", err)
 		}

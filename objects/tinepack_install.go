@@ -28,10 +28,16 @@ import (
 // holds the declared boundary oids s does not hold; InstallPack does not
 // write the repository's shallow file, so the caller must add them there.
 func InstallPack(ctx context.Context, frame []byte, s Store, shallow func(OID) bool) (*PackFrame, error) {
+	return InstallPackLimits(ctx, frame, s, shallow, DefaultPackLimits)
+}
+
+// InstallPackLimits is InstallPack reading the frame with the manifest
+// counts of lim (see InspectPackLimits).
+func InstallPackLimits(ctx context.Context, frame []byte, s Store, shallow func(OID) bool, lim PackLimits) (*PackFrame, error) {
 	if shallow == nil {
 		shallow = func(OID) bool { return false }
 	}
-	pf, err := InspectPack(frame, s.Algo())
+	pf, err := InspectPackLimits(frame, s.Algo(), lim)
 	if err != nil {
 		return nil, err
 	}

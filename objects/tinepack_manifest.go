@@ -8,7 +8,7 @@ import (
 // canonical manifest, in the table's order: key set, version, arrays,
 // counts, then every entry (shape, base64, envelope, id), duplicate ids,
 // boundary oids and duplicates, and last the objects/boundary overlap.
-func decodePackManifest(m Value, a Algo) (*PackFrame, error) {
+func decodePackManifest(m Value, a Algo, lim PackLimits) (*PackFrame, error) {
 	objectsV, okO := m.Get("objects")
 	shallowV, okS := m.Get("shallow")
 	versionV, okV := m.Get("version")
@@ -23,9 +23,9 @@ func decodePackManifest(m Value, a Algo) (*PackFrame, error) {
 	if objectsV.Kind != KindArray || shallowV.Kind != KindArray {
 		return nil, Errorf(ReasonPackArraysInvalid, "pack manifest objects and shallow must be arrays")
 	}
-	if len(objectsV.Array) > MaxPackObjects || len(shallowV.Array) > MaxPackObjects {
-		return nil, Errorf(ReasonPackTooManyObjects, "pack manifest holds %d objects and %d shallow entries, over %d",
-			len(objectsV.Array), len(shallowV.Array), MaxPackObjects)
+	if len(objectsV.Array) > lim.Objects || len(shallowV.Array) > lim.Shallow {
+		return nil, Errorf(ReasonPackTooManyObjects, "pack manifest holds %d objects and %d shallow entries, over %d and %d",
+			len(objectsV.Array), len(shallowV.Array), lim.Objects, lim.Shallow)
 	}
 	pf := &PackFrame{
 		Objects: make([]*Object, 0, len(objectsV.Array)),

@@ -31,12 +31,19 @@ import (
 // InspectPack does not check that the boundary equals the objects' external
 // links, nor that links resolve: only InstallPack does (SPEC §2.8).
 func InspectPack(frame []byte, a Algo) (*PackFrame, error) {
-	return inspectPack(frame, a, MaxPackBodyBytes)
+	return inspectPack(frame, a, MaxPackBodyBytes, DefaultPackLimits)
 }
 
-// inspectPack is InspectPack with the inflate bound as a parameter, so the
-// fuzz test can use a small one.
-func inspectPack(frame []byte, a Algo, maxBody int) (*PackFrame, error) {
+// InspectPackLimits is InspectPack with the manifest counts of lim in
+// place of DefaultPackLimits (a count that is not positive keeps the
+// default).
+func InspectPackLimits(frame []byte, a Algo, lim PackLimits) (*PackFrame, error) {
+	return inspectPack(frame, a, MaxPackBodyBytes, lim.orDefault())
+}
+
+// inspectPack is InspectPack with the inflate bound and the counts as
+// parameters, so the fuzz test can use a small bound.
+func inspectPack(frame []byte, a Algo, maxBody int, lim PackLimits) (*PackFrame, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("inspect pack: %w: %q", ErrUnknownAlgo, a)
 	}
@@ -60,11 +67,11 @@ func inspectPack(frame []byte, a Algo, maxBody int) (*PackFrame, error) {
 			"pack header names sha256:%x, the manifest hashes to sha256:%x", digest, sum)
 	}
 	id := PackIDPrefix + hex.EncodeToString(digest)
-	m, err := parsePackManifest(body)
+	m, err := parsePackManifest(body, lim.tokens())
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", id, err)
 	}
-	pf, err := decodePackManifest(m, a)
+	pf, err := decodePackManifest(m, a, lim)
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", id, err)
 	}
@@ -162,8 +169,8 @@ func inflateError(err error) error {
 // parsePackManifest applies SPEC §2.8 step 4: the shape scan and a strict
 // parse (pack.manifest-malformed; the body must be a JSON object), then
 // byte identity with the v3 canonical form (pack.manifest-non-canonical).
-func parsePackManifest(body []byte) (Value, error) {
-	if err := ScanShape(body, packManifestTokens); err != nil {
+func parsePackManifest(body []byte, tokens int) (Value, error) {
+	if err := ScanShape(body, tokens); err != nil {
 		return Value{}, fmt.Errorf("%w: %w", Errorf(ReasonPackManifestMalformed, "pack manifest"), err)
 	}
 	v, err := ParseJSON(body, ParseOptions{})

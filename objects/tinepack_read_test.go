@@ -98,7 +98,7 @@ func TestInspectPackBomb(t *testing.T) {
 		zw.Write(zeros)
 	}
 	zw.Close()
-	if _, err := inspectPack(buf.Bytes(), SHA256, 1<<20); !HasReason(err, ReasonPackOversized) {
+	if _, err := inspectPack(buf.Bytes(), SHA256, 1<<20, DefaultPackLimits); !HasReason(err, ReasonPackOversized) {
 		t.Fatalf("error %v, want pack.oversized", err)
 	}
 }

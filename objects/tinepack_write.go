@@ -36,14 +36,22 @@ const PackLevelFast = zlib.BestSpeed
 // WritePackLevel is WritePack with the manifest compressed at zlib level
 // (1..9); the frame's pack id does not depend on it.
 func WritePackLevel(objs []*Object, shallow []OID, level int) ([]byte, string, error) {
+	return WritePackLimits(objs, shallow, level, DefaultPackLimits)
+}
+
+// WritePackLimits is WritePackLevel with the manifest counts of lim in
+// place of DefaultPackLimits: only a reader that agreed on lim accepts a
+// frame past the defaults.
+func WritePackLimits(objs []*Object, shallow []OID, level int, lim PackLimits) ([]byte, string, error) {
+	lim = lim.orDefault()
 	sorted := slices.Clone(objs)
-	if err := checkPackObjects(sorted); err != nil {
+	if err := checkPackObjects(sorted, lim.Objects); err != nil {
 		return nil, "", err
 	}
 	slices.SortFunc(sorted, func(x, y *Object) int { return x.ID.Compare(y.ID) })
 	boundary := slices.Clone(shallow)
 	slices.SortFunc(boundary, OID.Compare)
-	if err := checkPackBoundary(sorted, boundary); err != nil {
+	if err := checkPackBoundary(sorted, boundary, lim.Shallow); err != nil {
 		return nil, "", err
 	}
 	if n := packManifestSize(sorted, boundary); n > MaxPackBodyBytes {
@@ -67,7 +75,7 @@ func PackManifestFor(a Algo, envelopes [][]byte) ([]byte, string, error) {
 		}
 		objs = append(objs, o)
 	}
-	if err := checkPackObjects(objs); err != nil {
+	if err := checkPackObjects(objs, MaxPackObjects); err != nil {
 		return nil, "", err
 	}
 	boundary, err := externalLinks(objs)
@@ -116,9 +124,9 @@ func sealPack(body []byte, level int) ([]byte, string, error) {
 // checkPackObjects checks the objects a writer is handed: present, at most
 // MaxPackObjects, one hash profile, ids that match their content and no
 // duplicates.
-func checkPackObjects(objs []*Object) error {
-	if len(objs) > MaxPackObjects {
-		return Errorf(ReasonPackTooManyObjects, "pack of %d objects exceeds %d", len(objs), MaxPackObjects)
+func checkPackObjects(objs []*Object, max int) error {
+	if len(objs) > max {
+		return Errorf(ReasonPackTooManyObjects, "pack of %d objects exceeds %d", len(objs), max)
 	}
 	seen := make(map[OID]struct{}, len(objs))
 	for i, o := range objs {
@@ -144,9 +152,9 @@ func checkPackObjects(objs []*Object) error {
 // checkPackBoundary checks a sorted boundary against sorted objects: at
 // most MaxPackObjects entries of the objects' profile, no duplicates, none
 // packed, and exactly the objects' external link set (SPEC §2.8).
-func checkPackBoundary(objs []*Object, boundary []OID) error {
-	if len(boundary) > MaxPackObjects {
-		return Errorf(ReasonPackTooManyObjects, "pack boundary of %d oids exceeds %d", len(boundary), MaxPackObjects)
+func checkPackBoundary(objs []*Object, boundary []OID, max int) error {
+	if len(boundary) > max {
+		return Errorf(ReasonPackTooManyObjects, "pack boundary of %d oids exceeds %d", len(boundary), max)
 	}
 	packed := make(map[OID]struct{}, len(objs))
 	for _, o := range objs {

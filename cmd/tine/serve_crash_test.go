@@ -20,8 +20,9 @@ const serveCrashToken = "crash-token-0123456789abcdef"
 
 // TestPushSIGKILLedMidUploadHTTP SIGKILLs a real `tine push` to a tine
 // serve remote on 127.0.0.1 in the middle of its second upload: a run of
-// 6,000 events with a blob each is 12,001 objects, two packs over HTTP;
-// the first is installed, and the server holds the first PATCH of the
+// 6,000 events with a blob each is 12,001 objects, two packs over HTTP
+// (the server grants tine's extension no more than the format's 10,000
+// objects per pack, so the push still splits); the first is installed, and the server holds the first PATCH of the
 // second until the push is dead. The tenant must not have the ref (objects
 // go first, refs last) and must pass fsck; the next push must succeed with
 // no cleanup, leaving both sides fsck-clean.
@@ -32,7 +33,7 @@ func TestPushSIGKILLedMidUploadHTTP(t *testing.T) {
 	dir := t.TempDir()
 	root, local := filepath.Join(dir, "srv"), filepath.Join(dir, "local")
 	srv, err := httpserve.New(httpserve.Config{Root: root, Tenant: "acme", Token: []byte(serveCrashToken),
-		Role: httpserve.RoleWriter, ObjectFormat: httpserve.ObjectFormat("blake3")})
+		Role: httpserve.RoleWriter, ObjectFormat: httpserve.ObjectFormat("blake3"), TinePackObjects: 10000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/remote/wire"
 )
 
@@ -80,6 +82,36 @@ type Client struct {
 	timeout time.Duration
 	hc      *http.Client
 	sem     chan struct{}
+	// tine holds the counts of tine's extension once the server offered
+	// it (see Algo); nil: the format's.
+	tine atomic.Pointer[objects.PackLimits]
+}
+
+// Limits returns the manifest counts of frames between the client and its
+// server: the extension's once Algo saw the server offer it, else
+// objects.DefaultPackLimits.
+func (c *Client) Limits() objects.PackLimits {
+	if l := c.tine.Load(); l != nil {
+		return *l
+	}
+	return objects.DefaultPackLimits
+}
+
+// Extended reports whether the client opted into tine's extension.
+func (c *Client) Extended() bool { return c.tine.Load() != nil }
+
+// tineHeader adds wire.HeaderTine to h (nil: a new map) when the client
+// opted in, so the server reads and writes this request's frames within
+// the extension's counts.
+func (c *Client) tineHeader(h map[string]string) map[string]string {
+	if !c.Extended() {
+		return h
+	}
+	if h == nil {
+		h = map[string]string{}
+	}
+	h[wire.HeaderTine] = wire.TineHeaderValue
+	return h
 }
 
 // New checks rawURL and returns a Client for it. The URL is

@@ -10,4 +10,11 @@
 // environment; no compression; a Content-Length on every request; control
 // replies at most 1 MiB and 100,000 JSON tokens, pack replies at most
 // 256 MiB. The bearer token is held in memory only.
+//
+// Against tine serve, which advertises tine's extension in its
+// capabilities (wire.TineCaps), the client sends wire.HeaderTine on fetch
+// and upload requests and reads and writes frames within the extension's
+// larger counts, so runs of any size cross; against any other server it
+// sends nothing more than the reference client and keeps the format's
+// counts.
 package httpclient

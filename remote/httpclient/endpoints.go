@@ -18,6 +18,9 @@ type Capabilities struct {
 	ObjectFormat string
 	Protocol     string
 	PackFormat   string
+	// Tine is tine's extension, nil when the server does not offer it
+	// (an OpenTine server) or offers a version this tine does not speak.
+	Tine *wire.TineCaps
 }
 
 // Capabilities fetches GET /v1/capabilities.
@@ -39,15 +42,34 @@ func (c *Client) Capabilities(ctx context.Context) (*Capabilities, error) {
 			return nil, fmt.Errorf("%w: capabilities %s is not a string", ErrProtocol, key)
 		}
 	}
+	if raw, ok := m["tine"]; ok {
+		var tc wire.TineCaps
+		if err := json.Unmarshal(raw, &tc); err != nil {
+			return nil, fmt.Errorf("%w: capabilities tine: %w", ErrProtocol, err)
+		}
+		if tc.Version == wire.TineVersion {
+			if err := tc.Check(); err != nil {
+				return nil, fmt.Errorf("%w: capabilities: %w", ErrProtocol, err)
+			}
+			caps.Tine = &tc
+		}
+	}
 	return &caps, nil
 }
 
 // Algo returns the remote's object format as a hash profile (an error
-// wrapping wire.ErrUnknownFormat for any other value).
+// wrapping wire.ErrUnknownFormat for any other value). When the server
+// offers tine's extension, Algo opts the client in: from then on its fetch
+// and upload requests carry wire.HeaderTine and Limits reports the
+// extension's counts.
 func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 	caps, err := c.Capabilities(ctx)
 	if err != nil {
 		return "", err
+	}
+	if caps.Tine != nil {
+		lim := caps.Tine.Limits()
+		c.tine.Store(&lim)
 	}
 	if caps.PackFormat != wire.PackFormat {
 		return "", fmt.Errorf("%s: %w: pack format %.40q", c.base, ErrProtocol, caps.PackFormat)
@@ -159,7 +181,7 @@ func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error
 	if err != nil {
 		return nil, 0, err
 	}
-	req := request{method: http.MethodPost, path: c.tenantPath("fetch"), body: b, contentType: wire.JSONContentType}
+	req := request{method: http.MethodPost, path: c.tenantPath("fetch"), body: b, contentType: wire.JSONContentType, header: c.tineHeader(nil)}
 	resp, done, err := c.do(ctx, req)
 	if err != nil {
 		return nil, 0, err

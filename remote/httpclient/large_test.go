@@ -8,12 +8,14 @@ import (
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/remote"
+	"github.com/tinehq/tine/remote/httpserve"
 	"github.com/tinehq/tine/remote/remotetest"
 )
 
 // TestLargeRunRoundTrip pushes and fetches a run whose closure (6,000
 // events with their blobs: 12,001 objects) is over the protocol's 10,000
-// objects per pack and per walk: the push goes up as two packs, and the
+// objects per pack and per walk, against a server without tine's
+// extension (as OpenTine's): the push goes up as two packs, and the
 // fetch, refused whole by the server, comes down in depth windows; the
 // clone ends complete, with no shallow boundary, and fsck-clean.
 func TestLargeRunRoundTrip(t *testing.T) {
@@ -23,7 +25,7 @@ func TestLargeRunRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now()
 	defer func() { t.Logf("total %v", time.Since(start)) }()
-	hs, _ := startServer(t)
+	hs, _ := startServerWith(t, httpserve.Config{Root: t.TempDir(), HideTineExtension: true})
 	local := newRepo(t)
 	run := storeChain(t, local, 6000)
 	t.Logf("stored %v", time.Since(start))

@@ -31,6 +31,12 @@ const maxRoundWants = 1024
 // Each round's frame is handed to the sink link targets first, its
 // shallow list being the boundary the sink records (and later rounds
 // fill). A depth-limited fetch is one request.
+//
+// Under tine's extension a full fetch holds runs back (see heldBack): a
+// run names every one of its events, so installed early it would leave
+// the sink a boundary of every event not yet arrived, past the shallow
+// file's bound for a large run; held to the end, it installs once its
+// events are stored.
 func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink remote.Sink) (*remote.FetchResult, error) {
 	a := sink.Algo()
 	if err := t.requireAlgo(ctx, a); err != nil {
@@ -56,6 +62,11 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		}()
 		return ch
 	}
+	lim := t.c.Limits()
+	var hb *heldBack
+	if windowed && t.c.Extended() {
+		hb = newHeldBack()
+	}
 	asked := map[objects.OID]bool{}
 	var pending <-chan fetchReply
 	if len(wants) > 0 {
@@ -78,14 +89,25 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		}
 		res.Bytes += int64(len(r.frame))
 		res.AssociationsOmitted += r.omitted
-		pf, err := objects.InspectPack(r.frame, a)
+		pf, err := objects.InspectPackLimits(r.frame, a, lim)
 		if err != nil {
 			return nil, fmt.Errorf("fetch: %w: %w", remote.ErrIncomplete, err)
+		}
+		rest := pf.Objects
+		if hb != nil {
+			if rest, err = hb.split(pf.Objects); err != nil {
+				return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+			}
 		}
 		var next []objects.OID
 		if windowed {
 			if next, err = nextWants(ctx, sink, pf); err != nil {
 				return nil, err
+			}
+			if len(next) == 0 && hb != nil {
+				if next, err = hb.lacking(ctx, sink, pf); err != nil {
+					return nil, err
+				}
 			}
 			for _, id := range next {
 				if asked[id] {
@@ -96,11 +118,21 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 				pending = ask(next, depth)
 			}
 		}
-		if err := t.install(ctx, sink, pf); err != nil {
+		if hb != nil {
+			err = installObjects(ctx, sink, pf.ID, rest)
+		} else {
+			err = t.install(ctx, sink, pf)
+		}
+		if err != nil {
 			return nil, err
 		}
 		res.Objects += len(pf.Objects)
 		wants = next
+	}
+	if hb != nil {
+		if err := installObjects(ctx, sink, "of held-back runs", hb.objs); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/remote"
-	"github.com/tinehq/tine/remote/wire"
 )
 
 // maxPackEnvelopeBytes caps the envelope bytes of one pushed pack, well
@@ -17,7 +16,9 @@ import (
 const maxPackEnvelopeBytes = 96 << 20
 
 // Push uploads req.Set's objects in as many packs as the protocol's bounds
-// need (wire.MaxListIDs objects and maxPackEnvelopeBytes each; the set is
+// need (the client's Limits: wire.MaxListIDs objects and shallow ids, or
+// tine's extension's when the server offers it; and maxPackEnvelopeBytes
+// each; the set is
 // dependency ordered, so each pack links only to earlier packs or to what
 // the remote holds, and installs on its own), then moves each ref by
 // compare-and-swap.
@@ -73,8 +74,9 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 	frames := make(chan outgoing, 1)
 	go func() {
 		defer close(frames)
+		lim := t.c.Limits()
 		send := func(objs []*objects.Object) error {
-			frame, id, err := packFrame(objs)
+			frame, id, err := packFrame(objs, lim)
 			if err != nil {
 				return err
 			}
@@ -85,7 +87,7 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 				return ctx.Err()
 			}
 		}
-		err := remote.Batches(ctx, req.Set, req.Source, wire.MaxListIDs, func(objs []*objects.Object, _ []objects.OID) error {
+		err := remote.Batches(ctx, req.Set, req.Source, lim.Objects, func(objs []*objects.Object, _ []objects.OID) error {
 			// Cut the batch further by bytes; a contiguous slice of a
 			// dependency order is still link-closed over what precedes it.
 			start, size := 0, 0
@@ -126,13 +128,14 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 }
 
 // packFrame writes objs as one frame whose shallow list is their links
-// outside it (objects the remote holds or an earlier pack brought).
-func packFrame(objs []*objects.Object) ([]byte, string, error) {
+// outside it (objects the remote holds or an earlier pack brought), within
+// the manifest counts lim.
+func packFrame(objs []*objects.Object, lim objects.PackLimits) ([]byte, string, error) {
 	boundary, err := remote.ExternalLinks(objs)
 	if err != nil {
 		return nil, "", fmt.Errorf("push: %w", err)
 	}
-	frame, id, err := objects.WritePackLevel(objs, boundary, objects.PackLevelFast)
+	frame, id, err := objects.WritePackLimits(objs, boundary, objects.PackLevelFast, lim)
 	if err != nil {
 		return nil, "", fmt.Errorf("push: %w", err)
 	}

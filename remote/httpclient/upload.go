@@ -118,7 +118,7 @@ func (c *Client) finish(ctx context.Context, id string, frame []byte, rec *Recei
 // declare posts the upload declaration and returns the id and offset.
 func (c *Client) declare(ctx context.Context, sum string, size int64) (string, int64, error) {
 	b, _ := json.Marshal(map[string]any{"sha256": sum, "size": size})
-	req := request{method: http.MethodPost, path: c.tenantPath("packs"), body: b, contentType: wire.JSONContentType}
+	req := request{method: http.MethodPost, path: c.tenantPath("packs"), body: b, contentType: wire.JSONContentType, header: c.tineHeader(nil)}
 	resp, done, err := c.do(ctx, req)
 	if err != nil {
 		return "", 0, fmt.Errorf("upload: %w", err)
@@ -145,7 +145,7 @@ func (c *Client) declare(ctx context.Context, sum string, size int64) (string, i
 // patch sends one chunk at offset.
 func (c *Client) patch(ctx context.Context, id string, offset int64, chunk []byte) (int, map[string]json.RawMessage, error) {
 	req := request{method: http.MethodPatch, path: c.tenantPath("packs/" + id), body: chunk,
-		contentType: "application/offset+octet-stream", header: map[string]string{wire.HeaderUploadOffset: strconv.FormatInt(offset, 10)}}
+		contentType: "application/offset+octet-stream", header: c.tineHeader(map[string]string{wire.HeaderUploadOffset: strconv.FormatInt(offset, 10)})}
 	resp, done, err := c.do(ctx, req)
 	if err != nil {
 		return 0, nil, err

@@ -166,8 +166,15 @@ func storeChain(t *testing.T, r *plumbing.Repo, n int) objects.OID {
 
 func startServer(t *testing.T) (*httptest.Server, *httpserve.Server) {
 	t.Helper()
-	s, err := httpserve.New(httpserve.Config{Root: t.TempDir(), Tenant: "acme", Token: []byte(testToken),
-		Role: httpserve.RoleWriter, ObjectFormat: objects.SHA256})
+	return startServerWith(t, httpserve.Config{Root: t.TempDir()})
+}
+
+// startServerWith is startServer with cfg's root and tine-extension
+// settings.
+func startServerWith(t *testing.T, cfg httpserve.Config) (*httptest.Server, *httpserve.Server) {
+	t.Helper()
+	cfg.Tenant, cfg.Token, cfg.Role, cfg.ObjectFormat = "acme", []byte(testToken), httpserve.RoleWriter, objects.SHA256
+	s, err := httpserve.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/remote"
-	"github.com/tinehq/tine/remote/wire"
 )
 
 // walkResult is what a fetch or negotiation sends: the objects of the walk
@@ -23,11 +22,11 @@ type walkResult struct {
 
 // walk is spec §7 steps 1–4 over the tenant's repository: the transfer
 // closure of the wants the tenant holds (absent ones are skipped), with
-// the runs' associations when everything fits in wire.MaxListIDs objects,
+// the runs' associations when everything fits in lim.Objects objects,
 // else without them (each run that had some is then counted as omitted),
 // minus the literal haves (haves are not expanded by reachability,
 // spec §14.1). A walk past the bound without associations is refused.
-func walk(ctx context.Context, r *plumbing.Repo, wants, haves []objects.OID, depth int) (*walkResult, *httpError) {
+func walk(ctx context.Context, r *plumbing.Repo, wants, haves []objects.OID, depth int, lim objects.PackLimits) (*walkResult, *httpError) {
 	src, err := plumbing.RepoTransferSource(ctx, r)
 	if err != nil {
 		return nil, internal(err.Error())
@@ -51,13 +50,13 @@ func walk(ctx context.Context, r *plumbing.Repo, wants, haves []objects.OID, dep
 	if err != nil {
 		return nil, internal(err.Error())
 	}
-	if len(set.IDs) > wire.MaxListIDs {
+	if len(set.IDs) > lim.Objects {
 		opt.NoAssociations = true
 		if set, err = plumbing.TransferClosure(ctx, src, opt); err != nil {
 			return nil, internal(err.Error())
 		}
-		if len(set.IDs) > wire.MaxListIDs {
-			return nil, invalid(fmt.Sprintf("pack graph exceeds maximum object count (%d objects, at most %d)", len(set.IDs), wire.MaxListIDs))
+		if len(set.IDs) > lim.Objects {
+			return nil, invalid(fmt.Sprintf("pack graph exceeds maximum object count (%d objects, at most %d)", len(set.IDs), lim.Objects))
 		}
 		for _, run := range set.Runs {
 			as, err := src.Associations(ctx, run)
@@ -126,7 +125,7 @@ func (s *Server) negotiate(c *call) *httpError {
 		return internal(err.Error())
 	}
 	if r != nil {
-		res, herr := walk(c.r.Context(), r, wants, haves, depth)
+		res, herr := walk(c.r.Context(), r, wants, haves, depth, objects.DefaultPackLimits)
 		if herr != nil {
 			return herr
 		}
@@ -152,6 +151,10 @@ func (s *Server) fetch(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
+	lim, herr := s.packLimits(c.r)
+	if herr != nil {
+		return herr
+	}
 	ctx := c.r.Context()
 	release, herr := slot(ctx, s.packSlots)
 	if herr != nil {
@@ -165,7 +168,7 @@ func (s *Server) fetch(c *call) *httpError {
 	var objs []*objects.Object
 	omitted := 0
 	if r != nil {
-		res, herr := walk(ctx, r, wants, haves, depth)
+		res, herr := walk(ctx, r, wants, haves, depth, lim)
 		if herr != nil {
 			return herr
 		}
@@ -182,7 +185,7 @@ func (s *Server) fetch(c *call) *httpError {
 			objs = append(objs, o)
 		}
 	}
-	frame, herr := packFrame(objs)
+	frame, herr := packFrame(objs, lim)
 	if herr != nil {
 		return herr
 	}
@@ -191,16 +194,16 @@ func (s *Server) fetch(c *call) *httpError {
 }
 
 // packFrame writes objs as a frame whose shallow list is their external
-// links.
-func packFrame(objs []*objects.Object) ([]byte, *httpError) {
+// links, within lim.
+func packFrame(objs []*objects.Object, lim objects.PackLimits) ([]byte, *httpError) {
 	boundary, err := remote.ExternalLinks(objs)
 	if err != nil {
 		return nil, internal(err.Error())
 	}
-	if len(boundary) > wire.MaxListIDs {
-		return nil, invalid(fmt.Sprintf("pack would declare %d shallow ids, at most %d", len(boundary), wire.MaxListIDs))
+	if len(boundary) > lim.Shallow {
+		return nil, invalid(fmt.Sprintf("pack would declare %d shallow ids, at most %d", len(boundary), lim.Shallow))
 	}
-	frame, _, err := objects.WritePackLevel(objs, boundary, objects.PackLevelFast)
+	frame, _, err := objects.WritePackLimits(objs, boundary, objects.PackLevelFast, lim)
 	if err != nil {
 		return nil, packError(err)
 	}

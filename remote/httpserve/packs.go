@@ -27,11 +27,15 @@ func (s *Server) postPacks(c *call) *httpError {
 	if !strings.HasPrefix(c.r.Header.Get("Content-Type"), wire.PackContentType) {
 		return s.declare(c)
 	}
+	lim, herr := s.packLimits(c.r)
+	if herr != nil {
+		return herr
+	}
 	frame, herr := readBody(c.r, s.cfg.MaxBodyBytes)
 	if herr != nil {
 		return herr
 	}
-	id, n, herr := s.installPack(c.r.Context(), c.tenant, frame)
+	id, n, herr := s.installPack(c.r.Context(), c.tenant, frame, lim)
 	if herr != nil {
 		return herr
 	}
@@ -40,14 +44,15 @@ func (s *Server) postPacks(c *call) *httpError {
 }
 
 // installPack verifies frame and installs it into the tenant's repository
-// (spec §8.3), returning its pack id and object count. Nothing is written
+// (spec §8.3) within the manifest counts lim, returning its pack id and
+// object count. Nothing is written
 // unless the whole frame holds: the manifest, every object, every link
 // leaving the pack already stored in the tenant (a tenant is never
 // shallow, so a declared boundary the tenant lacks is refused), and the
 // declared boundary equal to those links. Objects are written link targets
 // first, in one batch, so an interrupted install leaves a link-closed
 // subset and a ref can never name a missing object.
-func (s *Server) installPack(ctx context.Context, tenant string, frame []byte) (string, int, *httpError) {
+func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, lim objects.PackLimits) (string, int, *httpError) {
 	if len(frame) == 0 {
 		return "", 0, invalid("empty pack")
 	}
@@ -64,7 +69,7 @@ func (s *Server) installPack(ctx context.Context, tenant string, frame []byte) (
 	mu.Lock()
 	defer mu.Unlock()
 	stage := &objects.StagingStore{Store: r.Objects()}
-	pf, err := objects.InstallPack(ctx, frame, stage, nil)
+	pf, err := objects.InstallPackLimits(ctx, frame, stage, nil, lim)
 	if err != nil {
 		return "", 0, packError(err)
 	}

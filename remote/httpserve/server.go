@@ -54,6 +54,14 @@ type Config struct {
 	Log func(string)
 	// Now is the clock of the upload TTL (nil: time.Now).
 	Now func() time.Time
+	// HideTineExtension serves the protocol as OpenTine's server does:
+	// no tine field in the capabilities, and wire.HeaderTine ignored.
+	// Tests use it to stand for an OpenTine server.
+	HideTineExtension bool
+	// TinePackObjects and TineShallow are the manifest counts of the tine
+	// extension (0: wire.TineMaxPackObjects and wire.TineMaxShallow; at
+	// least objects.MaxPackObjects, at most those).
+	TinePackObjects, TineShallow int
 }
 
 // Server is an OpenTine remote (opentine-remote/1) serving tine
@@ -100,6 +108,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if err := normalizeTine(&cfg); err != nil {
+		return nil, err
 	}
 	root, err := filepath.Abs(cfg.Root)
 	if err != nil {
@@ -155,6 +166,9 @@ type capabilities struct {
 	Protocol        string   `json:"protocol"`
 	ResumableUpload bool     `json:"resumable_upload"`
 	Roles           []string `json:"roles"`
+	// Tine is tine's extension (wire.TineCaps); OpenTine clients ignore
+	// it, and a server hiding the extension leaves it out.
+	Tine *wire.TineCaps `json:"tine,omitempty"`
 }
 
 // call is one authenticated tenant request.
@@ -175,7 +189,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, capabilities{
 			Authentication: []string{"bearer"}, Filters: []string{"depth", "object_type"},
 			ObjectFormat: wire.FormatFor(s.cfg.ObjectFormat), PackFormat: wire.PackFormat,
-			Protocol: wire.Protocol, ResumableUpload: true, Roles: []string{"reader", "writer", "admin"}})
+			Protocol: wire.Protocol, ResumableUpload: true, Roles: []string{"reader", "writer", "admin"},
+			Tine: s.tineCaps()})
 		return
 	}
 	id, ok := s.auth.authenticate(r)

@@ -22,9 +22,18 @@ func TestCapabilitiesAnonymous(t *testing.T) {
 		ts := startServer(t, httpserve.Config{ObjectFormat: a})
 		status, body, h := ts.raw(t, "GET", "/v1/capabilities", "-", "", nil)
 		want := `{"authentication":["bearer"],"filters":["depth","object_type"],"object_format":"` + wire.FormatFor(a) +
-			`","pack_format":"TINEPACK3","protocol":"opentine-remote/1","resumable_upload":true,"roles":["reader","writer","admin"]}`
+			`","pack_format":"TINEPACK3","protocol":"opentine-remote/1","resumable_upload":true,"roles":["reader","writer","admin"],` +
+			`"tine":{"max_pack_objects":50000,"max_shallow":200000,"version":1}}`
 		if status != 200 || body != want || h.Get("Cache-Control") != "no-store" {
 			t.Errorf("%s: capabilities = %d %s (cache %q), want 200 %s", a, status, body, h.Get("Cache-Control"), want)
+		}
+		// Without the extension, the document is OpenTine's fields alone.
+		plain := startServer(t, httpserve.Config{ObjectFormat: a, HideTineExtension: true})
+		_, body, _ = plain.raw(t, "GET", "/v1/capabilities", "-", "", nil)
+		want = `{"authentication":["bearer"],"filters":["depth","object_type"],"object_format":"` + wire.FormatFor(a) +
+			`","pack_format":"TINEPACK3","protocol":"opentine-remote/1","resumable_upload":true,"roles":["reader","writer","admin"]}`
+		if body != want {
+			t.Errorf("%s: capabilities without the extension = %s, want %s", a, body, want)
 		}
 		// Other methods on the path need the token, then are unknown.
 		if status, body, _ := ts.raw(t, "POST", "/v1/capabilities", "-", "", nil); status != 401 || body != `{"error":"authentication failed"}` {

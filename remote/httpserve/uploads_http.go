@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/remote/wire"
 )
 
@@ -68,6 +69,12 @@ func (s *Server) uploadChunk(c *call) *httpError {
 		writeJSON(c.w, http.StatusOK, map[string]int64{"offset": m.Offset})
 		return nil
 	}
+	// The chunk that completes the upload installs it within the counts
+	// its own request asks for; a bad header is refused before any byte.
+	lim, herr := s.packLimits(c.r)
+	if herr != nil {
+		return herr
+	}
 	at := int64(-1)
 	if h := c.r.Header.Get(wire.HeaderUploadOffset); h != "" {
 		v, err := strconv.ParseInt(h, 10, 64)
@@ -99,13 +106,14 @@ func (s *Server) uploadChunk(c *call) *httpError {
 		writeJSON(c.w, http.StatusOK, map[string]int64{"offset": m.Offset})
 		return nil
 	}
-	return s.finalize(c, id, m)
+	return s.finalize(c, id, m, lim)
 }
 
-// finalize checks and installs a complete upload. A digest mismatch or an
+// finalize checks and installs a complete upload within the manifest
+// counts lim. A digest mismatch or an
 // invalid pack ends the upload (its state is removed); a server-side
 // failure keeps it, so the client may retry.
-func (s *Server) finalize(c *call, id string, m *uploadMeta) *httpError {
+func (s *Server) finalize(c *call, id string, m *uploadMeta, lim objects.PackLimits) *httpError {
 	frame, err := s.uploads.readAll(c.tenant, id, m)
 	if err != nil {
 		return internal(err.Error())
@@ -115,7 +123,7 @@ func (s *Server) finalize(c *call, id string, m *uploadMeta) *httpError {
 		_ = s.uploads.remove(c.tenant, id)
 		return invalid("upload does not hash to its declared sha256")
 	}
-	packID, n, herr := s.installPack(c.r.Context(), c.tenant, frame)
+	packID, n, herr := s.installPack(c.r.Context(), c.tenant, frame, lim)
 	if herr != nil {
 		if herr.status == http.StatusBadRequest {
 			_ = s.uploads.remove(c.tenant, id)

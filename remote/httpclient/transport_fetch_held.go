@@ -1,0 +1,105 @@
+package httpclient
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote"
+)
+
+// heldBack keeps, during a full fetch under tine's extension, the runs that
+// arrived and every object linking to one (attestations and annotations
+// naming it, annotation chains on those), to install them after the
+// events they name. Objects with no link to a run install as their frames
+// arrive, as without the extension.
+type heldBack struct {
+	ids  map[objects.OID]bool
+	objs []*objects.Object
+}
+
+func newHeldBack() *heldBack { return &heldBack{ids: map[objects.OID]bool{}} }
+
+// split moves the frame's runs, and the objects linking to a held object,
+// into h, and returns the rest in frame order.
+func (h *heldBack) split(objs []*objects.Object) ([]*objects.Object, error) {
+	links := make(map[objects.OID][]objects.OID, len(objs))
+	for _, o := range objs {
+		ls, err := objects.Links(o)
+		if err != nil {
+			return nil, err
+		}
+		links[o.ID] = ls
+		if o.Type == objects.TypeRun {
+			h.ids[o.ID] = true
+		}
+	}
+	// An association may name another frame object that names a run, so
+	// repeat until no object joins; each pass but the last adds one.
+	for changed := true; changed; {
+		changed = false
+		for _, o := range objs {
+			if h.ids[o.ID] {
+				continue
+			}
+			for _, l := range links[o.ID] {
+				if h.ids[l] {
+					h.ids[o.ID] = true
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	rest := make([]*objects.Object, 0, len(objs))
+	for _, o := range objs {
+		if h.ids[o.ID] {
+			h.objs = append(h.objs, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	return rest, nil
+}
+
+// lacking returns the links of the held objects that are neither held nor
+// in frame pf nor in the sink, at most maxRoundWants: what the fetch must
+// still bring before the held objects install. Frame pf is not stored yet
+// when this is asked.
+func (h *heldBack) lacking(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) ([]objects.OID, error) {
+	inFrame := make(map[objects.OID]bool, len(pf.Objects))
+	for _, o := range pf.Objects {
+		inFrame[o.ID] = true
+	}
+	ext, err := remote.ExternalLinks(h.objs)
+	if err != nil {
+		return nil, err
+	}
+	var cand []objects.OID
+	for _, id := range ext {
+		if !inFrame[id] {
+			cand = append(cand, id)
+		}
+	}
+	return lacking(ctx, sink, cand)
+}
+
+// installObjects hands objs to the sink link targets first, their links
+// outside objs as the boundary (the sink records the ids it lacks).
+func installObjects(ctx context.Context, sink remote.Sink, what string, objs []*objects.Object) error {
+	if len(objs) == 0 {
+		return nil
+	}
+	ordered, err := objects.DependencyOrder(objs)
+	if err != nil {
+		return fmt.Errorf("fetch: pack %s: %w", what, err)
+	}
+	boundary, err := remote.ExternalLinks(objs)
+	if err != nil {
+		return fmt.Errorf("fetch: pack %s: %w", what, err)
+	}
+	if err := sink.Install(ctx, ordered, boundary); err != nil {
+		return fmt.Errorf("fetch: pack %s: %w", what, err)
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+package httpserve
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote/wire"
+)
+
+// normalizeTine fills the tine extension's counts of cfg and refuses ones
+// outside [objects.MaxPackObjects, wire.TineMax…].
+func normalizeTine(cfg *Config) error {
+	if cfg.TinePackObjects == 0 {
+		cfg.TinePackObjects = wire.TineMaxPackObjects
+	}
+	if cfg.TineShallow == 0 {
+		cfg.TineShallow = wire.TineMaxShallow
+	}
+	caps := wire.TineCaps{Version: wire.TineVersion, MaxPackObjects: cfg.TinePackObjects, MaxShallow: cfg.TineShallow}
+	if err := caps.Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadConfig, err)
+	}
+	return nil
+}
+
+// tineCaps is the capabilities' tine field, nil when the extension is
+// hidden.
+func (s *Server) tineCaps() *wire.TineCaps {
+	if s.cfg.HideTineExtension {
+		return nil
+	}
+	return &wire.TineCaps{Version: wire.TineVersion, MaxPackObjects: s.cfg.TinePackObjects, MaxShallow: s.cfg.TineShallow}
+}
+
+// packLimits returns the manifest counts a fetch or upload request gets:
+// the format's, unless it carries wire.HeaderTine with the extension's
+// version and the extension is served (a server hiding it ignores the
+// header, as OpenTine's does). Any other value of the header is refused
+// (400).
+func (s *Server) packLimits(r *http.Request) (objects.PackLimits, *httpError) {
+	v, ok := r.Header[http.CanonicalHeaderKey(wire.HeaderTine)]
+	if !ok {
+		return objects.DefaultPackLimits, nil
+	}
+	if s.cfg.HideTineExtension {
+		return objects.DefaultPackLimits, nil
+	}
+	if len(v) != 1 || v[0] != wire.TineHeaderValue {
+		return objects.PackLimits{}, invalid(fmt.Sprintf("%s %.20q: this server speaks version %d", wire.HeaderTine, v, wire.TineVersion))
+	}
+	return objects.PackLimits{Objects: s.cfg.TinePackObjects, Shallow: s.cfg.TineShallow}, nil
+}
