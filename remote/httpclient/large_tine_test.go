@@ -30,6 +30,9 @@ func TestTineExtensionMovesLargeRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("60,001 objects")
 	}
+	if raceDetector {
+		t.Skip("60,001 objects take too long under the race detector; the run without it covers this test")
+	}
 	ctx := context.Background()
 	root := t.TempDir()
 	hs, srv := startServerWith(t, httpserve.Config{Root: root})
