@@ -179,6 +179,15 @@ func (b *bucket) get(ctx context.Context, rel string, limit int64) ([]byte, stri
 	return data, aws.ToString(out.ETag), nil
 }
 
+// size returns the size of key rel, or errNoSuchKey when there is none.
+func (b *bucket) size(ctx context.Context, rel string) (int64, error) {
+	out, err := b.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.name, Key: aws.String(b.key(rel))})
+	if err != nil {
+		return 0, fmt.Errorf("head %s: %w", b.key(rel), classify(err))
+	}
+	return aws.ToInt64(out.ContentLength), nil
+}
+
 // getToFile streams key rel into f, refusing more than limit bytes.
 func (b *bucket) getToFile(ctx context.Context, rel string, f *os.File, limit int64) error {
 	out, err := b.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.name, Key: aws.String(b.key(rel))})

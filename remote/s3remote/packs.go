@@ -244,6 +244,16 @@ func (t *Transport) putFile(ctx context.Context, rel, path string) (int64, error
 		return 0, fmt.Errorf("%w: %d bytes, one S3 PUT holds at most %d: push fewer runs at once", ErrTooLarge, fi.Size(), int64(maxPackBytes))
 	}
 	_, err = t.b.putCond(ctx, rel, f, fi.Size(), "")
+	if err != nil && !errors.Is(err, errPrecondition) {
+		// A key named by its content that is already there (a push killed
+		// before its ref moved) may be answered 412 before its body is
+		// read, and a server that then closes the connection makes the
+		// client's write fail (a connection reset) where it should have
+		// read the 412. Whether the key is there, whole, decides.
+		if n, herr := t.b.size(ctx, rel); herr == nil && n == fi.Size() {
+			return 0, errPrecondition
+		}
+	}
 	return fi.Size(), err
 }
 
