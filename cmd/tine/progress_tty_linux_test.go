@@ -44,6 +44,7 @@ func runWithStderr(t *testing.T, errw *os.File, delay string, args []string) (in
 // byte the command wrote has been read, with no sleeping.
 type ptyReader struct{ ch chan []byte }
 
+// newPTYReader starts reading master.
 func newPTYReader(master *os.File) *ptyReader {
 	p := &ptyReader{ch: make(chan []byte, 64)}
 	go func() {
@@ -62,6 +63,7 @@ func newPTYReader(master *os.File) *ptyReader {
 	return p
 }
 
+// upTo writes marker to the terminal and returns what it showed before it.
 func (p *ptyReader) upTo(t *testing.T, slave *os.File, marker string) string {
 	t.Helper()
 	if _, err := slave.WriteString(marker); err != nil {
@@ -151,4 +153,3 @@ func TestProgressOnTerminalOnly(t *testing.T) {
 		}
 	}
 }
-
