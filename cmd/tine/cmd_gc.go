@@ -32,7 +32,8 @@ object readable. A pack whose index is damaged or missing is never
 removed: gc leaves it alone, and --prune refuses until tine index-pack
 rebuilds its index. A second gc waits for the first; while --prune runs,
 writers (record, import, ...) wait for it, so nothing they are about to
-reference is deleted. Progress goes to stderr when it is a terminal.
+reference is deleted. Progress goes to stderr when it is a terminal and gc
+runs past a second.
 
 A sha256 repository keeps every object loose, so OpenTine can read it:
 there gc packs nothing, writes the objects of any storage pack back out as
