@@ -89,6 +89,9 @@ type FsckOptions struct {
 	StaleAfter time.Duration
 	// Now is the clock ages are measured with; nil means time.Now.
 	Now func() time.Time
+	// Progress, when set, is called from the calling goroutine as each
+	// check starts: Done of Total checks, Phase naming the check.
+	Progress func(GCProgress)
 }
 
 // Problem is one finding of Fsck, naming what it concerns.
@@ -154,7 +157,11 @@ func Fsck(ctx context.Context, r *Repo, opt FsckOptions) (*FsckResult, error) {
 		}
 	}
 	steps := []func() error{f.checkShallow, f.checkObjects, f.checkEventDAG, f.checkRefs, f.staleGuardWarnings, f.checkReflogs, f.checkPacks, f.checkStoragePacks, f.checkPackedOnly}
-	for _, step := range steps {
+	names := []string{"shallow", "objects", "event graph", "refs", "ref guards", "reflogs", "pack files", "storage packs", "packed-only objects"}
+	for i, step := range steps {
+		if opt.Progress != nil {
+			opt.Progress(GCProgress{Phase: "checking " + names[i], Done: i, Total: len(steps)})
+		}
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("fsck: %w", err)
 		}

@@ -45,9 +45,12 @@ func (s recentSource) Get(ctx context.Context, id objects.OID) (*objects.Object,
 	return s.Store.Get(ctx, id)
 }
 
-// IndexRebuildOptions configures IndexRebuild (no options yet; the struct
-// keeps the verb's signature stable as options are added).
-type IndexRebuildOptions struct{}
+// IndexRebuildOptions configures IndexRebuild.
+type IndexRebuildOptions struct {
+	// Progress, when set, is called from the calling goroutine as the
+	// catalog and then the search index start.
+	Progress func(GCProgress)
+}
 
 // IndexRebuildResult is what `tine index rebuild` and `tine index update`
 // report: the action taken and the sizes of the catalog's tables.
@@ -66,7 +69,8 @@ const SearchIndexPath = index.Dir + "/" + index.SearchFile
 
 // withSearch brings the search index up to date with the catalog (from
 // scratch when rebuild), as `tine index rebuild` and `update` promise.
-func withSearch(ctx context.Context, r *Repo, rep *index.Report, rebuild bool) (*IndexRebuildResult, error) {
+func withSearch(ctx context.Context, r *Repo, rep *index.Report, rebuild bool, progress func(GCProgress)) (*IndexRebuildResult, error) {
+	indexStep(progress, "search index", 1)
 	ix := OpenIndex(r)
 	cat, _, err := ix.Catalog(ctx)
 	if err != nil {
@@ -85,34 +89,47 @@ func withSearch(ctx context.Context, r *Repo, rep *index.Report, rebuild bool) (
 // IndexRebuild builds the derived catalog and the search index from
 // scratch out of the refs and objects, replacing the files atomically
 // whatever state they were in.
-func IndexRebuild(ctx context.Context, r *Repo, _ IndexRebuildOptions) (*IndexRebuildResult, error) {
+func IndexRebuild(ctx context.Context, r *Repo, opt IndexRebuildOptions) (*IndexRebuildResult, error) {
+	indexStep(opt.Progress, "catalog", 0)
 	rep, err := OpenIndex(r).Rebuild(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index rebuild: %w", err)
 	}
-	res, err := withSearch(ctx, r, rep, true)
+	res, err := withSearch(ctx, r, rep, true, opt.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("index rebuild: search index: %w", err)
 	}
 	return res, nil
 }
 
-// IndexUpdateOptions configures IndexUpdate (no options yet).
-type IndexUpdateOptions struct{}
+// IndexUpdateOptions configures IndexUpdate.
+type IndexUpdateOptions struct {
+	// Progress is as in IndexRebuildOptions.
+	Progress func(GCProgress)
+}
 
 // IndexUpdate brings the derived catalog up to date, reading only the runs,
 // attestations and annotations it lacks, then the search index, reading
 // only the events it lacks; a missing or damaged file is rebuilt. It is what writers call after moving refs or adding objects.
-func IndexUpdate(ctx context.Context, r *Repo, _ IndexUpdateOptions) (*IndexRebuildResult, error) {
+func IndexUpdate(ctx context.Context, r *Repo, opt IndexUpdateOptions) (*IndexRebuildResult, error) {
+	indexStep(opt.Progress, "catalog", 0)
 	rep, err := OpenIndex(r).Update(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index update: %w", err)
 	}
-	res, err := withSearch(ctx, r, rep, false)
+	res, err := withSearch(ctx, r, rep, false, opt.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("index update: search index: %w", err)
 	}
 	return res, nil
+}
+
+// indexStep reports the start of step done of IndexRebuild's or
+// IndexUpdate's two.
+func indexStep(progress func(GCProgress), phase string, done int) {
+	if progress != nil {
+		progress(GCProgress{Phase: phase, Done: done, Total: 2})
+	}
 }
 
 // IndexStatusOptions configures IndexStatus (no options yet).

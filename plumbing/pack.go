@@ -38,6 +38,9 @@ type PackOptions struct {
 	// (none means every ref outside remotes/), and the frame carries the
 	// refs, their targets' closure and their associations.
 	Refs bool
+	// Progress, when set, is called from the calling goroutine as each
+	// step starts (walking, encoding, writing).
+	Progress func(GCProgress)
 }
 
 // PackResult is what `tine pack` reports.
@@ -90,16 +93,24 @@ func Pack(ctx context.Context, r *Repo, opt PackOptions) (*PackResult, error) {
 			return nil, fmt.Errorf("pack: %s: %w", opt.Output, ErrOutputExists)
 		}
 	}
+	step := func(phase string, done int) {
+		if opt.Progress != nil {
+			opt.Progress(GCProgress{Phase: phase, Done: done, Total: 3})
+		}
+	}
 	res := &PackResult{}
+	step("walking the closure", 0)
 	objs, boundary, err := packObjects(ctx, r, opt, res)
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)
 	}
+	step(fmt.Sprintf("encoding %d objects", len(objs)), 1)
 	frame, id, err := objects.WritePack(objs, boundary)
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)
 	}
 	res.PackID, res.Objects, res.Boundary, res.Bytes = id, len(objs), len(boundary), len(frame)
+	step("writing", 2)
 	if opt.Store {
 		rel, err := storePackFrame(r, id, frame)
 		if err != nil {

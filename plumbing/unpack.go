@@ -26,6 +26,9 @@ type UnpackOptions struct {
 	Stdin io.Reader
 	// NoRefs installs a bundle's objects but none of its refs.
 	NoRefs bool
+	// Progress, when set, is called from the calling goroutine as each
+	// step starts (reading, verifying, writing, refs).
+	Progress func(GCProgress)
 }
 
 // UnpackResult is what `tine unpack` reports.
@@ -70,6 +73,12 @@ type UnpackResult struct {
 // objects are durable, 3. each of its refs is installed by compare-and-swap
 // (installBundleRefs), unless opt.NoRefs.
 func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, error) {
+	step := func(phase string, done int) {
+		if opt.Progress != nil {
+			opt.Progress(GCProgress{Phase: phase, Done: done, Total: 4})
+		}
+	}
+	step("reading", 0)
 	frame, err := readPackFrame(opt)
 	if err != nil {
 		return nil, err
@@ -82,6 +91,7 @@ func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, err
 	// is captured, so the shallow file can be updated before any object
 	// lands, and a refusal leaves the repository untouched.
 	stage := &objects.StagingStore{Store: r.Objects()}
+	step("verifying", 1)
 	pf, err := objects.InstallPack(ctx, frame, stage, func(id objects.OID) bool { return shallow[id] })
 	if err != nil {
 		return nil, fmt.Errorf("unpack %s: %w", opt.Path, err)
@@ -108,6 +118,7 @@ func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, err
 			return nil, fmt.Errorf("unpack %s: record shallow boundary: %w", pf.ID, err)
 		}
 	}
+	step(fmt.Sprintf("writing %d objects", len(stage.Staged)), 2)
 	if err := objects.PutAll(ctx, r.Objects(), stage.Staged); err != nil {
 		return nil, fmt.Errorf("unpack %s: %w", pf.ID, err)
 	}
@@ -122,6 +133,7 @@ func Unpack(ctx context.Context, r *Repo, opt UnpackOptions) (*UnpackResult, err
 				res.Refs = append(res.Refs, RefInstall{Name: br.name, New: br.id.String(), Status: RefSkipped, Reason: "--no-refs"})
 			}
 		} else {
+			step("installing refs", 3)
 			res.Refs = installBundleRefs(ctx, r, list)
 			_, _ = OpenIndex(r).Update(ctx) // derived data: a later read refreshes it
 		}

@@ -48,7 +48,8 @@ func (c *fsckCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := plumbing.Fsck(e.ctx, r, plumbing.FsckOptions{RemoveStale: c.RemoveStale, StaleAfter: staleAfter})
+	res, err := plumbing.Fsck(e.ctx, r, plumbing.FsckOptions{RemoveStale: c.RemoveStale, StaleAfter: staleAfter, Progress: e.plumbingProgress()})
+	e.endProgress()
 	if err != nil {
 		return err
 	}

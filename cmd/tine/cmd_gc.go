@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -33,7 +32,8 @@ object readable. A pack whose index is damaged or missing is never
 removed: gc leaves it alone, and --prune refuses until tine index-pack
 rebuilds its index. A second gc waits for the first; while --prune runs,
 writers (record, import, ...) wait for it, so nothing they are about to
-reference is deleted. Progress goes to stderr when it is a terminal.
+reference is deleted. Progress goes to stderr when it is a terminal and gc
+runs past a second.
 
 A sha256 repository keeps every object loose, so OpenTine can read it:
 there gc packs nothing, writes the objects of any storage pack back out as
@@ -71,8 +71,9 @@ func (c *gcCmd) Run(e *env) error {
 			return err
 		}
 	}
-	opt.Progress = e.gcProgress()
+	opt.Progress = e.plumbingProgress()
 	res, err := plumbing.GC(e.ctx, r, opt)
+	e.endProgress()
 	if err != nil {
 		return err
 	}
@@ -131,29 +132,4 @@ func parseAge(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not an age (now, 30m, 12h, 14d, 2w)", s)
 	}
 	return d, nil
-}
-
-// gcProgress returns a progress renderer for stderr when it is a terminal
-// (nil otherwise): one line rewritten in place per phase.
-func (e *env) gcProgress() func(plumbing.GCProgress) {
-	f, ok := e.stderr.(*os.File)
-	if !ok || !isTerminal(f) {
-		return nil
-	}
-	var last time.Time
-	return func(pr plumbing.GCProgress) {
-		done := pr.Total > 0 && pr.Done == pr.Total
-		if !done && time.Since(last) < 100*time.Millisecond {
-			return
-		}
-		last = time.Now()
-		if pr.Total == 0 {
-			fmt.Fprintf(f, "\r%s: %s…\033[K", e.verb, pr.Phase)
-			return
-		}
-		fmt.Fprintf(f, "\r%s: %s %d/%d (%d%%)\033[K", e.verb, pr.Phase, pr.Done, pr.Total, pr.Done*100/pr.Total)
-		if done {
-			fmt.Fprintln(f)
-		}
-	}
 }

@@ -90,7 +90,8 @@ func (c *importCmd) Run(e *env) error {
 		defer f.Close()
 		in, dir = f, filepath.Dir(c.File)
 	}
-	res, err := runs.Import(e.ctx, r, runs.ImportOptions{Ref: c.Ref, Input: in, Dir: dir})
+	res, err := runs.Import(e.ctx, r, runs.ImportOptions{Ref: c.Ref, Input: in, Dir: dir, Progress: e.plumbingProgress()})
+	e.endProgress()
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}

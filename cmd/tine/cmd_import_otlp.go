@@ -41,7 +41,8 @@ func (c *importCmd) runOTLP(e *env, r *plumbing.Repo) error {
 	} else if data, err = fsutil.ReadFileWith(c.File, fsutil.ReadOptions{Limit: runs.MaxOTLPBytes}); err != nil {
 		return err // ReadFileWith's errors name the file already
 	}
-	res, err := runs.ImportOTLP(e.ctx, r, runs.OTLPImportOptions{Ref: c.Ref, Data: data})
+	res, err := runs.ImportOTLP(e.ctx, r, runs.OTLPImportOptions{Ref: c.Ref, Data: data, Progress: e.plumbingProgress()})
+	e.endProgress()
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}

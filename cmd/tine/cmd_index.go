@@ -52,7 +52,8 @@ func (c *indexRebuildCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := plumbing.IndexRebuild(e.ctx, r, plumbing.IndexRebuildOptions{})
+	res, err := plumbing.IndexRebuild(e.ctx, r, plumbing.IndexRebuildOptions{Progress: e.plumbingProgress()})
+	e.endProgress()
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,8 @@ func (c *indexUpdateCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := plumbing.IndexUpdate(e.ctx, r, plumbing.IndexUpdateOptions{})
+	res, err := plumbing.IndexUpdate(e.ctx, r, plumbing.IndexUpdateOptions{Progress: e.plumbingProgress()})
+	e.endProgress()
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,8 @@ func (c *packCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := plumbing.Pack(e.ctx, r, plumbing.PackOptions{Revisions: c.Revisions, Output: c.Output, Force: c.Force, Store: c.Store, Refs: c.Refs})
+	res, err := plumbing.Pack(e.ctx, r, plumbing.PackOptions{Revisions: c.Revisions, Output: c.Output, Force: c.Force, Store: c.Store, Refs: c.Refs, Progress: e.plumbingProgress()})
+	e.endProgress()
 	if err != nil {
 		return err
 	}

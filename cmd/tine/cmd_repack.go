@@ -30,7 +30,8 @@ func (c *repackCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := plumbing.Repack(e.ctx, r, plumbing.RepackOptions{Delete: c.Delete, Progress: e.gcProgress()})
+	res, err := plumbing.Repack(e.ctx, r, plumbing.RepackOptions{Delete: c.Delete, Progress: e.plumbingProgress()})
+	e.endProgress()
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,8 @@ func (c *unpackCmd) Run(e *env) error {
 		return err
 	}
 	defer r.Close()
-	res, err := plumbing.Unpack(e.ctx, r, plumbing.UnpackOptions{Path: c.File, Stdin: e.stdin, NoRefs: c.NoRefs})
+	res, err := plumbing.Unpack(e.ctx, r, plumbing.UnpackOptions{Path: c.File, Stdin: e.stdin, NoRefs: c.NoRefs, Progress: e.plumbingProgress()})
+	e.endProgress()
 	if err != nil {
 		return err
 	}

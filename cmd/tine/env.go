@@ -25,6 +25,8 @@ type env struct {
 	noPager  bool
 	repoFlag string
 	getenv   func(string) string
+	// progress is the verb's progress line once newProgress made one.
+	progress *progressLine
 }
 
 // openRepo opens the repository the command runs against: --repo DIR when

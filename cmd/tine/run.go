@@ -136,7 +136,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		repoFlag:  repoFlag(grammar),
 		getenv:    os.Getenv,
 	}
-	if err := kctx.Run(e); err != nil {
+	err := kctx.Run(e)
+	e.endProgress()
+	if err != nil {
 		return reportError(stderr, e.verb, err)
 	}
 	return exitOK

@@ -48,6 +48,9 @@ type ImportOptions struct {
 	Now func() time.Time
 	// Actor names the writer in the reflog.
 	Actor string
+	// Progress, when set, is called from the calling goroutine as lines
+	// are read (Done events, Total 0) and as the write starts.
+	Progress func(plumbing.GCProgress)
 }
 
 // ImportResult is what `tine import` reports.
@@ -79,6 +82,7 @@ func Import(ctx context.Context, r *plumbing.Repo, opt ImportOptions) (*ImportRe
 	if err != nil {
 		return nil, err
 	}
+	im.progress = opt.Progress
 	if err := im.read(ctx, opt.Input); err != nil {
 		return nil, err
 	}
@@ -98,6 +102,8 @@ type importer struct {
 	events []*Event
 	objs   []*objects.Object
 	res    *ImportResult
+	// progress is the caller's progress callback, or nil.
+	progress func(plumbing.GCProgress)
 }
 
 // newImporter reads the run an import appends to (ref, default
@@ -134,6 +140,7 @@ func newImporter(ctx context.Context, r *plumbing.Repo, ref, dir string) (*impor
 // run, then one compare-and-swap of the ref.
 func (im *importer) commit(ctx context.Context, r *plumbing.Repo, actor string, now time.Time) (*ImportResult, error) {
 	h := im.h
+	im.report(fmt.Sprintf("writing %d events", len(im.events)), 0, 0)
 	run, err := h.appendedRun(r.Algo(), im.events, "", now)
 	if err != nil {
 		return nil, err
@@ -146,6 +153,13 @@ func (im *importer) commit(ctx context.Context, r *plumbing.Repo, actor string, 
 		im.res.Previous = h.run.ID.String()
 	}
 	return im.res, nil
+}
+
+// report passes a progress report to the caller, if it asked for them.
+func (im *importer) report(phase string, done, total int) {
+	if im.progress != nil {
+		im.progress(plumbing.GCProgress{Phase: phase, Done: done, Total: total})
+	}
 }
 
 // read parses every line, stopping at the first bad one.
@@ -169,6 +183,7 @@ func (im *importer) read(ctx context.Context, in io.Reader) error {
 			if lerr := im.line(line); lerr != nil {
 				return fmt.Errorf("%w: line %d: %w", ErrBadImport, n, lerr)
 			}
+			im.report("reading events", len(im.events), 0)
 		}
 		if errors.Is(err, io.EOF) {
 			return nil

@@ -20,6 +20,9 @@ type OTLPImportOptions struct {
 	Now func() time.Time
 	// Actor names the writer in the reflog.
 	Actor string
+	// Progress, when set, is called from the calling goroutine as spans
+	// are converted (Done of Total spans) and as the write starts.
+	Progress func(plumbing.GCProgress)
 }
 
 // OTLPImportResult is what `tine import --format otlp` reports.
@@ -101,6 +104,7 @@ func ImportOTLP(ctx context.Context, r *plumbing.Repo, opt OTLPImportOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	im.progress = opt.Progress
 	tips := make([]string, 0, len(im.prev))
 	for _, id := range im.prev {
 		tips = append(tips, id.String())
@@ -118,10 +122,11 @@ func ImportOTLP(ctx context.Context, r *plumbing.Repo, opt OTLPImportOptions) (*
 			res.Traces = append(res.Traces, sp.trace)
 		}
 	}
-	for _, sp := range ordered {
+	for i, sp := range ordered {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		im.report("converting spans", i, len(ordered))
 		parents, causal, unresolved := tips, []string(nil), []string(nil)
 		if p, ok := otlpParent(sp, byKey); ok {
 			parents = []string{otlpKey(p.trace, p.id)}
