@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -17,20 +16,10 @@ import (
 // the server's binary they skip, except under CI=true, where they fail.
 func TestS3Scripts(t *testing.T) {
 	bin := vgwtest.Binary(t)
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "testdata", "script-s3"),
-		RequireExplicitExec: true,
-		Setup: func(env *testscript.Env) error {
-			env.Setenv("TINE_DIR", "")
-			env.Setenv("NO_COLOR", "1")
-			return nil
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":     cmdExits,
-			"s3server":  func(ts *testscript.TestScript, neg bool, args []string) { cmdS3Server(ts, neg, args, bin) },
-			"s3ignorer": cmdS3Ignorer,
-		},
-	})
+	testscript.Run(t, scriptParams("script-s3", map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"s3server":  func(ts *testscript.TestScript, neg bool, args []string) { cmdS3Server(ts, neg, args, bin) },
+		"s3ignorer": cmdS3Ignorer,
+	}))
 }
 
 // cmdS3Server is `s3server BUCKET...`: it starts versitygw on 127.0.0.1

@@ -25,8 +25,20 @@ func TestMain(m *testing.M) {
 // TestScripts runs every testdata/script/*.txtar session: each reads like
 // a user's terminal session, errors included.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+	testscript.Run(t, scriptParams("script", map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"capture": cmdCapture,
+		"corrupt": cmdCorrupt,
+		"fixture": cmdFixture,
+	}))
+}
+
+// scriptParams are the parameters of every session directory under
+// testdata (script, script-serve, script-s3): the same clean environment
+// and the `exits` command, plus the directory's own commands.
+func scriptParams(dir string, cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) testscript.Params {
+	cmds["exits"] = cmdExits
+	return testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testdata", dir),
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			// A user's environment must not leak into the sessions.
@@ -34,13 +46,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":   cmdExits,
-			"capture": cmdCapture,
-			"corrupt": cmdCorrupt,
-			"fixture": cmdFixture,
-		},
-	})
+		Cmds: cmds,
+	}
 }
 
 // cmdExits is the script command `exits CODE PROGRAM [ARGS...]`: it runs

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,20 +13,10 @@ import (
 // `tine serve` in the background on 127.0.0.1 (port 0, --ready-file) and
 // drives it with tine's own client verbs over real HTTP.
 func TestServeScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "testdata", "script-serve"),
-		RequireExplicitExec: true,
-		Setup: func(env *testscript.Env) error {
-			env.Setenv("TINE_DIR", "")
-			env.Setenv("NO_COLOR", "1")
-			return nil
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":    cmdExits,
-			"capture":  cmdCapture,
-			"waitfile": cmdWaitFile,
-		},
-	})
+	testscript.Run(t, scriptParams("script-serve", map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"capture":  cmdCapture,
+		"waitfile": cmdWaitFile,
+	}))
 }
 
 // cmdWaitFile is the script command `waitfile NAME FILE`: it waits (up to
