@@ -35,6 +35,11 @@ func ParseParam(s string) (Param, error) {
 	if !ok {
 		return Param{}, fmt.Errorf("%w %q: want NAME=VALUE", ErrBadParam, s)
 	}
+	if name == "" {
+		// Name the whole argument: an empty name alone says nothing
+		// about which --param was wrong.
+		return Param{}, fmt.Errorf("%w %q: the name before \"=\" is empty; want NAME=VALUE", ErrBadParam, s)
+	}
 	p := Param{Name: name, Value: value}
 	return p, checkParam(p)
 }
