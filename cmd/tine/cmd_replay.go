@@ -88,13 +88,7 @@ func (c *replayCmd) Run(e *env) error {
 	if err := e.emit(c.JSON, res, func(p *printer) { printRerun(p, res) }); err != nil {
 		return err
 	}
-	drifted := 0
-	for _, ev := range res.Events {
-		if ev.Status != runs.RerunSame {
-			drifted++
-		}
-	}
-	return replayStatus(c.JSON, res.OK, fmt.Sprintf("%d of %d command(s) did not reproduce, listed above", drifted, res.Reran))
+	return replayStatus(c.JSON, res.OK, fmt.Sprintf("%d of %d command(s) did not reproduce, listed above", notReproduced(res), len(res.Events)))
 }
 
 // replayStatus turns drift into exit 1; in JSON the object says it all.
@@ -184,11 +178,21 @@ func printRerun(p *printer, res *runs.RerunResult) {
 	if !res.OK {
 		verdict = p.bad("FAILED")
 	}
-	drifted := 0
+	notRun := ""
+	if res.NotRun > 0 {
+		notRun = fmt.Sprintf(", %d could not be checked out", res.NotRun)
+	}
+	p.printf("%s: run %s: %d command(s) re-executed%s, %d skipped, %d did not reproduce\n", verdict, res.Run, res.Reran, notRun, res.Skipped, notReproduced(res))
+}
+
+// notReproduced counts the commands that drifted, timed out, did not
+// start or could not be checked out.
+func notReproduced(res *runs.RerunResult) int {
+	n := 0
 	for _, ev := range res.Events {
 		if ev.Status != runs.RerunSame {
-			drifted++
+			n++
 		}
 	}
-	p.printf("%s: run %s: %d command(s) re-executed, %d skipped, %d did not reproduce\n", verdict, res.Run, res.Reran, res.Skipped, drifted)
+	return n
 }

@@ -78,9 +78,12 @@ type RerunResult struct {
 	Revision string `json:"revision,omitempty"`
 	Ref      string `json:"ref,omitempty"`
 	Run      string `json:"run"`
-	// Reran counts re-executed commands; Skipped the events that are not
-	// recorded commands.
+	// Reran counts re-executed commands; NotRun the commands whose
+	// recorded code state could not be checked out (RerunNoCheckout: they
+	// did not run, and count as not reproduced); Skipped the events that
+	// are not recorded commands.
 	Reran   int `json:"reran"`
+	NotRun  int `json:"not_run"`
 	Skipped int `json:"skipped"`
 	// OK reports that every command reproduced.
 	OK     bool         `json:"ok"`
@@ -161,7 +164,7 @@ func Rerun(ctx context.Context, g objects.Getter, run *Run, opt RerunOptions) (*
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				res.Reran++
+				res.NotRun++
 				res.Events = append(res.Events, RerunEvent{Event: e.ID.String(), Position: i, Argv: av,
 					Status: RerunNoCheckout, Message: oneLineError(err)})
 				continue
