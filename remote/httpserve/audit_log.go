@@ -1,0 +1,189 @@
+package httpserve
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/tinehq/tine/internal/fsutil"
+)
+
+// ErrAudit reports an audit directory the server cannot extend: a missing
+// or exposed key, an unreadable head, a torn last row.
+var ErrAudit = errors.New("audit log unusable")
+
+// DefaultAuditMaxBytes is the size at which audit/log is closed as a
+// segment and a new one started.
+const DefaultAuditMaxBytes = 64 << 20
+
+// The files of the audit directory, <root>/audit (README "Storage under
+// --root"). The key lives here, beside the chain, never in a tenant's
+// repository, so nothing that travels (fetch, clone) can carry it.
+const (
+	auditDirName  = "audit"
+	auditKeyFile  = "key"
+	auditHeadFile = "head"
+	auditLogFile  = "log"
+	auditLockFile = "lock"
+)
+
+// auditLog is the HMAC-SHA256 chain of audited requests (spec §13). One
+// row is one line of audit/log; a full log becomes audit/log.<last seq>.
+// Appends are serialized within the process by mu and across processes
+// serving the same root by a lock on audit/lock.
+type auditLog struct {
+	dir      string
+	key      []byte
+	maxBytes int64
+	mu       sync.Mutex
+}
+
+// openAuditLog opens (creating on first use) the audit directory dir. It
+// refuses a key readable by others, a log without its key or head, and a
+// log whose last row is torn; a row written just before a crash left the
+// head behind is adopted once its MAC proves the server wrote it.
+func openAuditLog(dir string, maxBytes int64) (*auditLog, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultAuditMaxBytes
+	}
+	if err := fsutil.MkdirAllSync(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
+	}
+	l := &auditLog{dir: dir, maxBytes: maxBytes}
+	unlock, err := flockPath(filepath.Join(dir, auditLockFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
+	}
+	defer unlock()
+	if l.key, err = l.loadKey(); err != nil {
+		return nil, err
+	}
+	if err := l.checkTail(); err != nil {
+		return nil, err
+	}
+	h, err := l.readHead()
+	if errors.Is(err, fs.ErrNotExist) {
+		last, lerr := l.lastRow()
+		if lerr != nil {
+			return nil, lerr
+		}
+		if last != nil {
+			return nil, fmt.Errorf("%w: %s is missing while the log holds rows: move the audit directory aside (keep it as evidence) to start a new chain", ErrAudit, l.path(auditHeadFile))
+		}
+		return l, l.writeHead(auditHead{MAC: zeroMAC})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return l, l.adoptTail(h)
+}
+
+func (l *auditLog) path(name string) string { return filepath.Join(l.dir, name) }
+
+// loadKey reads audit/key, creating a random one when neither it nor a log
+// exists yet.
+func (l *auditLog) loadKey() ([]byte, error) {
+	p := l.path(auditKeyFile)
+	b, err := fsutil.ReadFileWith(p, fsutil.ReadOptions{Limit: 1024, NoFollow: true, MaxLinks: 1})
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, herr := os.Lstat(l.path(auditHeadFile)); herr == nil {
+			return nil, fmt.Errorf("%w: %s is missing: the chain can be neither verified nor extended; move the audit directory aside (keep it as evidence) to start a new chain", ErrAudit, p)
+		}
+		k := make([]byte, 32)
+		if _, err := rand.Read(k); err != nil {
+			return nil, err
+		}
+		if err := fsutil.CreateFileAtomic(p, []byte(hex.EncodeToString(k)+"\n"), 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%w: create %s: %w", ErrAudit, p, err)
+		}
+		return l.loadKey()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
+	}
+	if fi, err := os.Lstat(p); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s must be readable by its owner only: chmod 600 it", ErrAudit, p)
+	}
+	k, err := hex.DecodeString(string(trimNewline(b)))
+	if err != nil || len(k) != 32 {
+		return nil, fmt.Errorf("%w: %s is not 64 hex digits", ErrAudit, p)
+	}
+	return k, nil
+}
+
+func trimNewline(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		return b[:n-1]
+	}
+	return b
+}
+
+// readHead reads and authenticates audit/head.
+func (l *auditLog) readHead() (auditHead, error) {
+	p := l.path(auditHeadFile)
+	b, err := fsutil.ReadFileWith(p, fsutil.ReadOptions{Limit: 1024, NoFollow: true})
+	if errors.Is(err, fs.ErrNotExist) {
+		return auditHead{}, err
+	}
+	if err != nil {
+		return auditHead{}, fmt.Errorf("%w: %w", ErrAudit, err)
+	}
+	h, err := decodeHead(trimNewline(b), l.key)
+	if err != nil {
+		return auditHead{}, fmt.Errorf("%w: %s: %w", ErrAudit, p, err)
+	}
+	return h, nil
+}
+
+// writeHead replaces audit/head durably.
+func (l *auditLog) writeHead(h auditHead) error {
+	if err := fsutil.WriteFileAtomic(l.path(auditHeadFile), h.encode(l.key), 0o600); err != nil {
+		return fmt.Errorf("%w: write head: %w", ErrAudit, err)
+	}
+	return nil
+}
+
+// adoptTail moves the head to the log's last row when that row is the one
+// after the head and its MAC holds: the server wrote it, then stopped
+// before the head followed. Anything else is left for verification.
+func (l *auditLog) adoptTail(h auditHead) error {
+	last, err := l.lastRow()
+	if err != nil || last == nil {
+		return err
+	}
+	if last.Seq == h.Seq+1 && last.Prev == h.MAC {
+		return l.writeHead(auditHead{MAC: last.MAC, Seq: last.Seq})
+	}
+	return nil
+}
+
+// checkTail refuses a log whose last byte is not a newline: a row torn by
+// a crash mid-write. It is reported, never cut off: the operator decides.
+func (l *auditLog) checkTail() error {
+	p := l.path(auditLogFile)
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrAudit, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, fi.Size()-1); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrAudit, p, err)
+	}
+	if b[0] != '\n' {
+		return fmt.Errorf("%w: %s ends in a torn row (a crash mid-write?): move the audit directory aside (keep it as evidence) to start a new chain", ErrAudit, p)
+	}
+	return nil
+}
