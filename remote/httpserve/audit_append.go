@@ -18,7 +18,7 @@ import (
 // append adds row to the chain: under the locks it reads the head, links
 // the row to it, writes the row with one write and an fsync (a crash
 // leaves at worst a torn last line, which the next start reports), then
-// moves the head. A log that would pass maxBytes is first closed as a
+// moves the head (writeHead): two fsyncs a row. A log that would pass maxBytes is first closed as a
 // segment.
 func (l *auditLog) append(row *auditRow) error {
 	l.mu.Lock()
@@ -50,6 +50,8 @@ func (l *auditLog) append(row *auditRow) error {
 			return fmt.Errorf("%w: %w", ErrAudit, err)
 		}
 	}
+	_, statErr := os.Lstat(p)
+	created := errors.Is(statErr, fs.ErrNotExist)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrAudit, err)
@@ -61,7 +63,8 @@ func (l *auditLog) append(row *auditRow) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	// A new log's name must be durable before the head names its row.
+	if err == nil && created {
 		err = fsutil.SyncDir(l.dir)
 	}
 	if err != nil {

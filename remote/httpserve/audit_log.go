@@ -140,30 +140,68 @@ func (l *auditLog) readHead() (auditHead, error) {
 	return h, nil
 }
 
-// writeHead replaces audit/head durably.
-func (l *auditLog) writeHead(h auditHead) error {
-	if err := fsutil.WriteFileAtomic(l.path(auditHeadFile), h.encode(l.key), 0o600); err != nil {
+// writeHead replaces audit/head: a temporary file written and fsynced,
+// then renamed over it, so the head is always a whole one. The directory
+// is not fsynced: after a crash the head may be an older one, and
+// adoptTail moves it forward over the rows the server wrote since.
+func (l *auditLog) writeHead(h auditHead) (err error) {
+	f, err := os.CreateTemp(l.dir, ".tmp-head-*")
+	if err != nil {
 		return fmt.Errorf("%w: write head: %w", ErrAudit, err)
 	}
-	return nil
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+			err = fmt.Errorf("%w: write head: %w", ErrAudit, err)
+		}
+	}()
+	_, err = f.Write(h.encode(l.key))
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp, l.path(auditHeadFile))
 }
 
-// adoptTail moves the head to the log's last row when that row is the one
-// after the head and its MAC holds: the server wrote it, then stopped
-// before the head followed. Anything else is left for verification.
+// adoptTail moves the head to the log's last row when the rows after the
+// head follow it, each with a MAC that holds: the server wrote them, then
+// stopped before the head's rename was durable (the head is fsynced but
+// its directory is not, to keep a row at two fsyncs). Anything else is
+// left for verification to report.
 func (l *auditLog) adoptTail(h auditHead) error {
 	last, err := l.lastRow()
 	if errors.Is(err, errRowSyntax) || errors.Is(err, errRowMAC) {
-		// Not the server's row: verification reports it.
 		return nil
 	}
-	if err != nil || last == nil {
+	if err != nil || last == nil || last.Seq <= h.Seq {
 		return err
 	}
-	if last.Seq == h.Seq+1 && last.Prev == h.MAC {
-		return l.writeHead(auditHead{MAC: last.MAC, Seq: last.Seq})
+	found := h.Seq == 0
+	prev := auditHead{MAC: h.MAC, Seq: h.Seq}
+	why, err := l.scanRows(func(row *auditRow) string {
+		if !found {
+			found = row.Seq == h.Seq && row.MAC == h.MAC
+			return ""
+		}
+		if row.Seq != prev.Seq+1 || row.Prev != prev.MAC {
+			return "not linked"
+		}
+		prev = auditHead{MAC: row.MAC, Seq: row.Seq}
+		return ""
+	})
+	if err != nil || why != "" || !found || prev.Seq != last.Seq {
+		return err
 	}
-	return nil
+	return l.writeHead(prev)
 }
 
 // checkTail refuses a log whose last byte is not a newline: a row torn by

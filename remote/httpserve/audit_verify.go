@@ -36,16 +36,22 @@ func (l *auditLog) verify() (string, error) {
 	if err != nil {
 		return "the head cannot be read or authenticated", nil
 	}
-	files, err := l.segments()
-	if err != nil {
-		return "", err
-	}
 	var last *auditRow
-	for _, p := range files {
-		why, err := l.verifyFile(p, &last)
-		if why != "" || err != nil {
-			return why, err
+	why, err := l.scanRows(func(row *auditRow) string {
+		prev := last
+		last = row
+		switch {
+		case prev == nil && row.Seq == 1 && row.Prev != zeroMAC:
+			return "the first row does not start the chain"
+		case prev != nil && row.Seq != prev.Seq+1:
+			return fmt.Sprintf("row %d follows row %d", row.Seq, prev.Seq)
+		case prev != nil && row.Prev != prev.MAC:
+			return fmt.Sprintf("row %d is not linked to row %d", row.Seq, prev.Seq)
 		}
+		return ""
+	})
+	if why != "" || err != nil {
+		return why, err
 	}
 	switch {
 	case last == nil && h.Seq != 0:
@@ -56,9 +62,24 @@ func (l *auditLog) verify() (string, error) {
 	return "", nil
 }
 
-// verifyFile checks the rows of one file, each against *last, which it
-// advances.
-func (l *auditLog) verifyFile(p string, last **auditRow) (string, error) {
+// scanRows calls fn with each row of the chain's files, oldest first,
+// and stops at the first line that is not a sound row or the first
+// complaint of fn, returning why (naming the file and line).
+func (l *auditLog) scanRows(fn func(*auditRow) string) (string, error) {
+	files, err := l.segments()
+	if err != nil {
+		return "", err
+	}
+	for _, p := range files {
+		why, err := l.scanFile(p, fn)
+		if why != "" || err != nil {
+			return why, err
+		}
+	}
+	return "", nil
+}
+
+func (l *auditLog) scanFile(p string, fn func(*auditRow) string) (string, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrAudit, err)
@@ -82,16 +103,9 @@ func (l *auditLog) verifyFile(p string, last **auditRow) (string, error) {
 		if err != nil {
 			return fmt.Sprintf("%s line %d: %v", name, n, err), nil
 		}
-		prev := *last
-		switch {
-		case prev == nil && row.Seq == 1 && row.Prev != zeroMAC:
-			return fmt.Sprintf("%s line %d: the first row does not start the chain", name, n), nil
-		case prev != nil && row.Seq != prev.Seq+1:
-			return fmt.Sprintf("%s line %d: row %d follows row %d", name, n, row.Seq, prev.Seq), nil
-		case prev != nil && row.Prev != prev.MAC:
-			return fmt.Sprintf("%s line %d: row %d is not linked to row %d", name, n, row.Seq, prev.Seq), nil
+		if why := fn(row); why != "" {
+			return fmt.Sprintf("%s line %d: %s", name, n, why), nil
 		}
-		*last = row
 	}
 }
 
