@@ -130,7 +130,7 @@ func (s *Server) auditVerify(c *call) *httpError {
 			s.cfg.Log("audit/verify: the chain is invalid: " + why)
 		}
 	}
-	c.detail("status", reply.Status)
+	c.detail("result", reply.Status)
 	writeJSON(c.w, http.StatusOK, reply)
 	return nil
 }

@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// Role is what the server's one static identity may do (spec §3).
+// Role is what an identity may do (spec §3): the static token has one,
+// an OIDC token those its roles claim names.
 type Role string
 
 // The roles of spec §3.

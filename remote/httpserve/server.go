@@ -50,7 +50,9 @@ type Config struct {
 	// MaxBodyBytes bounds every request body (0: 16 MiB);
 	// MaxUploadBytes a resumable upload's size (0: 256 MiB, never more).
 	MaxBodyBytes, MaxUploadBytes int64
-	// Log receives one line per refused or failed request (may be nil).
+	// Log receives one line per refused or failed request, per audit row
+	// that could not be written and per chain audit/verify found invalid
+	// (may be nil).
 	Log func(string)
 	// Now is the clock of the upload TTL (nil: time.Now).
 	Now func() time.Time
