@@ -30,8 +30,9 @@ const slotWait = 30 * time.Second
 
 // Config configures a Server.
 type Config struct {
-	// Root is the state directory: tenants/<t>/.tine repositories and
-	// uploads/<t>/ resumable-upload state.
+	// Root is the state directory: tenants/<t>/.tine repositories,
+	// uploads/<t>/ resumable-upload state, search/<t>/ journals and the
+	// audit/ chain (doc.go).
 	Root string
 	// Tenant, Token and Role make the one static identity.
 	Tenant string
