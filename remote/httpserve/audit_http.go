@@ -76,7 +76,7 @@ func (s *Server) auditCall(c *call, status int) {
 	c.detail("status", strconv.Itoa(status))
 	res := strings.TrimPrefix(logPath("/"+c.resource), "/")
 	if len(res) > 512 {
-		res = res[:512]
+		res = strings.ToValidUTF8(res[:512], "")
 	}
 	c.detail("resource", res)
 	act := string(c.action)

@@ -51,8 +51,19 @@ func mac(key []byte, domain string, msg []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// seal sets row.MAC and returns the row's line, newline included.
+// seal sets row.MAC and returns the row's line, newline included. Every
+// string is made valid UTF-8 first: encoding/json writes an invalid byte
+// (from a request path, say) as \ufffd, which decodes to a character
+// that re-encodes differently, and verification re-encodes each row.
 func (row *auditRow) seal(key []byte) ([]byte, error) {
+	for _, p := range []*string{&row.Action, &row.Actor, &row.EventID, &row.Outcome, &row.Tenant, &row.Timestamp} {
+		*p = strings.ToValidUTF8(*p, "\uFFFD")
+	}
+	clean := make(map[string]string, len(row.Details))
+	for k, v := range row.Details {
+		clean[strings.ToValidUTF8(k, "\uFFFD")] = strings.ToValidUTF8(v, "\uFFFD")
+	}
+	row.Details = clean
 	row.MAC = ""
 	body, err := json.Marshal(row)
 	if err != nil {
