@@ -60,6 +60,12 @@ func openAuditLog(dir string, maxBytes int64) (*auditLog, error) {
 		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
 	}
 	defer unlock()
+	// Heads a kill left half-made (never renamed) are litter.
+	if tmps, err := filepath.Glob(filepath.Join(dir, ".tmp-head-*")); err == nil {
+		for _, p := range tmps {
+			_ = os.Remove(p)
+		}
+	}
 	if l.key, err = l.loadKey(); err != nil {
 		return nil, err
 	}
