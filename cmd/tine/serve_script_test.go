@@ -16,6 +16,11 @@ func TestServeScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("script-serve", map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"capture":  cmdCapture,
 		"waitfile": cmdWaitFile,
+		"http":     cmdHTTP,
+		"oidckey":  cmdOIDCKey,
+		"mintjwt":  cmdMintJWT,
+		"tamper":   cmdTamper,
+		"tear":     cmdTear,
 	}))
 }
 

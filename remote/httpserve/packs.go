@@ -79,6 +79,9 @@ func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, l
 	if err := objects.PutAll(ctx, r.Objects(), stage.Staged); err != nil {
 		return "", 0, internal(fmt.Sprintf("install %s: %v", pf.ID, err))
 	}
+	if err := s.noteReceived(ctx, r, tenant, stage.Staged); err != nil && s.cfg.Log != nil {
+		s.cfg.Log(fmt.Sprintf("install %s: search journal: %v", pf.ID, err))
+	}
 	return pf.ID, len(pf.Objects), nil
 }
 

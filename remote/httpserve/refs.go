@@ -65,11 +65,17 @@ func (s *Server) putRef(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
-	if ns == refs.NamespacePromotions && !c.id.allows(actPromote, c.tenant, s.cfg.WriterPromotes) {
-		return forbidden("promote " + name)
+	if ns == refs.NamespacePromotions {
+		c.action = actPromote
+		if !c.id.allows(actPromote, c.tenant, s.cfg.WriterPromotes) {
+			return forbidden("promote " + name)
+		}
 	}
-	if ns == refs.NamespaceTags && !isNull(body["expected_old"]) && !c.id.allows(actRetag, c.tenant, s.cfg.WriterPromotes) {
-		return forbidden("retag " + name)
+	if ns == refs.NamespaceTags && !isNull(body["expected_old"]) {
+		c.action = actRetag
+		if !c.id.allows(actRetag, c.tenant, s.cfg.WriterPromotes) {
+			return forbidden("retag " + name)
+		}
 	}
 	rawNew, ok := body["new"]
 	if !ok {

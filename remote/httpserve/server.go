@@ -30,8 +30,9 @@ const slotWait = 30 * time.Second
 
 // Config configures a Server.
 type Config struct {
-	// Root is the state directory: tenants/<t>/.tine repositories and
-	// uploads/<t>/ resumable-upload state.
+	// Root is the state directory: tenants/<t>/.tine repositories,
+	// uploads/<t>/ resumable-upload state, search/<t>/ journals and the
+	// audit/ chain (doc.go).
 	Root string
 	// Tenant, Token and Role make the one static identity.
 	Tenant string
@@ -50,7 +51,9 @@ type Config struct {
 	// MaxBodyBytes bounds every request body (0: 16 MiB);
 	// MaxUploadBytes a resumable upload's size (0: 256 MiB, never more).
 	MaxBodyBytes, MaxUploadBytes int64
-	// Log receives one line per refused or failed request (may be nil).
+	// Log receives one line per refused or failed request, per audit row
+	// that could not be written and per chain audit/verify found invalid
+	// (may be nil).
 	Log func(string)
 	// Now is the clock of the upload TTL (nil: time.Now).
 	Now func() time.Time
@@ -62,6 +65,11 @@ type Config struct {
 	// extension (0: wire.TineMaxPackObjects and wire.TineMaxShallow; at
 	// least objects.MaxPackObjects, at most those).
 	TinePackObjects, TineShallow int
+	// AuditMaxBytes is the size at which audit/log is closed as a segment
+	// (0: DefaultAuditMaxBytes).
+	AuditMaxBytes int64
+	// OIDC, when set, accepts OIDC bearer tokens besides the static one.
+	OIDC *OIDCConfig
 }
 
 // Server is an OpenTine remote (opentine-remote/1) serving tine
@@ -69,7 +77,10 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	auth    *tokenAuth
+	oidc    *oidcVerifier
 	uploads *uploadStore
+	audit   *auditLog
+	anon    anonState
 	// packSlots bounds concurrent fetch and install work, walkSlots
 	// concurrent negotiations (two each, spec §11).
 	packSlots, walkSlots chan struct{}
@@ -125,6 +136,14 @@ func New(cfg Config) (*Server, error) {
 		packSlots: make(chan struct{}, 2), walkSlots: make(chan struct{}, 2),
 		tenants: map[string]*plumbing.Repo{}, locks: map[string]*sync.Mutex{}}
 	s.uploads = newUploadStore(filepath.Join(root, "uploads"), cfg.Now)
+	if s.audit, err = openAuditLog(auditDir(root), cfg.AuditMaxBytes); err != nil {
+		return nil, err
+	}
+	if cfg.OIDC != nil {
+		if s.oidc, err = newOIDCVerifier(*cfg.OIDC, cfg.Now); err != nil {
+			return nil, err
+		}
+	}
 	// The identity's tenant repository, if it exists, must open with the
 	// advertised format: refuse to start rather than fail every request.
 	if _, err := s.repo(cfg.Tenant, false); err != nil {
@@ -133,8 +152,10 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Close closes the tenant repositories the server opened.
+// Close writes the refused authentications still waiting for their audit
+// row and closes the tenant repositories the server opened.
 func (s *Server) Close() error {
+	s.flushAnon()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var first error
@@ -178,32 +199,47 @@ type call struct {
 	id       identity
 	tenant   string
 	resource string
+	// action and details make the request's audit row.
+	action  action
+	details map[string]string
 }
 
 // ServeHTTP routes a request (spec §2, §4): capabilities without
 // authentication, then the bearer token on every other path (401 even on
 // unknown ones), the tenant name (400), the role (403) and the endpoint.
+// Every request but capabilities is audited once answered (spec §13).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimRight(r.URL.Path, "/")
 	if path == "/v1/capabilities" && r.Method == http.MethodGet {
 		writeJSON(w, http.StatusOK, capabilities{
-			Authentication: []string{"bearer"}, Filters: []string{"depth", "object_type"},
+			Authentication: s.authMethods(), Filters: []string{"depth", "object_type"},
 			ObjectFormat: wire.FormatFor(s.cfg.ObjectFormat), PackFormat: wire.PackFormat,
 			Protocol: wire.Protocol, ResumableUpload: true, Roles: []string{"reader", "writer", "admin"},
 			Tine: s.tineCaps()})
 		return
 	}
-	id, ok := s.auth.authenticate(r)
-	if !ok {
-		s.fail(w, r, &httpError{status: http.StatusUnauthorized, text: textAuth})
+	id, reason := s.authenticate(r)
+	if reason != "" {
+		s.fail(w, r, &httpError{status: http.StatusUnauthorized, text: textAuth, detail: reason})
+		s.auditAnon(r, reason)
 		return
 	}
+	sw := &statusWriter{ResponseWriter: w}
+	c := &call{w: sw, r: r, id: id, tenant: serverTenant}
+	s.serve(c, path)
+	s.auditCall(c, sw.status)
+}
+
+// serve answers an authenticated request.
+func (s *Server) serve(c *call, path string) {
+	w, r := c.w, c.r
 	rest, ok := strings.CutPrefix(path, "/v1/tenants/")
 	if !ok {
 		s.fail(w, r, notFound("no such route"))
 		return
 	}
 	tenant, resource, _ := strings.Cut(rest, "/")
+	c.resource = resource
 	if resource == "" {
 		s.fail(w, r, invalid("no resource after the tenant"))
 		return
@@ -212,13 +248,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, invalid(err.Error()))
 		return
 	}
-	c := &call{w: w, r: r, id: id, tenant: tenant, resource: resource}
+	c.tenant = tenant
 	act, h := s.route(c)
+	c.action = act
 	if h == nil {
 		s.fail(w, r, notFound("no such route"))
 		return
 	}
-	if !id.allows(act, tenant, s.cfg.WriterPromotes) {
+	if !c.id.allows(act, tenant, s.cfg.WriterPromotes) {
 		s.fail(w, r, forbidden(fmt.Sprintf("%s on tenant %s", act, tenant)))
 		return
 	}
@@ -243,6 +280,10 @@ func (s *Server) route(c *call) (action, func(*call) *httpError) {
 		return actUpload, s.postPacks
 	case strings.HasPrefix(res, "packs/") && (m == http.MethodPatch || m == http.MethodHead):
 		return actUpload, s.uploadChunk
+	case res == "search" && m == http.MethodPost:
+		return actSearch, s.search
+	case res == "audit/verify" && m == http.MethodGet:
+		return actAudit, s.auditVerify
 	}
 	return "", nil
 }
