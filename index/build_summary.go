@@ -12,6 +12,7 @@ import (
 // only the events it adds.
 func (b *builder) summarizeRun(o *objects.Object, events []objects.OID, e *RunEntry) error {
 	e.Status, e.CreatedAt, e.HasCreatedAt = runStatus(o)
+	e.tipIDs, e.Exact = runTips(o, events)
 	for _, ev := range events {
 		if _, ok := b.summ[ev]; ok {
 			continue
@@ -114,6 +115,8 @@ func (b *builder) eventTable(d *data) {
 			for _, id := range e.parentIDs {
 				if n, ok := pos(id); ok {
 					ps = append(ps, n)
+				} else {
+					e.Exact = false
 				}
 			}
 			e.parents, e.parentIDs = ps, nil
@@ -124,6 +127,8 @@ func (b *builder) eventTable(d *data) {
 			for _, n := range e.parents {
 				if used[n] {
 					ps = append(ps, remap[n])
+				} else {
+					e.Exact = false
 				}
 			}
 			e.parents = ps
@@ -138,6 +143,11 @@ func (b *builder) eventTable(d *data) {
 				pos[x] = remap[n]
 			}
 			r.Events = pos
+			tips := make([]int, len(r.Tips))
+			for x, n := range r.Tips {
+				tips[x] = remap[n]
+			}
+			r.Tips = tips
 			continue
 		}
 		r.Events = make([]int, len(ids))
@@ -148,5 +158,15 @@ func (b *builder) eventTable(d *data) {
 				r.Events[x] = newPos[id]
 			}
 		}
+		r.Tips = make([]int, 0, len(r.tipIDs))
+		for _, id := range r.tipIDs {
+			n, ok := pos(id)
+			if !ok {
+				r.Exact = false
+				break
+			}
+			r.Tips = append(r.Tips, n)
+		}
+		r.tipIDs = nil
 	}
 }

@@ -235,6 +235,15 @@ func (d *decoder) runs(out *data) {
 			}
 			r.Events[j] = int(n)
 		}
+		r.Tips = make([]int, d.count(1))
+		for j := range r.Tips {
+			n := d.uv()
+			if d.err == nil && n >= uint64(len(out.events)) {
+				d.fail("run %s names tip %d of %d", r.Run, n, len(out.events))
+			}
+			r.Tips[j] = int(n)
+		}
+		r.Exact = d.flag()
 		r.Keyed = make([]KeyedEvent, d.count(3))
 		for j := range r.Keyed {
 			k := &r.Keyed[j]
@@ -366,6 +375,16 @@ func (d *decoder) events(out *data) {
 			}
 		}
 		s.Argv = d.str()
+		s.Model, s.Tool, s.Error = d.istr(), d.istr(), d.str()
+		if n := d.count(1); n > MaxArgvWords {
+			d.fail("%d argv words", n)
+		} else if n > 0 {
+			s.Words = make([]string, n)
+		}
+		for j := range s.Words {
+			s.Words[j] = d.istr()
+		}
+		s.Exact = d.flag()
 		if n := d.count(1); n > 0 {
 			s.parents = d.ints(n)
 		}

@@ -18,6 +18,10 @@ type logCmd struct {
 	jsonFlag
 }
 
+// logDirectEnv set to 1 makes log --all read every run and event instead
+// of the catalog: the same output, slower; a check of the catalog.
+const logDirectEnv = "TINE_LOG_DIRECT"
+
 // Help shows examples under `tine log --help`.
 func (c *logCmd) Help() string {
 	return `Lists events newest first with kind, model or tool, cost, duration and
@@ -53,7 +57,8 @@ func (c *logCmd) Run(e *env) error {
 			return err
 		}
 	}
-	res, err := runs.Log(e.ctx, r, runs.LogOptions{Rev: c.Rev, All: c.All, Graph: c.Graph, Limit: c.Limit})
+	direct := e.getenv != nil && e.getenv(logDirectEnv) == "1"
+	res, err := runs.Log(e.ctx, r, runs.LogOptions{Rev: c.Rev, All: c.All, Graph: c.Graph, Limit: c.Limit, Direct: direct})
 	if err != nil {
 		return err
 	}

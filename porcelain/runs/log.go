@@ -18,6 +18,10 @@ type LogOptions struct {
 	Graph bool
 	// Limit keeps the first Limit entries; 0 means all.
 	Limit int
+	// Direct makes All read every run and event instead of serving the
+	// listing from the catalog (log_catalog.go): the same result, slower;
+	// a check of the catalog path.
+	Direct bool
 }
 
 // LogEntry is one event of a log, newest first.
@@ -74,6 +78,18 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 	var res *LogResult
 	var nodes []GraphNode
 	var err error
+	if opt.All && !opt.Direct {
+		res, parents, ok, err := logAllCatalog(ctx, r, opt.Limit)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if opt.Graph {
+				res.Graph = renderLanes(nil, parents)
+			}
+			return res, nil
+		}
+	}
 	if opt.All {
 		res, nodes, err = logAll(ctx, r.Objects(), r.Refs(), opt.Limit)
 	} else {
