@@ -138,34 +138,34 @@ func (b *builder) eventTable(d *data) {
 		r := &d.runs[k]
 		ids, indexedNow := b.runEvents[r.Run]
 		if !indexedNow {
-			pos := make([]int, len(r.Events))
+			pos := make([]int32, len(r.Events))
 			for x, n := range r.Events {
-				pos[x] = remap[n]
+				pos[x] = int32(remap[n])
 			}
 			r.Events = pos
-			tips := make([]int, len(r.Tips))
+			tips := make([]int32, len(r.Tips))
 			for x, n := range r.Tips {
-				tips[x] = remap[n]
+				tips[x] = int32(remap[n])
 			}
 			r.Tips = tips
 			continue
 		}
-		r.Events = make([]int, len(ids))
+		r.Events = make([]int32, len(ids))
 		for x, id := range ids {
 			if n, ok := b.oldEvent(id); ok {
-				r.Events[x] = remap[n]
+				r.Events[x] = int32(remap[n])
 			} else {
-				r.Events[x] = newPos[id]
+				r.Events[x] = int32(newPos[id])
 			}
 		}
-		r.Tips = make([]int, 0, len(r.tipIDs))
+		r.Tips = make([]int32, 0, len(r.tipIDs))
 		for _, id := range r.tipIDs {
 			n, ok := pos(id)
 			if !ok {
 				r.Exact = false
 				break
 			}
-			r.Tips = append(r.Tips, n)
+			r.Tips = append(r.Tips, int32(n))
 		}
 		r.tipIDs = nil
 	}

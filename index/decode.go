@@ -227,21 +227,21 @@ func (d *decoder) runs(out *data) {
 		r.Run = d.oid(out.algo, objects.TypeRun, false)
 		r.Status = d.istr()
 		r.HasCreatedAt, r.CreatedAt = d.flagFloat()
-		r.Events = make([]int, d.count(1))
+		r.Events = make([]int32, d.count(1))
 		for j := range r.Events {
 			n := d.uv()
 			if d.err == nil && n >= uint64(len(out.events)) {
 				d.fail("run %s names event %d of %d", r.Run, n, len(out.events))
 			}
-			r.Events[j] = int(n)
+			r.Events[j] = int32(n)
 		}
-		r.Tips = make([]int, d.count(1))
+		r.Tips = make([]int32, d.count(1))
 		for j := range r.Tips {
 			n := d.uv()
 			if d.err == nil && n >= uint64(len(out.events)) {
 				d.fail("run %s names tip %d of %d", r.Run, n, len(out.events))
 			}
-			r.Tips[j] = int(n)
+			r.Tips[j] = int32(n)
 		}
 		r.Exact = d.flag()
 		r.Keyed = make([]KeyedEvent, d.count(3))

@@ -65,8 +65,8 @@ type RunEntry struct {
 	Status       string
 	CreatedAt    float64
 	HasCreatedAt bool
-	Events       []int
-	Tips         []int
+	Events       []int32
+	Tips         []int32
 	Keyed        []KeyedEvent
 	// Exact reports that the run object was read and Status, Events and
 	// Tips are its status, events and tips whole (runExact); `tine log`

@@ -79,7 +79,7 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 	var nodes []GraphNode
 	var err error
 	if opt.All && !opt.Direct {
-		res, parents, ok, err := logAllCatalog(ctx, r, opt.Limit)
+		res, parents, ok, err := logAllCatalog(ctx, r, r.Objects(), opt.Limit)
 		if err != nil {
 			return nil, err
 		}

@@ -28,17 +28,18 @@ import (
 // logAllCatalog is logAll served by the catalog. ok is false when the
 // catalog cannot serve it (it fails to load, or a run is inexact): the
 // caller then takes the direct path.
-func logAllCatalog(ctx context.Context, r *plumbing.Repo, limit int) (res *LogResult, parents [][]int32, ok bool, err error) {
+// Events the catalog lacks are read through g.
+func logAllCatalog(ctx context.Context, r *plumbing.Repo, g objects.Getter, limit int) (res *LogResult, parents [][]int32, ok bool, err error) {
 	cat, _, err := plumbing.OpenIndex(r).Catalog(ctx)
 	if err != nil {
 		return nil, nil, false, nil
 	}
-	u := &catalogUnion{cat: cat, g: r.Objects(), slot: make([]int32, cat.NumEvents()), read: map[int]*Event{}}
+	u := &catalogUnion{cat: cat, g: g, slot: make([]int32, cat.NumEvents()), read: map[int]*Event{}}
 	for i := range u.slot {
 		u.slot[i] = -1
 	}
 	res = &LogResult{Runs: []LogRun{}, Entries: []LogEntry{}}
-	deco := map[int][]string{}
+	deco := map[int32][]string{}
 	for _, ref := range cat.Refs("") {
 		if ref.ID.Type != objects.TypeRun || refs.NamespaceOf(ref.Name) == refs.NamespaceAnnotations {
 			continue
@@ -69,10 +70,12 @@ func logAllCatalog(ctx context.Context, r *plumbing.Repo, limit int) (res *LogRe
 	}
 	parents = make([][]int32, len(order))
 	res.Entries = make([]LogEntry, 0, len(order))
+	u.ids = make([]string, len(u.pos))
+	u.nums = make([]float64, 0, 2*len(order))
 	for k, s := range order {
 		p := u.pos[s]
-		le := u.entry(p)
-		le.Refs = deco[p]
+		le := u.entry(s, p)
+		le.Refs = deco[int32(p)]
 		res.Entries = append(res.Entries, le)
 		for _, ps := range u.parents[s] {
 			if n := shown[ps]; n >= 0 && !containsInt32(parents[k], n) {
@@ -95,12 +98,17 @@ type catalogUnion struct {
 	parents [][]int32
 	time    []float64
 	read    map[int]*Event
+	// ids spells each slot's oid once (an event's and its children's
+	// parent lists share it); nums backs the entries' time and score.
+	ids  []string
+	nums []float64
 }
 
 // add puts the events at positions events (a run's, in its order) into
 // the union, reading those the catalog holds inexactly.
-func (u *catalogUnion) add(ctx context.Context, ref string, run objects.OID, events []int) error {
-	for _, p := range events {
+func (u *catalogUnion) add(ctx context.Context, ref string, run objects.OID, events []int32) error {
+	for _, p32 := range events {
+		p := int(p32)
 		if u.slot[p] >= 0 {
 			continue
 		}
@@ -203,14 +211,15 @@ func (h *slotHeap) Pop() any {
 	return n
 }
 
-// entry is the log entry of the event at position p: the event read, else
-// its summary, which holds every field log shows.
-func (u *catalogUnion) entry(p int) LogEntry {
+// entry is the log entry of the event at position p, slot s: the event
+// read, else its summary, which holds every field log shows.
+func (u *catalogUnion) entry(s32 int32, p int) LogEntry {
 	if e, ok := u.read[p]; ok {
 		return detached(logEntry(e, nil))
 	}
 	s := u.cat.EventAt(p)
-	le := LogEntry{Event: s.ID.String(), Short: Short(s.ID), Kind: s.Kind, Model: s.Model, Tool: s.Tool,
+	id := u.idString(s32, p)
+	le := LogEntry{Event: id, Short: id[len(id)-2*len(s.ID.Digest):][:shortHex], Kind: s.Kind, Model: s.Model, Tool: s.Tool,
 		Label: s.Kind, Cost: s.Cost, Duration: s.Duration, Tokens: s.Tokens, Error: s.Error}
 	switch {
 	case s.Model != "":
@@ -219,12 +228,10 @@ func (u *catalogUnion) entry(p int) LogEntry {
 		le.Label = s.Tool
 	}
 	if s.HasScore {
-		v := s.Score
-		le.Score = &v
+		le.Score = u.num(s.Score)
 	}
 	if s.HasTime {
-		v := s.Time
-		le.TimeUnix = &v
+		le.TimeUnix = u.num(s.Time)
 	}
 	if s.HasExit {
 		v := s.ExitCode
@@ -239,7 +246,28 @@ func (u *catalogUnion) entry(p int) LogEntry {
 	ps := u.cat.ParentsAt(p)
 	le.Parents = make([]string, len(ps))
 	for i, q := range ps {
-		le.Parents[i] = u.cat.EventAt(q).ID.String()
+		le.Parents[i] = u.idString(u.slot[q], q)
 	}
 	return le
+}
+
+// idString spells the oid at position p (slot s, -1 when not in the
+// union) once per slot.
+func (u *catalogUnion) idString(s int32, p int) string {
+	if s < 0 {
+		return u.cat.EventAt(p).ID.String()
+	}
+	if u.ids[s] == "" {
+		u.ids[s] = u.cat.EventAt(p).ID.String()
+	}
+	return u.ids[s]
+}
+
+// num returns a pointer to v carved from one backing array.
+func (u *catalogUnion) num(v float64) *float64 {
+	if len(u.nums) == cap(u.nums) {
+		u.nums = make([]float64, 0, 1024)
+	}
+	u.nums = append(u.nums, v)
+	return &u.nums[len(u.nums)-1]
 }
