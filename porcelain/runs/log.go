@@ -69,8 +69,10 @@ type LogResult struct {
 // decorated at the tips of their runs.
 //
 // Only the events shown are read: a run's event list gives the order, so
-// -n N reads N events; with All every event of the union is read once,
-// however many runs share it (see lazy.go).
+// -n N reads N events. All is served from the catalog, reading no run and
+// no event it holds whole (log_catalog.go); with Direct, or when the
+// catalog cannot serve it, every event of the union is read once, however
+// many runs share it (see lazy.go).
 func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, error) {
 	if opt.All && opt.Rev != "" {
 		return nil, fmt.Errorf("a revision and --all cannot be combined")
