@@ -65,7 +65,8 @@ type LogResult struct {
 // Log lists the events of a run newest first (the reverse of the run's
 // order), or with All the events of every run a heads/, experiments/,
 // promotions/, tags/ or remotes/ ref points at, merged by oid into one DAG
-// ordered children first, newest time_unix first, then by oid. Refs are
+// ordered children first, newest time_unix first, then by oid (events
+// without time_unix last, the last met first: mergedOrder). Refs are
 // decorated at the tips of their runs.
 //
 // Only the events shown are read: a run's event list gives the order, so

@@ -97,6 +97,7 @@ type catalogUnion struct {
 	pos     []int
 	parents [][]int32
 	time    []float64
+	timed   []bool
 	read    map[int]*Event
 	// ids spells each slot's oid once (an event's and its children's
 	// parent lists share it); nums backs the entries' time and score.
@@ -121,6 +122,7 @@ func (u *catalogUnion) add(ctx context.Context, ref string, run objects.OID, eve
 				t = s.Time
 			}
 			u.time = append(u.time, t)
+			u.timed = append(u.timed, s.HasTime)
 			continue
 		}
 		// Missing when the catalog was built is read again: the event
@@ -131,6 +133,7 @@ func (u *catalogUnion) add(ctx context.Context, ref string, run objects.OID, eve
 		}
 		u.read[p] = e
 		u.time = append(u.time, e.TimeUnix)
+		u.timed = append(u.timed, e.HasTime)
 	}
 	return nil
 }
@@ -189,7 +192,8 @@ func (u *catalogUnion) order() []int32 {
 }
 
 // slotHeap is a min-heap of union slots by time descending, then
-// position ascending (newerFirst).
+// position ascending; slots without time after those with time 0, the
+// last met first (newerFirst).
 type slotHeap struct {
 	u *catalogUnion
 	s []int32
@@ -200,6 +204,11 @@ func (h *slotHeap) Less(i, j int) bool {
 	a, b := h.s[i], h.s[j]
 	if ta, tb := h.u.time[a], h.u.time[b]; ta != tb {
 		return ta > tb
+	}
+	if xa, xb := h.u.timed[a], h.u.timed[b]; xa != xb {
+		return xa
+	} else if !xa {
+		return a > b
 	}
 	return h.u.pos[a] < h.u.pos[b]
 }

@@ -260,3 +260,54 @@ func TestLogAllCatalogReadsNoEvents(t *testing.T) {
 	}
 	logBoth(t, r, LogOptions{Graph: true})
 }
+
+// TestLogAllUntimedTreeKeepsFewLanes: a run imported without times whose
+// events form a tree (a root, 10 children, 10 grandchildren each, listed
+// depth first) is drawn in its recorded order, one subtree at a time,
+// not interleaved by oid: at most 21 lanes (10 grandchildren waiting for
+// their parent, 9 children for the root), where ordering by oid kept a
+// lane open for most grandchildren at once (85). Both paths draw it alike.
+func TestLogAllUntimedTreeKeepsFewLanes(t *testing.T) {
+	ctx := context.Background()
+	r := lazyRepo(t)
+	var objs []*objects.Object
+	var order []string
+	add := func(parent *objects.Object, seq int) *objects.Object {
+		ps := "[]"
+		if parent != nil {
+			ps = fmt.Sprintf("[%q]", parent.ID.String())
+		}
+		o := jsonObject(t, r.Algo(), objects.TypeEvent, fmt.Sprintf(`{"kind":"span","seq":%d,"parent_ids":%s}`, seq, ps))
+		objs = append(objs, o)
+		order = append(order, fmt.Sprintf("%q", o.ID.String()))
+		return o
+	}
+	root := add(nil, 0)
+	for i := range 10 {
+		a := add(root, 100*(i+1))
+		for j := range 10 {
+			add(a, 100*(i+1)+j+1)
+		}
+	}
+	run := jsonObject(t, r.Algo(), objects.TypeRun, fmt.Sprintf(`{"events":[%s],"roots":[%s],"tips":[%s]}`,
+		strings.Join(order, ","), order[0], order[len(order)-1]))
+	objs = append(objs, run)
+	if err := objects.PutAll(ctx, r.Objects(), objs); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Refs().UpdateExpect(ctx, "heads/main", run.ID, refs.ExpectAny, "test"); err != nil {
+		t.Fatal(err)
+	}
+	logBoth(t, r, LogOptions{Graph: true})
+	res, err := Log(ctx, r, LogOptions{All: true, Graph: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes := 0
+	for _, l := range res.Graph {
+		lanes = max(lanes, strings.Count(l.Graph, "|")+strings.Count(l.Graph, "*"))
+	}
+	if lanes > 21 {
+		t.Fatalf("the untimed tree is drawn with %d lanes, want at most 21\n%s", lanes, drawn(res.Graph))
+	}
+}
