@@ -23,6 +23,11 @@ type logCmd struct {
 // of the catalog: the same output, slower; a check of the catalog.
 const logDirectEnv = "TINE_LOG_DIRECT"
 
+// bigLog is the size of a log --all from which collecting the catalog's
+// memory before printing pays: below it a collection costs more CPU than
+// the few MiB it keeps from the peak.
+const bigLog = 8192
+
 // Help shows examples under `tine log --help`.
 func (c *logCmd) Help() string {
 	return `Lists events newest first with kind, model or tool, cost, duration and
@@ -63,7 +68,7 @@ func (c *logCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.All {
+	if c.All && len(res.Entries) >= bigLog {
 		// --all let go of the catalog it was served from (most of its
 		// memory: tens of MiB at 30,000 events); collecting now sets the
 		// heap's next target from what is printed, so the rendering's
