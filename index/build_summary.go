@@ -12,6 +12,7 @@ import (
 // only the events it adds.
 func (b *builder) summarizeRun(o *objects.Object, events []objects.OID, e *RunEntry) error {
 	e.Status, e.CreatedAt, e.HasCreatedAt = runStatus(o)
+	e.tipIDs, e.Exact = runTips(o, events)
 	for _, ev := range events {
 		if _, ok := b.summ[ev]; ok {
 			continue
@@ -114,6 +115,8 @@ func (b *builder) eventTable(d *data) {
 			for _, id := range e.parentIDs {
 				if n, ok := pos(id); ok {
 					ps = append(ps, n)
+				} else {
+					e.Exact = false
 				}
 			}
 			e.parents, e.parentIDs = ps, nil
@@ -124,6 +127,8 @@ func (b *builder) eventTable(d *data) {
 			for _, n := range e.parents {
 				if used[n] {
 					ps = append(ps, remap[n])
+				} else {
+					e.Exact = false
 				}
 			}
 			e.parents = ps
@@ -133,20 +138,35 @@ func (b *builder) eventTable(d *data) {
 		r := &d.runs[k]
 		ids, indexedNow := b.runEvents[r.Run]
 		if !indexedNow {
-			pos := make([]int, len(r.Events))
+			pos := make([]int32, len(r.Events))
 			for x, n := range r.Events {
-				pos[x] = remap[n]
+				pos[x] = int32(remap[n])
 			}
 			r.Events = pos
+			tips := make([]int32, len(r.Tips))
+			for x, n := range r.Tips {
+				tips[x] = int32(remap[n])
+			}
+			r.Tips = tips
 			continue
 		}
-		r.Events = make([]int, len(ids))
+		r.Events = make([]int32, len(ids))
 		for x, id := range ids {
 			if n, ok := b.oldEvent(id); ok {
-				r.Events[x] = remap[n]
+				r.Events[x] = int32(remap[n])
 			} else {
-				r.Events[x] = newPos[id]
+				r.Events[x] = int32(newPos[id])
 			}
 		}
+		r.Tips = make([]int32, 0, len(r.tipIDs))
+		for _, id := range r.tipIDs {
+			n, ok := pos(id)
+			if !ok {
+				r.Exact = false
+				break
+			}
+			r.Tips = append(r.Tips, int32(n))
+		}
+		r.tipIDs = nil
 	}
 }

@@ -227,14 +227,23 @@ func (d *decoder) runs(out *data) {
 		r.Run = d.oid(out.algo, objects.TypeRun, false)
 		r.Status = d.istr()
 		r.HasCreatedAt, r.CreatedAt = d.flagFloat()
-		r.Events = make([]int, d.count(1))
+		r.Events = make([]int32, d.count(1))
 		for j := range r.Events {
 			n := d.uv()
 			if d.err == nil && n >= uint64(len(out.events)) {
 				d.fail("run %s names event %d of %d", r.Run, n, len(out.events))
 			}
-			r.Events[j] = int(n)
+			r.Events[j] = int32(n)
 		}
+		r.Tips = make([]int32, d.count(1))
+		for j := range r.Tips {
+			n := d.uv()
+			if d.err == nil && n >= uint64(len(out.events)) {
+				d.fail("run %s names tip %d of %d", r.Run, n, len(out.events))
+			}
+			r.Tips[j] = int32(n)
+		}
+		r.Exact = d.flag()
 		r.Keyed = make([]KeyedEvent, d.count(3))
 		for j := range r.Keyed {
 			k := &r.Keyed[j]
@@ -366,6 +375,16 @@ func (d *decoder) events(out *data) {
 			}
 		}
 		s.Argv = d.str()
+		s.Model, s.Tool, s.Error = d.istr(), d.istr(), d.str()
+		if n := d.count(1); n > MaxArgvWords {
+			d.fail("%d argv words", n)
+		} else if n > 0 {
+			s.Words = make([]string, n)
+		}
+		for j := range s.Words {
+			s.Words[j] = d.istr()
+		}
+		s.Exact = d.flag()
 		if n := d.count(1); n > 0 {
 			s.parents = d.ints(n)
 		}

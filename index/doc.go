@@ -21,7 +21,7 @@
 // fsync); concurrent writers each replace the whole file, the last rename
 // wins, and a catalog that lost the race is found stale by the next reader.
 //
-// # Format (version 2)
+// # Format (version 3)
 //
 // Integers are unsigned LEB128 varints (uv) unless noted; a string is uv
 // length then bytes (at most MaxStringBytes); an oid is one type byte
@@ -30,7 +30,7 @@
 // a float is 8 bytes, IEEE 754 bits little-endian, finite.
 //
 //	magic      "TINECTLG"
-//	version    uv = 1
+//	version    uv = 3
 //	algo       string ("blake3" or "sha256": the repository's hash)
 //	rules      uv count, then per rule: table, kind, path (strings)
 //	refs       uv count, then per ref: name, target oid — every ref of the
@@ -41,15 +41,18 @@
 //	           duration, tokens (floats), exit code (flag byte, signed
 //	           varint if 1), score (flag byte, float if 1), uv count of
 //	           params, then per param: name, value (strings, sorted by
-//	           name), argv (string), uv count of parents, then per parent
-//	           its position in this table (uv) — the summaries of every
-//	           event of the runs below, sorted by oid (EventSummary)
+//	           name), argv (string), model, tool, error (strings), uv
+//	           count of argv words (at most MaxArgvWords), then each word
+//	           (string), exact (flag byte), uv count of parents, then per
+//	           parent its position in this table (uv) — the summaries of
+//	           every event of the runs below, sorted by oid (EventSummary)
 //	runs       uv count, then per run: run oid, status (string),
 //	           created_at (flag byte, float if 1), uv count of events,
 //	           then per event its position in the event table (uv, in
-//	           the run's order), uv count of keyed events, then per keyed
-//	           event: event oid, table, key — one entry per distinct
-//	           run-typed ref target, sorted by oid
+//	           the run's order), uv count of tips, then per tip its
+//	           position (uv), exact (flag byte), uv count of keyed events,
+//	           then per keyed event: event oid, table, key — one entry per
+//	           distinct run-typed ref target, sorted by oid
 //	attestations uv count, then per attestation: oid, target oid, signer,
 //	           claim kind, uv count of (name, value) string fields, uv count
 //	           of (name, float) scores, flag byte signed, signed_at
@@ -65,7 +68,10 @@
 // A catalog is never trusted over objects. Every oid a query returns names
 // an object the caller reads through an objects.Getter (which re-hashes it)
 // before acting on it; an oid that has since been pruned reads as not found
-// and is a cache miss, never a fact. On every load the file is checked: a
+// and is a cache miss, never a fact. The one exception is `tine log --all`,
+// which prints the event summaries of exact entries as they are: they were
+// taken from verified objects, the file is checksummed, and the refs it
+// covers are checked against the current refs on every load. On every load the file is checked: a
 // missing, truncated, oversized, checksum-failing or version-, hash- or
 // rule-mismatched file is rebuilt from scratch; a sound file whose ref
 // snapshot differs from the current refs, or whose attestation or
@@ -73,6 +79,15 @@
 // and attestations already indexed are reused; only new ones are read).
 // Decoding bounds every count by the bytes that remain before allocating,
 // so a corrupt file never panics or exhausts memory.
+//
+// Version 3 added what `tine log --all` prints (model, tool, error, argv
+// words per event, tips per run) and the exact flags: an event's is set
+// when every field log shows is held whole and reads as the porcelain
+// reads the object (nothing cut at MaxStringBytes, MaxLabelBytes or
+// MaxArgvWords; parents all positioned); a run's when its object was read
+// and its status, event list and tips read as the porcelain reads them.
+// Log reads from the objects what is not exact. A version 1 or 2 file is
+// rebuilt.
 //
 // Run summaries: a run's row in `tine runs` (RunSummary) is folded from
 // its events' summaries, which an update never re-reads: a new run's

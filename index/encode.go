@@ -11,7 +11,7 @@ import (
 const magic = "TINECTLG"
 
 // Version is the catalog format version this package reads and writes.
-const Version = 2
+const Version = 3
 
 // checksumSize is the trailer checksum's length (SHA-256).
 const checksumSize = 32
@@ -91,6 +91,11 @@ func (e *encoder) body(d *data) {
 		for _, i := range r.Events {
 			e.uv(uint64(i))
 		}
+		e.uv(uint64(len(r.Tips)))
+		for _, i := range r.Tips {
+			e.uv(uint64(i))
+		}
+		e.flag(r.Exact)
 		e.uv(uint64(len(r.Keyed)))
 		for _, k := range r.Keyed {
 			e.oid(k.Event)
@@ -166,6 +171,14 @@ func (e *encoder) event(s *EventSummary) {
 		e.str(p.Value)
 	}
 	e.str(s.Argv)
+	e.str(s.Model)
+	e.str(s.Tool)
+	e.str(s.Error)
+	e.uv(uint64(len(s.Words)))
+	for _, w := range s.Words {
+		e.str(w)
+	}
+	e.flag(s.Exact)
 	e.uv(uint64(len(s.parents)))
 	for _, n := range s.parents {
 		e.uv(uint64(n))

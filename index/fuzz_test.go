@@ -22,7 +22,7 @@ func sampleData() *data {
 		events: []EventSummary{{ID: ev, Kind: "tool", Label: "shell", Time: 1.5, HasTime: true, Cost: 0.25, Duration: 2, Tokens: 10,
 			ExitCode: -1, HasExit: true, Score: 0.5, HasScore: true, Params: []Param{{"lr", "0.1"}, {"seed", "2"}},
 			Argv: "make test"}},
-		runs: []RunEntry{{Run: run, Status: "running", CreatedAt: 7, HasCreatedAt: true, Events: []int{0},
+		runs: []RunEntry{{Run: run, Status: "running", CreatedAt: 7, HasCreatedAt: true, Events: []int32{0},
 			Keyed: []KeyedEvent{{Event: ev, Table: TableGateInput, Key: "k"}}}},
 		atts: []Attestation{{ID: att, Target: run, Signer: "s", Kind: KindEvaluation,
 			Fields: []Field{{Name: "note", Value: "v"}}, Scores: []Score{{Name: "acc", Value: 0.5}, {Name: "z", Value: -1}},

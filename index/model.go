@@ -57,15 +57,24 @@ type KeyedEvent struct {
 }
 
 // RunEntry is one indexed run (a run-typed ref target): its status, its
-// events (positions in the catalog's event table, in the run's order) and
-// the evidence rows of its events, sorted by table, key, then event.
+// events and tips (positions in the catalog's event table, in the run's
+// order) and the evidence rows of its events, sorted by table, key, then
+// event.
 type RunEntry struct {
 	Run          objects.OID
 	Status       string
 	CreatedAt    float64
 	HasCreatedAt bool
-	Events       []int
+	Events       []int32
+	Tips         []int32
 	Keyed        []KeyedEvent
+	// Exact reports that the run object was read and Status, Events and
+	// Tips are its status, events and tips whole (runExact); `tine log`
+	// reads the run itself when it is false.
+	Exact bool
+
+	// tipIDs holds the tips while a build reads.
+	tipIDs []objects.OID
 }
 
 // Field is one top-level string member of an attestation claim.

@@ -57,6 +57,16 @@ type EventSummary struct {
 	// Argv is a recorded command's attributes.argv joined by spaces, cut
 	// to MaxLabelBytes.
 	Argv string
+	// Model, Tool and Error are the payload's model, tool and error (one
+	// that is not a string in canonical JSON); Words is attributes.argv
+	// when every element is a string: what `tine log` shows besides the
+	// fields above.
+	Model, Tool, Error string
+	Words              []string
+	// Exact reports that every field log shows is held whole and reads as
+	// the porcelain reads the object (logFields); log reads the event
+	// itself when it is false.
+	Exact bool
 
 	// parents are the positions of parent_ids in the catalog's event
 	// table (Catalog.Parents); parentIDs holds them while a build reads.
@@ -142,6 +152,7 @@ func summarizeEvent(o *objects.Object) EventSummary {
 			}
 		}
 	}
+	logFields(o, &s)
 	return s
 }
 

@@ -95,7 +95,7 @@ func TestDamagedRunSummariesAreRebuilt(t *testing.T) {
 		damage func(d *data)
 		reason string
 	}{
-		{"event position out of range", func(d *data) { d.runs[0].Events[0] = len(d.events) + 5 }, "names event"},
+		{"event position out of range", func(d *data) { d.runs[0].Events[0] = int32(len(d.events) + 5) }, "names event"},
 		{"events out of order", func(d *data) {
 			d.events[0], d.events[1] = d.events[1], d.events[0]
 			d.events[0].parents, d.events[1].parents = nil, nil

@@ -78,7 +78,7 @@ func ReadRegularWith(f StatReader, opt ReadOptions) ([]byte, error) {
 	if fi.Size() > opt.Limit && !opt.KeepOver {
 		return nil, fmt.Errorf("%d bytes, more than %d: %w", fi.Size(), opt.Limit, ErrTooLarge)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, opt.Limit+1))
+	b, err := readSized(io.LimitReader(f, opt.Limit+1), min(fi.Size(), opt.Limit))
 	if err != nil {
 		return nil, err
 	}
@@ -155,4 +155,26 @@ func kindOf(m os.FileMode) string {
 		return "a device"
 	}
 	return "not regular"
+}
+
+// readSized reads r to its end into a buffer sized for the size the file
+// had when stat'ed (plus room to see the end), so a file of several
+// megabytes (a catalog) is read into one allocation instead of the
+// doubling copies of io.ReadAll; a file that grew since is still read
+// whole.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, max(size, 0)+512)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

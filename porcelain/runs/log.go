@@ -18,6 +18,10 @@ type LogOptions struct {
 	Graph bool
 	// Limit keeps the first Limit entries; 0 means all.
 	Limit int
+	// Direct makes All read every run and event instead of serving the
+	// listing from the catalog (log_catalog.go): the same result, slower;
+	// a check of the catalog path.
+	Direct bool
 }
 
 // LogEntry is one event of a log, newest first.
@@ -61,12 +65,15 @@ type LogResult struct {
 // Log lists the events of a run newest first (the reverse of the run's
 // order), or with All the events of every run a heads/, experiments/,
 // promotions/, tags/ or remotes/ ref points at, merged by oid into one DAG
-// ordered children first, newest time_unix first, then by oid. Refs are
+// ordered children first, newest time_unix first, then by oid (events
+// without time_unix last, the last met first: mergedOrder). Refs are
 // decorated at the tips of their runs.
 //
 // Only the events shown are read: a run's event list gives the order, so
-// -n N reads N events; with All every event of the union is read once,
-// however many runs share it (see lazy.go).
+// -n N reads N events. All is served from the catalog, reading no run and
+// no event it holds whole (log_catalog.go); with Direct, or when the
+// catalog cannot serve it, every event of the union is read once, however
+// many runs share it (see lazy.go).
 func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, error) {
 	if opt.All && opt.Rev != "" {
 		return nil, fmt.Errorf("a revision and --all cannot be combined")
@@ -74,6 +81,18 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 	var res *LogResult
 	var nodes []GraphNode
 	var err error
+	if opt.All && !opt.Direct {
+		res, parents, ok, err := logAllCatalog(ctx, r, r.Objects(), opt.Limit)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if opt.Graph {
+				res.Graph = renderLanes(nil, parents)
+			}
+			return res, nil
+		}
+	}
 	if opt.All {
 		res, nodes, err = logAll(ctx, r.Objects(), r.Refs(), opt.Limit)
 	} else {

@@ -19,6 +19,11 @@ type logNode struct {
 	id      objects.OID
 	parents []objects.OID
 	time    float64
+	hasTime bool
+	// seq numbers the union's events in the order first met (runs in
+	// ref order, each run's events in its order): what orders events
+	// that have no time.
+	seq int
 }
 
 // logAll lists the events of every run a heads/, experiments/,
@@ -66,7 +71,7 @@ func logUnion(ctx context.Context, g objects.Getter, each func(fn func(name stri
 				}
 				return fmt.Errorf("ref %s: %w", name, err)
 			}
-			n := &logNode{entry: detached(logEntry(e, nil)), id: id, parents: uniqueOIDs(e.Parents), time: e.TimeUnix}
+			n := &logNode{entry: detached(logEntry(e, nil)), id: id, parents: uniqueOIDs(e.Parents), time: e.TimeUnix, hasTime: e.HasTime, seq: len(union)}
 			byID[id] = n
 			union = append(union, n)
 		}
@@ -100,7 +105,10 @@ func detached(le LogEntry) LogEntry {
 // mergedOrder returns the union's events children before parents; among
 // events whose children are all placed, the newest time_unix comes first,
 // then the smallest oid (a strict total order, so the result does not
-// depend on the input order).
+// depend on the input order). Events without time_unix come after those
+// with the same time (0), the last met first: in a run's order a child
+// follows its parents, so a history imported without times is drawn
+// branch by branch, as recorded, not interleaved by oid.
 func mergedOrder(union []*logNode, byID map[objects.OID]*logNode) []*logNode {
 	children := make(map[objects.OID]int, len(union))
 	for _, n := range union {
@@ -147,10 +155,17 @@ func (h *readyHeap) Pop() any {
 	return n
 }
 
-// newerFirst orders by time_unix descending, then oid ascending.
+// newerFirst orders by time_unix descending, then oid ascending; events
+// without time after those with time 0, by seq descending.
 func newerFirst(a, b *logNode) bool {
 	if a.time != b.time {
 		return a.time > b.time
+	}
+	if a.hasTime != b.hasTime {
+		return a.hasTime
+	}
+	if !a.hasTime {
+		return a.seq > b.seq
 	}
 	return a.id.Compare(b.id) < 0
 }

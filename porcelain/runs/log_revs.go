@@ -55,7 +55,7 @@ func AllRuns(ctx context.Context, g objects.Getter, rl RefLister) ([]NamedRun, e
 
 // LogRuns is Log --all over the given runs: their events merged by oid
 // into one DAG in the same order (children first, newest time_unix first,
-// then by oid), refs decorated at the tips of their runs, with the nodes
+// then by oid; untimed events last: mergedOrder), refs decorated at the tips of their runs, with the nodes
 // RenderGraph draws, the newest limit events (all when limit is 0). It is
 // the walk behind tine graph and tine view.
 func LogRuns(ctx context.Context, g objects.Getter, named []NamedRun, limit int) (*LogResult, []GraphNode, error) {
