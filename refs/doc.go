@@ -69,7 +69,8 @@
 // A reflog row must never become durable without the rename it records.
 // In general that takes the directory fsyncs before the rows are written.
 // On a file system that keeps metadata changes in order (ext4 with a
-// journal, XFS: metadataOrdered asks once per Store) a row becomes visible
+// journal, XFS, holding both refs/ and logs/: metadataOrdered asks once
+// per Store) a row becomes visible
 // only when its log grows, a change made after the rename, which the
 // journal cannot keep without the rename; there the rows are written right
 // after the renames and the directories and logs are fsynced together, so

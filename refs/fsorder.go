@@ -1,5 +1,7 @@
 package refs
 
+import "path/filepath"
+
 // syncOrder is how a transaction orders the directory fsyncs after its
 // renames and the reflog rows that follow them.
 type syncOrder uint8
@@ -23,12 +25,13 @@ const (
 )
 
 // overlapSyncs reports whether the rows may be written before the renames
-// are durable (orderOverlapped), asking the file system the first time.
+// are durable (orderOverlapped), asking the file system of refs/ and logs/
+// the first time.
 func (s *Store) overlapSyncs() bool {
 	s.orderOnce.Do(func() {
 		if s.order == orderAuto {
 			s.order = orderSequential
-			if metadataOrdered(s.root) {
+			if metadataOrdered(filepath.Join(s.root, "refs"), filepath.Join(s.root, "logs")) {
 				s.order = orderOverlapped
 			}
 		}

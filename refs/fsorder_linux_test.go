@@ -38,3 +38,22 @@ func TestMetadataOrderedAgreesWithExt4Options(t *testing.T) {
 	}
 	t.Logf("%s: journalled %v", dir, journalled)
 }
+
+// TestMetadataOrderedNeedsOneFileSystem: refs/ and logs/ on two file
+// systems are never taken as ordered, since no journal orders the changes
+// of two file systems between them.
+func TestMetadataOrderedNeedsOneFileSystem(t *testing.T) {
+	dir := t.TempDir()
+	if _, ok := oneDevice([]string{dir, t.TempDir()}); !ok {
+		t.Fatal("two directories of one file system are taken as two")
+	}
+	if _, ok := oneDevice([]string{dir, "/proc"}); ok {
+		t.Fatal("a directory and /proc are taken as one file system")
+	}
+	if _, ok := oneDevice(nil); ok {
+		t.Fatal("no directory is taken as one file system")
+	}
+	if metadataOrdered(dir, "/proc") || metadataOrdered("/proc", dir) {
+		t.Fatal("a directory and /proc are taken as one ordered file system")
+	}
+}

@@ -5,4 +5,4 @@ package refs
 // metadataOrdered reports false: outside Linux the order of durable
 // metadata changes is not known, so the renames are made durable before
 // any reflog row is written.
-func metadataOrdered(string) bool { return false }
+func metadataOrdered(...string) bool { return false }
