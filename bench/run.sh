@@ -94,7 +94,9 @@ say "== building tine and the bench helpers into $BIN"
 if [ -n "${BENCH_TINE:-}" ]; then
 	cp "$BENCH_TINE" "$BIN/tine"
 else
-	(cd "$SRC" && go build -o "$BIN/tine" ./cmd/tine)
+	# Static, as README's Install builds it: a cgo build is dynamically
+	# linked and pays the C loader and libc's start on every process.
+	(cd "$SRC" && CGO_ENABLED=0 go build -o "$BIN/tine" ./cmd/tine)
 fi
 TINE="$BIN/tine"
 

@@ -66,6 +66,17 @@
 // system's journal commits. Any failure before the renames leaves every
 // ref and reflog unchanged.
 //
+// A reflog row must never become durable without the rename it records.
+// In general that takes the directory fsyncs before the rows are written.
+// On a file system that keeps metadata changes in order (ext4 with a
+// journal, XFS, holding both refs/ and logs/: metadataOrdered asks once
+// per Store) a row becomes visible
+// only when its log grows, a change made after the rename, which the
+// journal cannot keep without the rename; there the rows are written right
+// after the renames and the directories and logs are fsynced together, so
+// a one-ref update waits for two rounds of fsyncs instead of three. Both
+// rounds end before Commit returns either way.
+//
 // # Transactions and crashes
 //
 // A transaction that changes one ref needs no journal: its rename is

@@ -115,26 +115,30 @@ func (s *Store) Reflog(name string) ([]ReflogEntry, error) {
 // makes them durable (SPEC §2.5 step 5), one append per log, in chunks of
 // syncChunk logs: every log of a chunk is opened, the directories of logs
 // that hold no complete row yet are fsynced (each once per chunk: a log
-// created after a directory's fsync needs one of its own), then every row is written and the logs are fsynced
-// together (syncFiles). The caller holds each ref's guard, which also
+// created after a directory's fsync needs one of its own), then every row
+// is written and the logs are fsynced together (syncFiles), with refDirs,
+// the directories of the moved refs, when the caller has not fsynced them
+// yet (orderOverlapped). The caller holds each ref's guard, which also
 // serializes appends to its log. A torn final row left by a crash is cut
 // off first, so the new row starts on a line of its own. A log that holds
 // no complete row (created now, or by an append that failed before its
 // directory was synced) has its directory fsynced before its row is
 // written: it must not vanish in a crash with the rows appended later.
-func (s *Store) appendReflogs(ops []*txOp) error {
+func (s *Store) appendReflogs(ops []*txOp, refDirs []string) error {
 	made := map[string]bool{}
 	for chunk := range slices.Chunk(ops, syncChunk) {
-		if err := s.appendReflogChunk(chunk, made); err != nil {
+		if err := s.appendReflogChunk(chunk, made, refDirs); err != nil {
 			return err
 		}
+		refDirs = nil
 	}
 	return nil
 }
 
 // appendReflogChunk is appendReflogs for one chunk; made holds the log
-// directories this transaction already created.
-func (s *Store) appendReflogChunk(ops []*txOp, made map[string]bool) error {
+// directories this transaction already created, refDirs the ref
+// directories to fsync with the logs.
+func (s *Store) appendReflogChunk(ops []*txOp, made map[string]bool, refDirs []string) error {
 	logs := make([]file, 0, len(ops))
 	defer func() { closeFiles(logs) }()
 	ends := make([]int64, 0, len(ops))
@@ -168,10 +172,23 @@ func (s *Store) appendReflogChunk(ops []*txOp, made map[string]bool) error {
 			return reflogError(op, fmt.Errorf("append to reflog: %w", err))
 		}
 	}
-	if i, err := s.syncFiles(logs); err != nil {
-		return reflogError(ops[i], fmt.Errorf("fsync reflog: %w", err))
+	// The ref directories first, so that with one fsync at a time (the
+	// fault tests) the renames are made durable before the rows.
+	jobs := make([]func() error, 0, len(refDirs)+len(logs))
+	for _, d := range refDirs {
+		jobs = append(jobs, func() error { return s.fs.syncDir(d) })
 	}
-	return nil
+	for _, f := range logs {
+		jobs = append(jobs, f.Sync)
+	}
+	i, err := s.syncAll(jobs)
+	switch {
+	case err == nil:
+		return nil
+	case i < len(refDirs):
+		return fmt.Errorf("refs: make the moved refs durable: %w", err)
+	}
+	return reflogError(ops[i-len(refDirs)], fmt.Errorf("fsync reflog: %w", err))
 }
 
 // reflogError says that op's ref moved but its row was not written.

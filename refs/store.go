@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,6 +35,10 @@ type Store struct {
 	// beforeUpdate runs before a transaction that moves a ref fetches its
 	// targets (WithBeforeUpdate).
 	beforeUpdate func(context.Context) error
+	// order says whether reflog rows wait for the renames to be durable
+	// (syncOrder); orderAuto until overlapSyncs asks the file system, once.
+	order     syncOrder
+	orderOnce sync.Once
 }
 
 // Option configures a Store.

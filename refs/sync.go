@@ -24,16 +24,27 @@ const syncChunk = 1024
 // error of the first file, in slice order, that failed (and its index), so
 // that a failure is reported the same way whatever the scheduling.
 func (s *Store) syncFiles(files []file) (int, error) {
-	n := min(max(s.syncParallel, 1), len(files))
+	jobs := make([]func() error, len(files))
+	for i, f := range files {
+		jobs[i] = f.Sync
+	}
+	return s.syncAll(jobs)
+}
+
+// syncAll runs jobs (fsyncs of files and directories), up to
+// s.syncParallel at once, in slice order when one at a time, and returns
+// the error of the first job, in slice order, that failed, and its index.
+func (s *Store) syncAll(jobs []func() error) (int, error) {
+	n := min(max(s.syncParallel, 1), len(jobs))
 	if n <= 1 {
-		for i, f := range files {
-			if err := f.Sync(); err != nil {
+		for i, job := range jobs {
+			if err := job(); err != nil {
 				return i, err
 			}
 		}
 		return -1, nil
 	}
-	errs := make([]error, len(files))
+	errs := make([]error, len(jobs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range n {
@@ -41,11 +52,11 @@ func (s *Store) syncFiles(files []file) (int, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = files[i].Sync()
+				errs[i] = jobs[i]()
 			}
 		}()
 	}
-	for i := range files {
+	for i := range jobs {
 		next <- i
 	}
 	close(next)

@@ -241,7 +241,9 @@ func commitHook(stage string) {
 }
 
 // apply renames staging files over refs and removes deleted refs, fsyncs
-// the directories and appends reflog rows. With all set it applies every
+// the directories and appends reflog rows: after the directory fsyncs, or,
+// where the file system keeps metadata changes in order (overlapSyncs),
+// right after the renames, fsyncing directories and logs together. With all set it applies every
 // op; otherwise only updates whose staging file still exists (recovery).
 func (s *Store) apply(ops []*txOp, all bool) error {
 	var dirs []string
@@ -266,7 +268,13 @@ func (s *Store) apply(ops []*txOp, all bool) error {
 		}
 		dirs = append(dirs, filepath.Dir(path))
 	}
-	for _, d := range sortedUnique(dirs) {
+	dirs = sortedUnique(dirs)
+	if len(logged) > 0 && s.overlapSyncs() {
+		// The rows are written after the renames and made durable
+		// together with them (orderOverlapped).
+		return s.appendReflogs(logged, dirs)
+	}
+	for _, d := range dirs {
 		if err := s.fs.syncDir(d); err != nil {
 			return fmt.Errorf("refs: make the moved refs durable: %w", err)
 		}
@@ -274,7 +282,7 @@ func (s *Store) apply(ops []*txOp, all bool) error {
 	if len(logged) == 0 {
 		return nil
 	}
-	return s.appendReflogs(logged)
+	return s.appendReflogs(logged, nil)
 }
 
 // newTxnID returns 16 random bytes in hex: the owner written into guards

@@ -42,11 +42,21 @@ type faultOp struct {
 }
 
 // faultStore makes s run its file operations through fs in a fixed
-// order: one fsync at a time, so the nth step is the same on every run.
-func faultStore(s *Store, fs *faultFS) {
+// order: one fsync at a time, so the nth step is the same on every run,
+// and the reflog rows ordered after the renames as order says, whatever
+// the file system of the test's directory.
+func faultStore(s *Store, fs *faultFS, order syncOrder) {
 	s.fs = fs
 	s.syncParallel = 1
+	s.order = order
 }
+
+// syncOrders are the two orders of renames and reflog rows
+// (fsorder.go): every fault case runs with each.
+var syncOrders = []struct {
+	name  string
+	order syncOrder
+}{{"sequential", orderSequential}, {"overlapped", orderOverlapped}}
 
 func TestRefFaultSingleUpdate(t *testing.T) {
 	runFaultCase(t, func(t *testing.T, s *Store, g *memObjects) faultOp {
@@ -159,11 +169,18 @@ func mustCreate(t *testing.T, s *Store, name string, id objects.OID) {
 // runFaultCase counts the steps of the operation setup returns, then fails
 // each in turn (see the comment at the top of this file).
 func runFaultCase(t *testing.T, setup func(t *testing.T, s *Store, g *memObjects) faultOp) {
+	for _, o := range syncOrders {
+		t.Run(o.name, func(t *testing.T) { runFaultOrder(t, o.order, setup) })
+	}
+}
+
+// runFaultOrder is runFaultCase with the reflog rows in one order.
+func runFaultOrder(t *testing.T, order syncOrder, setup func(t *testing.T, s *Store, g *memObjects) faultOp) {
 	ctx := context.Background()
 	s, g := newTestStore(t, objects.BLAKE3)
 	op := setup(t, s, g)
 	count := &faultFS{root: s.root}
-	faultStore(s, count)
+	faultStore(s, count, order)
 	if err := op.run(ctx, s); err != nil {
 		t.Fatalf("without faults: %v", err)
 	}
@@ -183,7 +200,7 @@ func runFaultCase(t *testing.T, setup func(t *testing.T, s *Store, g *memObjects
 			op := setup(t, s, g)
 			logs := readLogs(t, s, op.refs)
 			ffs := &faultFS{root: s.root, kind: kind, failAt: n}
-			faultStore(s, ffs)
+			faultStore(s, ffs, order)
 			err := op.run(ctx, s)
 			if ffs.failed == nil || ffs.failedIndex != i {
 				t.Fatalf("step %d (%s) was not reached again: the operation is not deterministic; failed %v at %d", i+1, steps[i], ffs.failed, ffs.failedIndex)
