@@ -67,7 +67,7 @@ func (p *jsonParser) number() (Value, error) {
 	// 5,000-digit integer is refused as an integer, without converting it.
 	if p.opt.RefuseUnsafeInts && unsafeIntLiteral(lit[len(lit)-digits:]) {
 		return Value{}, p.failAt(ParseIntegerOverflow, start,
-			fmt.Sprintf("integer %s is outside ±(2^53-1) = ±%d; write it as a string, or as a float such as 1e20", abbreviate(lit), maxSafeInt))
+			fmt.Sprintf("integer %s is outside ±(2^53-1) = ±%d; write it as a string, or as a float such as 1e20", abbreviate(lit), int64(maxSafeInt)))
 	}
 	// SPEC §3.1: the digit bound is checked before any conversion allocates.
 	if p.opt.MaxIntDigits > 0 && digits > p.opt.MaxIntDigits {

@@ -279,8 +279,8 @@ func readBounded(rd io.Reader, name string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hash-object: read %s: %w", name, err)
 	}
-	if len(b) > objects.MaxLooseObjectSize {
-		return nil, fmt.Errorf("hash-object: %s is larger than %d bytes: %w", name, objects.MaxLooseObjectSize, ErrBadInput)
+	if int64(len(b)) > objects.MaxLooseObjectSize {
+		return nil, fmt.Errorf("hash-object: %s is larger than %d bytes: %w", name, int64(objects.MaxLooseObjectSize), ErrBadInput)
 	}
 	return b, nil
 }

@@ -146,8 +146,8 @@ func (w *Writer) add(id objects.OID, head, body []byte) error {
 		return fmt.Errorf("object %s: storage pack full (%d objects)", id, MaxObjects)
 	}
 	total := len(head) + len(body)
-	if total > objects.MaxLooseObjectSize {
-		return fmt.Errorf("object %s: %d bytes, the limit is %d: %w", id, total, objects.MaxLooseObjectSize, objects.ErrObjectTooLarge)
+	if int64(total) > objects.MaxLooseObjectSize {
+		return fmt.Errorf("object %s: %d bytes, the limit is %d: %w", id, total, int64(objects.MaxLooseObjectSize), objects.ErrObjectTooLarge)
 	}
 	w.seen[id] = struct{}{}
 	e := spEntry{key: spKeyOf(id), length: uint32(total)}
