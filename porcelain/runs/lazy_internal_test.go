@@ -9,32 +9,50 @@ import (
 )
 
 // TestLogLimitReadsOnlyShownEvents: log -n 20 of a 5,000-event run reads
-// the run object and the 20 events it prints, each once.
+// the 20 events it prints, each once, and with the history index fresh no
+// run object (without it, the run object once).
 func TestLogLimitReadsOnlyShownEvents(t *testing.T) {
 	r := lazyRepo(t)
 	ids := writeChain(t, r, "heads/main", nil, 5000, "m", false)
-	for _, graph := range []bool{false, true} {
-		c := newCounting(r.Objects())
-		res, nodes, err := logRun(context.Background(), r, c, "heads/main", 20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if graph {
-			RenderGraph(nodes)
-		}
-		if len(res.Entries) != 20 || res.Entries[0].Event != ids[4999].String() || res.Entries[19].Event != ids[4980].String() {
-			t.Fatalf("entries: %d, first %s", len(res.Entries), res.Entries[0].Event)
-		}
-		if res.Runs[0].Events != 5000 {
-			t.Errorf("run events = %d, want 5000", res.Runs[0].Events)
-		}
-		if ev, most := c.of(objects.TypeEvent); ev != 20 || most != 1 {
-			t.Errorf("log -n 20 read %d events (one up to %d times), want 20 once each", ev, most)
-		}
-		if runs, _ := c.of(objects.TypeRun); runs != 1 {
-			t.Errorf("log -n 20 read %d run objects, want 1", runs)
+	if n, err := UpdateHistory(context.Background(), r); err != nil || n != 1 {
+		t.Fatalf("UpdateHistory = %d, %v", n, err)
+	}
+	for _, indexed := range []bool{true, false} {
+		for _, graph := range []bool{false, true} {
+			setNoHistoryIndex(t, !indexed)
+			c := newCounting(r.Objects())
+			res, nodes, err := logRun(context.Background(), r, c, "heads/main", 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if graph {
+				RenderGraph(nodes)
+			}
+			if len(res.Entries) != 20 || res.Entries[0].Event != ids[4999].String() || res.Entries[19].Event != ids[4980].String() {
+				t.Fatalf("entries: %d, first %s", len(res.Entries), res.Entries[0].Event)
+			}
+			if res.Runs[0].Events != 5000 {
+				t.Errorf("run events = %d, want 5000", res.Runs[0].Events)
+			}
+			if ev, most := c.of(objects.TypeEvent); ev != 20 || most != 1 {
+				t.Errorf("indexed %v: log -n 20 read %d events (one up to %d times), want 20 once each", indexed, ev, most)
+			}
+			want := 1
+			if indexed {
+				want = 0
+			}
+			if runs, _ := c.of(objects.TypeRun); runs != want {
+				t.Errorf("indexed %v: log -n 20 read %d run objects, want %d", indexed, runs, want)
+			}
 		}
 	}
+}
+
+// setNoHistoryIndex turns the history index off (or on) for one test.
+func setNoHistoryIndex(t testing.TB, off bool) {
+	old := noHistoryIndex
+	noHistoryIndex = off
+	t.Cleanup(func() { noHistoryIndex = old })
 }
 
 // TestDiffReadsSharedEventsOnce: two runs sharing 5,000 events and
