@@ -212,4 +212,3 @@ func (h *History) prune(names [][32]byte) error {
 	}
 	return nil
 }
-

@@ -9,33 +9,46 @@ import (
 	"github.com/tinehq/tine/plumbing"
 )
 
-// indexedHead resolves rev to a stored run the history index holds,
-// indexing it when it is missing, without reading the run object again
-// once indexed. ok is false when the index cannot answer (REV~N, a
-// revision that does not name a run, a run with events not stored here,
-// an index that cannot be read or written): the caller then takes the
-// path that reads the run object, which also reports rev's errors.
+// indexedHead opens the history index and resolves rev in it with
+// indexedRev; h is to be closed when ok.
 func indexedHead(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string) (h *index.History, hr *index.HistoryRun, ref string, ok bool) {
 	if strings.ContainsRune(rev, '~') || noHistoryIndex {
 		return nil, nil, "", false
 	}
+	h, err := openHistory(r)
+	if err != nil {
+		return nil, nil, "", false
+	}
+	if hr, ref, ok = indexedRev(ctx, r, g, h, rev); !ok {
+		h.Close()
+	}
+	return h, hr, ref, ok
+}
+
+// indexedRev resolves rev to a stored run the history index h holds,
+// indexing it when it is missing (and from then on never reading the run
+// object again). ok is false when the index cannot answer (REV~N, a
+// revision that does not name a run, a run with events not stored here,
+// an index that cannot be read or written): the caller then takes the
+// path that reads the run object, which also reports rev's errors.
+func indexedRev(ctx context.Context, r *plumbing.Repo, g objects.Getter, h *index.History, rev string) (*index.HistoryRun, string, bool) {
+	if strings.ContainsRune(rev, '~') || noHistoryIndex {
+		return nil, "", false
+	}
 	id, ref, err := r.ResolveRevision(ctx, rev)
 	if err != nil || id.Type != objects.TypeRun {
-		return nil, nil, "", false
+		return nil, "", false
 	}
 	// The index is trusted for a run's event list only while the run is
 	// stored: a pruned run is not shown from its index entry.
 	if has, err := r.Objects().Has(ctx, id); err != nil || !has {
-		return nil, nil, "", false
+		return nil, "", false
 	}
-	if h, err = openHistory(r); err != nil {
-		return nil, nil, "", false
+	hr, err := indexedRun(ctx, g, h, id)
+	if err != nil {
+		return nil, "", false
 	}
-	if hr, err = indexedRun(ctx, g, h, id); err != nil {
-		h.Close()
-		return nil, nil, "", false
-	}
-	return h, hr, ref, true
+	return hr, ref, true
 }
 
 // noHistoryIndex turns the index off, for tests comparing the two paths.

@@ -12,8 +12,13 @@ import (
 // of truth: a failure loses nothing, and the next query detects the stale
 // catalog and updates or rebuilds it (index package). So a writer whose
 // objects and ref are already durable never fails because of it; the
-// error is returned only for callers that report it.
+// error is returned only for callers that report it. The history index
+// (UpdateHistory) is refreshed too: each ref's new run costs only the
+// events it adds to the run it extends.
 func RefreshIndex(ctx context.Context, r *plumbing.Repo) error {
 	_, err := plumbing.OpenIndex(r).Update(ctx)
+	if _, herr := UpdateHistory(ctx, r); err == nil {
+		err = herr
+	}
 	return err
 }
