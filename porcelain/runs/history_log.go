@@ -40,9 +40,14 @@ func indexedRev(ctx context.Context, r *plumbing.Repo, g objects.Getter, h *inde
 		return nil, "", false
 	}
 	// The index is trusted for a run's event list only while the run is
-	// stored: a pruned run is not shown from its index entry.
-	if has, err := r.Objects().Has(ctx, id); err != nil || !has {
-		return nil, "", false
+	// stored: a pruned run is not shown from its index entry. A ref never
+	// names a missing object (refs checks its target before moving), so
+	// only a run named by oid is checked (a pack proves an object it is
+	// asked about by reading it: the cost the index saves).
+	if ref == "" {
+		if has, err := r.Objects().Has(ctx, id); err != nil || !has {
+			return nil, "", false
+		}
 	}
 	hr, err := indexedRun(ctx, g, h, id)
 	if err != nil {
