@@ -139,6 +139,7 @@ func (h *History) runData(a HistoryAdd, batch map[[32]byte]*histRunData) (*histR
 		}
 		d.events[i] = cur
 	}
+	d.tail = cur.id
 	return d, nil
 }
 
@@ -203,6 +204,13 @@ func decodeHistEvent(l *histLayer, b []byte) (histEventData, error) {
 // layerRuns decodes every run of a layer, for a merge.
 func (h *History) layerRuns(l *histLayer) ([]histRunData, error) {
 	out := make([]histRunData, 0, l.nruns)
+	tails := make(map[[32]byte][32]byte, l.nruns)
+	for i := 0; i < l.nruns; i++ {
+		var tl, id [32]byte
+		copy(tl[:], l.tails[i*histTailSize:])
+		copy(id[:], l.tails[i*histTailSize+32:])
+		tails[id] = tl
+	}
 	for i := 0; i < l.nruns; i++ {
 		r, err := l.rec(i)
 		if err != nil {
@@ -212,7 +220,7 @@ func (h *History) layerRuns(l *histLayer) ([]histRunData, error) {
 		if err != nil {
 			return nil, err
 		}
-		d := histRunData{id: r.id, base: r.base, prefix: r.prefix, depth: r.depth, status: status, events: make([]histEventData, r.own)}
+		d := histRunData{id: r.id, base: r.base, tail: tails[r.id], prefix: r.prefix, depth: r.depth, status: status, events: make([]histEventData, r.own)}
 		for _, t := range tips {
 			d.tips = append(d.tips, t.Digest)
 		}

@@ -107,6 +107,11 @@ func openLayerFile(dir string, sum [32]byte, algo objects.Algo) (*histLayer, err
 	name := layerFile(sum)
 	b, unmap, err := mapHistFile(dir, name)
 	if err != nil {
+		// A layer deleted since the chain was read is a merge (load
+		// reads the chain again); anything else unreadable is damage.
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrHistoryCorrupt) {
+			err = fmt.Errorf("%w: %w", err, ErrHistoryCorrupt)
+		}
 		return nil, err
 	}
 	l, err := openHistLayer(name, b, algo)

@@ -12,6 +12,7 @@ import (
 // its metadata and its own events with their cumulative sums.
 type histRunData struct {
 	id, base      [32]byte
+	tail          [32]byte // the run's last event (zero for none)
 	prefix, depth int
 	status        string
 	tips          [][32]byte
@@ -63,11 +64,7 @@ func encodeHistLayer(algo string, runs []histRunData) []byte {
 		recs = le.AppendUint64(recs, uint64(off))
 		recs = le.AppendUint64(recs, uint64(m))
 		var t [64]byte
-		if n := len(r.events); n > 0 {
-			copy(t[:32], r.events[n-1].id[:])
-		} else {
-			t = [64]byte{}
-		}
+		copy(t[:32], r.tail[:])
 		copy(t[32:], r.id[:])
 		tails = append(tails, t)
 		for _, e := range r.events {

@@ -208,3 +208,6 @@ func (l *histLayer) tailRuns(d []byte) [][32]byte {
 
 // leUint32 reads a little-endian uint32.
 func leUint32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+
+// crc32Castagnoli is the layers' and chain's checksum.
+func crc32Castagnoli(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
