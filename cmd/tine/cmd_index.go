@@ -1,6 +1,9 @@
 package main
 
-import "github.com/tinehq/tine/plumbing"
+import (
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/runs"
+)
 
 // indexCmd is `tine index rebuild|update|status`: the derived catalog that
 // answers candidates, attestation and evidence lookups without scanning
@@ -57,7 +60,12 @@ func (c *indexRebuildCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.emit(c.JSON, res, func(p *printer) { printIndexReport(p, res) })
+	hist, err := runs.RebuildHistory(e.ctx, r)
+	if err != nil {
+		return err
+	}
+	out := indexReport{res, hist}
+	return e.emit(c.JSON, out, func(p *printer) { printIndexReport(p, out) })
 }
 
 // indexUpdateCmd is `tine index update`.
@@ -91,11 +99,23 @@ func (c *indexUpdateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.emit(c.JSON, res, func(p *printer) { printIndexReport(p, res) })
+	hist, err := runs.UpdateHistory(e.ctx, r)
+	if err != nil {
+		return err
+	}
+	out := indexReport{res, hist}
+	return e.emit(c.JSON, out, func(p *printer) { printIndexReport(p, out) })
+}
+
+// indexReport is what index rebuild and update did to the catalog, the
+// search index and the history index.
+type indexReport struct {
+	*plumbing.IndexRebuildResult
+	History *runs.HistoryReport `json:"history"`
 }
 
 // printIndexReport renders what a rebuild or update did.
-func printIndexReport(p *printer, res *plumbing.IndexRebuildResult) {
+func printIndexReport(p *printer, res indexReport) {
 	p.printf("%s %s", res.Action, res.Path)
 	if res.Reason != "" && res.Action != "rebuilt" {
 		p.printf(" (%s)", res.Reason)
@@ -105,10 +125,18 @@ func printIndexReport(p *printer, res *plumbing.IndexRebuildResult) {
 	if s := res.Search; s != nil {
 		p.printf("%s %s: %d events, %d terms, %d bytes\n", s.Action, plumbing.SearchIndexPath, s.Events, s.Terms, s.Bytes)
 	}
+	if h := res.History; h != nil {
+		p.printf("%s %s: %d runs added", h.Action, h.Path, h.Added)
+		if h.Skipped > 0 {
+			p.printf(", %d with events not stored here left to the objects", h.Skipped)
+		}
+		p.printf("; %d runs, %d events in %d layers\n", h.Runs, h.Events, h.Layers)
+	}
 }
 
-// indexStatusCmd is `tine index status`.
+// indexStatusCmd is `tine index status [--verify]`.
 type indexStatusCmd struct {
+	Verify bool `name:"verify" help:"Also check every ref'd run the history index holds against its run object and events (reads them all)."`
 	jsonFlag
 }
 
@@ -134,7 +162,15 @@ func (c *indexStatusCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.emit(c.JSON, res, func(p *printer) {
+	hist, err := runs.StatusHistory(e.ctx, r, c.Verify)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		*plumbing.IndexStatusResult
+		History *runs.HistoryStatus `json:"history"`
+	}{res, hist}
+	err = e.emit(c.JSON, out, func(p *printer) {
 		p.printf("%s: %s", res.Path, res.State)
 		if res.Reason != "" {
 			p.printf(" (%s)", res.Reason)
@@ -144,5 +180,29 @@ func (c *indexStatusCmd) Run(e *env) error {
 			p.printf("%d refs, %d runs, %d attestations (%d evaluations), %d annotations, %d evidence rows, %d bytes\n",
 				res.Refs, res.Runs, res.Attestations, res.Evaluations, res.Annotations, res.EvidenceRows, res.Bytes)
 		}
+		printHistoryStatus(p, hist)
 	})
+	if err == nil && len(hist.Mismatches) > 0 {
+		return &silentError{code: exitFailure}
+	}
+	return err
+}
+
+// printHistoryStatus renders the history index's state.
+func printHistoryStatus(p *printer, h *runs.HistoryStatus) {
+	p.printf("%s: %s", h.Path, h.State)
+	if h.Reason != "" {
+		p.printf(" (%s)", h.Reason)
+	}
+	p.printf("\n")
+	if h.State != "corrupt" || h.Verified {
+		p.printf("%d runs, %d events in %d layers, %d bytes", h.Runs, h.Events, h.Layers, h.Bytes)
+		if h.Verified {
+			p.printf("; verified against the objects: %d differ", len(h.Mismatches))
+		}
+		p.printf("\n")
+	}
+	for _, m := range h.Mismatches {
+		p.printf("  %s\n", sanitize(m))
+	}
 }

@@ -141,45 +141,85 @@ func sharedWith(h *index.History, hr *index.HistoryRun, ids []objects.OID) (int,
 	return k, err
 }
 
+// HistoryReport says what UpdateHistory or RebuildHistory did and what
+// the history index holds after it.
+type HistoryReport struct {
+	// Path is the index's directory, relative to the repository's.
+	Path string `json:"path"`
+	// Action is "updated", "fresh" (nothing to add) or "rebuilt".
+	Action string `json:"action"`
+	// Added counts the runs indexed now; Skipped the ref'd runs left to
+	// the objects (events not stored here).
+	Added   int `json:"added"`
+	Skipped int `json:"skipped"`
+	// Layers, Runs and Events describe the index: its layer files, the
+	// runs it holds and the events they hold as their own.
+	Layers int `json:"layers"`
+	Runs   int `json:"runs"`
+	Events int `json:"events"`
+}
+
 // UpdateHistory indexes the run of every ref that names one and is not
 // indexed yet, each in O(its new events): what a writer calls after
 // moving refs (through RefreshIndex), and `tine index update`. Runs with
 // events not stored here are skipped (readers answer them from the
-// objects). It returns the number of runs added.
-func UpdateHistory(ctx context.Context, r *plumbing.Repo) (int, error) {
+// objects). A damaged index is reset first (openHistory).
+func UpdateHistory(ctx context.Context, r *plumbing.Repo) (*HistoryReport, error) {
 	h, err := openHistory(r)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer h.Close()
-	var targets []objects.OID
-	seen := map[objects.OID]bool{}
-	err = r.Refs().List(ctx, "", func(name string, id objects.OID) error {
-		if id.Type == objects.TypeRun && !seen[id] {
-			seen[id] = true
-			targets = append(targets, id)
-		}
-		return nil
-	})
+	rep := &HistoryReport{Path: index.HistoryDir, Action: "fresh"}
+	targets, err := refRuns(ctx, r)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	added := 0
 	for _, id := range targets {
 		if hr, err := h.Run(id); err != nil || hr != nil {
 			if err != nil {
-				return added, err
+				return nil, err
 			}
 			continue
 		}
 		_, err := indexedRun(ctx, r.Objects(), h, id)
 		switch {
 		case errors.Is(err, errNotIndexable), errors.Is(err, objects.ErrNotFound):
+			rep.Skipped++
 			continue
 		case err != nil:
-			return added, err
+			return nil, err
 		}
-		added++
+		rep.Added++
+		rep.Action = "updated"
 	}
-	return added, nil
+	rep.Layers, rep.Runs, rep.Events = h.Layers()
+	return rep, nil
+}
+
+// RebuildHistory empties the history index and indexes every ref's run
+// again from the objects (`tine index rebuild`).
+func RebuildHistory(ctx context.Context, r *plumbing.Repo) (*HistoryReport, error) {
+	if err := index.ResetHistory(r.Root(), r.Algo()); err != nil {
+		return nil, err
+	}
+	rep, err := UpdateHistory(ctx, r)
+	if err == nil {
+		rep.Action = "rebuilt"
+	}
+	return rep, err
+}
+
+// refRuns lists the distinct runs refs name, in ref order.
+func refRuns(ctx context.Context, r *plumbing.Repo) ([]objects.OID, error) {
+	var out []objects.OID
+	seen := map[objects.OID]bool{}
+	err := r.Refs().List(ctx, "", func(_ string, id objects.OID) error {
+		if id.Type == objects.TypeRun && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -15,8 +15,8 @@ import (
 func TestLogLimitReadsOnlyShownEvents(t *testing.T) {
 	r := lazyRepo(t)
 	ids := writeChain(t, r, "heads/main", nil, 5000, "m", false)
-	if n, err := UpdateHistory(context.Background(), r); err != nil || n != 1 {
-		t.Fatalf("UpdateHistory = %d, %v", n, err)
+	if rep, err := UpdateHistory(context.Background(), r); err != nil || rep.Added != 1 {
+		t.Fatalf("UpdateHistory = %+v, %v", rep, err)
 	}
 	for _, indexed := range []bool{true, false} {
 		for _, graph := range []bool{false, true} {
