@@ -47,6 +47,16 @@ func historyEvent(e *Event) index.HistoryEvent {
 // with one of its events (the run an append moved its ref from) — and
 // only the events past the longest shared prefix are read.
 func indexedRun(ctx context.Context, g objects.Getter, h *index.History, id objects.OID) (*index.HistoryRun, error) {
+	return indexedRunDepth(ctx, g, h, id, 0)
+}
+
+// maxForkIndexDepth bounds how many forked-from runs indexing one run
+// indexes first.
+const maxForkIndexDepth = 4
+
+// indexedRunDepth is indexedRun, which indexes the run a fork was forked
+// from first (depth levels up already), so the fork shares its events.
+func indexedRunDepth(ctx context.Context, g objects.Getter, h *index.History, id objects.OID, depth int) (*index.HistoryRun, error) {
 	if hr, err := h.Run(id); err != nil || hr != nil {
 		return hr, err
 	}
@@ -61,6 +71,11 @@ func indexedRun(ctx context.Context, g objects.Getter, h *index.History, id obje
 	ids, err := oidList(run.Value, "events")
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", id, err)
+	}
+	if ff := run.ForkedFrom; ff != nil && ff.Run.Type == objects.TypeRun && depth < maxForkIndexDepth {
+		// Best effort: a source not stored or not indexable leaves the
+		// fork to be indexed on its own.
+		_, _ = indexedRunDepth(ctx, g, h, ff.Run, depth+1)
 	}
 	add := index.HistoryAdd{Run: id, Status: run.Status, Tips: run.Tips}
 	add.Base, add.Prefix, err = historyBase(h, run, ids)
@@ -148,8 +163,9 @@ type HistoryReport struct {
 	Path string `json:"path"`
 	// Action is "updated", "fresh" (nothing to add) or "rebuilt".
 	Action string `json:"action"`
-	// Added counts the runs indexed now; Skipped the ref'd runs left to
-	// the objects (events not stored here).
+	// Added counts the runs indexed now (a fork's source with it);
+	// Skipped the ref'd runs left to the objects (events not stored
+	// here).
 	Added   int `json:"added"`
 	Skipped int `json:"skipped"`
 	// Layers, Runs and Events describe the index: its layer files, the
@@ -171,6 +187,7 @@ func UpdateHistory(ctx context.Context, r *plumbing.Repo) (*HistoryReport, error
 	}
 	defer h.Close()
 	rep := &HistoryReport{Path: index.HistoryDir, Action: "fresh"}
+	_, before, _ := h.Layers()
 	targets, err := refRuns(ctx, r)
 	if err != nil {
 		return nil, err
@@ -190,10 +207,11 @@ func UpdateHistory(ctx context.Context, r *plumbing.Repo) (*HistoryReport, error
 		case err != nil:
 			return nil, err
 		}
-		rep.Added++
 		rep.Action = "updated"
 	}
 	rep.Layers, rep.Runs, rep.Events = h.Layers()
+	// Indexing a fork indexes the run it was forked from too.
+	rep.Added = rep.Runs - before
 	return rep, nil
 }
 

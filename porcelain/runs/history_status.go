@@ -95,8 +95,12 @@ func StatusHistory(ctx context.Context, r *plumbing.Repo, verify bool) (*History
 // what differs ("" when nothing does).
 func verifyIndexedRun(ctx context.Context, g objects.Getter, h *index.History, hr *index.HistoryRun) (string, error) {
 	run, err := LoadRun(ctx, g, hr.ID)
-	if err != nil {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return "", err
+	}
+	if err != nil {
+		// A run object or event damaged or lost since it was indexed.
+		return err.Error(), nil
 	}
 	if run.Status != hr.Status || len(run.Events) != hr.Len || fmt.Sprint(run.Tips) != fmt.Sprint(hr.Tips) {
 		return fmt.Sprintf("run %s: status, tips or event count differ", hr.ID), nil

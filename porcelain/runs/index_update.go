@@ -14,11 +14,15 @@ import (
 // objects and ref are already durable never fails because of it; the
 // error is returned only for callers that report it. The history index
 // (UpdateHistory) is refreshed too: each ref's new run costs only the
-// events it adds to the run it extends.
+// events it adds to the run it extends. Not in a shallow repository: its
+// runs with events beyond the boundary are never indexed, and each write
+// would read them again to find that out; readers index the others.
 func RefreshIndex(ctx context.Context, r *plumbing.Repo) error {
 	_, err := plumbing.OpenIndex(r).Update(ctx)
-	if _, herr := UpdateHistory(ctx, r); err == nil {
-		err = herr
+	if sh, serr := r.Refs().ReadShallow(); serr == nil && len(sh) == 0 {
+		if _, herr := UpdateHistory(ctx, r); err == nil {
+			err = herr
+		}
 	}
 	return err
 }
