@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -127,8 +128,12 @@ func (h *History) runData(a HistoryAdd, batch map[[32]byte]*histRunData) (*histR
 			return nil, fmt.Errorf("run %s: base %s: %w", a.Run, a.Base, err)
 		}
 		cur, d.depth = c, depth+1
+		if err := h.skip(d, batch); err != nil {
+			return nil, fmt.Errorf("run %s: base %s: %w", a.Run, a.Base, err)
+		}
 	}
-	d.events = make([]histEventData, len(a.Own))
+	n := len(d.events)
+	d.events = append(d.events, make([]histEventData, len(a.Own))...)
 	for i, e := range a.Own {
 		cur.id, cur.step = e.ID.Digest, e.Step
 		cur.cost += e.Cost
@@ -137,7 +142,7 @@ func (h *History) runData(a HistoryAdd, batch map[[32]byte]*histRunData) (*histR
 		if e.HasScore {
 			cur.score, cur.hasScore = e.Score, true
 		}
-		d.events[i] = cur
+		d.events[n+i] = cur
 	}
 	d.tail = cur.id
 	return d, nil
@@ -232,4 +237,76 @@ func (h *History) layerRuns(l *histLayer) ([]histRunData, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// skipMin is the smallest jump skip makes: runs appended one event at a
+// time make chains of bases as long as the run, and walking one costs a
+// lookup per base, so every run whose depth is a multiple of skipMin takes
+// as its base the ancestor at its depth with the lowest set bit cleared
+// (a Fenwick tree's parent), copying the records in between. A walk down
+// from any run then meets at most skipMin-1 plain bases and log2 of its
+// depth jumps; the copies cost O(log n) records per event over a run's
+// life, the price of that bound.
+const skipMin = 8
+
+// skip rebases d (depth set, base and prefix its natural ones, no events
+// yet) onto its Fenwick ancestor when its depth calls for one, moving the
+// records between into d's own events. A chain that does not reach the
+// ancestor's depth exactly (a fork of a run added in the same batch) is
+// left as it is.
+func (h *History) skip(d *histRunData, batch map[[32]byte]*histRunData) error {
+	low := d.depth & -d.depth
+	if d.depth < skipMin || low < skipMin {
+		return nil
+	}
+	target := d.depth - low
+	limit := d.prefix
+	cur := d.base
+	var top histRec
+	for hop := 0; ; hop++ {
+		if batch[cur] != nil || hop > maxHistHops {
+			return nil
+		}
+		r, ok, err := h.lookup(cur)
+		if err != nil || !ok {
+			return err
+		}
+		if hop == 0 {
+			top = r
+		}
+		if r.depth <= target {
+			if r.depth != target {
+				return nil
+			}
+			break
+		}
+		limit = min(limit, r.prefix)
+		if limit == 0 {
+			break
+		}
+		cur = r.base
+	}
+	var copied []histEventData
+	err := h.segments(top, limit, d.prefix, func(s histSeg) (bool, error) {
+		for i := s.hi - 1; i >= s.lo; i-- {
+			e, err := decodeHistEvent(s.r.layer, s.r.event(i-s.r.prefix))
+			if err != nil {
+				return false, err
+			}
+			copied = append(copied, e)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.Reverse(copied)
+	d.events = copied
+	d.prefix = limit
+	if limit == 0 {
+		d.base = [32]byte{}
+	} else {
+		d.base = cur
+	}
+	return nil
 }

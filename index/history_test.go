@@ -343,3 +343,46 @@ func writeT(t *testing.T, p string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestHistoryDeepChainStaysShort: 600 runs each appending one event to
+// the one before (record, one event at a time) read back right, and a
+// walk over the newest run's whole list visits at most skipMin-1 plain
+// bases and log2 of the depth jumps, not 600 records.
+func TestHistoryDeepChainStaysShort(t *testing.T) {
+	root := t.TempDir()
+	h, err := OpenHistory(root, objects.BLAKE3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	m := newHistModel(5)
+	var prev objects.OID
+	for i := 0; i < 600; i++ {
+		a := HistoryAdd{Run: m.oid(objects.TypeRun), Status: "running"}
+		var list []HistoryEvent
+		if i > 0 {
+			a.Base, a.Prefix = prev, i
+			list = append(list, m.lists[prev]...)
+		}
+		e := HistoryEvent{ID: m.oid(objects.TypeEvent), Step: "sh", Cost: float64(i%7) / 3, Tokens: float64(i)}
+		a.Own = []HistoryEvent{e}
+		m.lists[a.Run] = append(list, e)
+		m.order = append(m.order, a.Run)
+		if err := h.Add([]HistoryAdd{a}); err != nil {
+			t.Fatal(err)
+		}
+		prev = a.Run
+	}
+	m.check(t, h)
+	hr, _ := h.Run(prev)
+	segs := 0
+	if err := h.segments(hr.rec, 0, hr.Len, func(histSeg) (bool, error) { segs++; return true, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if segs > 7+10 {
+		t.Fatalf("a walk over 600 single-event appends visits %d records", segs)
+	}
+	if _, _, events := h.Layers(); events > 600*10 {
+		t.Fatalf("%d own events stored for 600", events)
+	}
+}
