@@ -180,7 +180,11 @@ func (h *History) cumAt(d [32]byte, i int, batch map[[32]byte]*histRunData) (his
 			if i-r.prefix >= r.own {
 				break
 			}
-			e, err := decodeHistEvent(r.layer, r.event(i-r.prefix))
+			b, err := r.event(i - r.prefix)
+			if err != nil {
+				return histEventData{}, 0, err
+			}
+			e, err := decodeHistEvent(r.layer, b)
 			return e, depth, err
 		}
 		d = r.base
@@ -230,7 +234,11 @@ func (h *History) layerRuns(l *histLayer) ([]histRunData, error) {
 			d.tips = append(d.tips, t.Digest)
 		}
 		for j := range d.events {
-			if d.events[j], err = decodeHistEvent(l, r.event(j)); err != nil {
+			b, err := r.event(j)
+			if err != nil {
+				return nil, err
+			}
+			if d.events[j], err = decodeHistEvent(l, b); err != nil {
 				return nil, err
 			}
 		}
@@ -289,7 +297,11 @@ func (h *History) skip(d *histRunData, batch map[[32]byte]*histRunData) error {
 	var copied []histEventData
 	err := h.segments(top, limit, d.prefix, func(s histSeg) (bool, error) {
 		for i := s.hi - 1; i >= s.lo; i-- {
-			e, err := decodeHistEvent(s.r.layer, s.r.event(i-s.r.prefix))
+			b, err := s.r.event(i - s.r.prefix)
+			if err != nil {
+				return false, err
+			}
+			e, err := decodeHistEvent(s.r.layer, b)
 			if err != nil {
 				return false, err
 			}

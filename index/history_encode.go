@@ -113,5 +113,12 @@ func encodeHistLayer(algo string, runs []histRunData) []byte {
 	b = append(b, stepTab...)
 	b = append(b, strs...)
 	b = append(b, meta...)
-	return le.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	for i := 0; i < len(evs); i += histBlockEvents * histEventSize {
+		b = le.AppendUint32(b, crc32.Checksum(evs[i:min(i+histBlockEvents*histEventSize, len(evs))], castagnoli))
+	}
+	// The trailer covers every byte but the event records, which their
+	// block sums cover.
+	evStart := histHeaderSize + histFanout + len(recs) + len(tails)*histTailSize
+	crc := crc32.Update(crc32.Checksum(b[:evStart], castagnoli), castagnoli, b[evStart+len(evs):])
+	return le.AppendUint32(b, crc)
 }

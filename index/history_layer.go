@@ -23,6 +23,9 @@ const (
 	histTailSize   = 64
 	histEventSize  = 32 + 4 + 4 + 8*4
 	histTrailer    = 4
+	// histBlockEvents is how many own-event records one block checksum
+	// covers: a reader checks only the blocks it reads.
+	histBlockEvents = 1024
 	// maxHistLayerBytes bounds one layer file before it is read.
 	maxHistLayerBytes = 1 << 34
 )
@@ -46,11 +49,20 @@ type histLayer struct {
 	// events with few distinct steps allocates each once.
 	stepCache []string
 	stepSeen  []bool
+	// blockSums are the own-event blocks' CRC-32Cs; checked marks the
+	// blocks verified so far.
+	blockSums []byte
+	checked   []bool
 }
 
-// openHistLayer checks b as a layer of profile algo: size, trailing
-// CRC-32C of every byte before it, magic, version, hash profile, section
-// sizes against the counts, fan-out and run order.
+// histBlocks returns the number of event blocks of n own events.
+func histBlocks(n int) int { return (n + histBlockEvents - 1) / histBlockEvents }
+
+// openHistLayer checks b as a layer of profile algo: size, the trailing
+// CRC-32C of every byte but the own-event records (which carry a CRC-32C
+// per block of histBlockEvents, checked when a block is first read, so
+// opening a layer does not touch every page of it), magic, version, hash
+// profile, section sizes against the counts, fan-out and run order.
 func openHistLayer(name string, b []byte, algo objects.Algo) (*histLayer, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("history layer %s: %s: %w", name, fmt.Sprintf(format, args...), ErrHistoryCorrupt)
@@ -60,7 +72,15 @@ func openHistLayer(name string, b []byte, algo objects.Algo) (*histLayer, error)
 	}
 	le := binary.LittleEndian
 	body := b[:len(b)-histTrailer]
-	if crc32.Checksum(body, castagnoli) != le.Uint32(b[len(body):]) {
+	nruns, nevents := uint64(le.Uint32(b[20:])), uint64(le.Uint32(b[28:]))
+	// The event records start after the header, fan-out, runs and tails.
+	evStart := uint64(histHeaderSize+histFanout) + nruns*(histRunSize+histTailSize)
+	evEnd := evStart + nevents*histEventSize
+	if evEnd > uint64(len(body)) {
+		return nil, bad("%d events overrun %d bytes", nevents, len(body))
+	}
+	sum := crc32.Update(crc32.Checksum(body[:evStart], castagnoli), castagnoli, body[evEnd:])
+	if sum != le.Uint32(b[len(body):]) {
 		return nil, bad("checksum mismatch")
 	}
 	if string(b[:8]) != histMagic {
@@ -75,7 +95,8 @@ func openHistLayer(name string, b []byte, algo objects.Algo) (*histLayer, error)
 	l := &histLayer{name: name, data: b}
 	l.nruns, l.nsteps, l.nevents = int(le.Uint32(b[20:])), int(le.Uint32(b[24:])), int(le.Uint32(b[28:]))
 	sizes := []uint64{histFanout, uint64(l.nruns) * histRunSize, uint64(l.nruns) * histTailSize,
-		uint64(l.nevents) * histEventSize, uint64(l.nsteps) * 8, uint64(le.Uint32(b[32:])), uint64(le.Uint32(b[36:]))}
+		uint64(l.nevents) * histEventSize, uint64(l.nsteps) * 8, uint64(le.Uint32(b[32:])), uint64(le.Uint32(b[36:])),
+		uint64(histBlocks(l.nevents)) * 4}
 	total := uint64(histHeaderSize)
 	for _, s := range sizes {
 		total += s
@@ -90,6 +111,7 @@ func openHistLayer(name string, b []byte, algo objects.Algo) (*histLayer, error)
 		pos += s
 	}
 	l.fanout, l.runs, l.tails, l.events, l.steps, l.strs, l.meta = secs[0], secs[1], secs[2], secs[3], secs[4], secs[5], secs[6]
+	l.blockSums = secs[7]
 	prev := uint32(0)
 	for i := 0; i < 256; i++ {
 		f := le.Uint32(l.fanout[4*i:])
@@ -160,10 +182,23 @@ func (l *histLayer) rec(i int) (histRec, error) {
 	return r, nil
 }
 
-// event returns own event j of r, which must be below r.own.
-func (r *histRec) event(j int) []byte {
-	k := (int(r.eventOff) + j) * histEventSize
-	return r.layer.events[k : k+histEventSize]
+// event returns own event j of r, which must be below r.own, checking
+// its block's CRC-32C the first time the block is read.
+func (r *histRec) event(j int) ([]byte, error) {
+	l := r.layer
+	g := int(r.eventOff) + j
+	if blk := g / histBlockEvents; l.checked == nil || !l.checked[blk] {
+		if l.checked == nil {
+			l.checked = make([]bool, histBlocks(l.nevents))
+		}
+		lo, hi := blk*histBlockEvents*histEventSize, min((blk+1)*histBlockEvents, l.nevents)*histEventSize
+		if crc32.Checksum(l.events[lo:hi], castagnoli) != binary.LittleEndian.Uint32(l.blockSums[4*blk:]) {
+			return nil, fmt.Errorf("history layer %s: event block %d: checksum mismatch: %w", l.name, blk, ErrHistoryCorrupt)
+		}
+		l.checked[blk] = true
+	}
+	k := g * histEventSize
+	return l.events[k : k+histEventSize], nil
 }
 
 // step returns step string number n of the layer.

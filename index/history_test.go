@@ -1,7 +1,9 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -159,8 +161,9 @@ func TestHistoryAddAndWalk(t *testing.T) {
 }
 
 // TestHistoryCorruptFiles: a layer or chain that is flipped, truncated,
-// written for the other hash, or missing is ErrHistoryCorrupt on open,
-// never a wrong answer; ResetHistory empties the index.
+// written for the other hash, or missing is ErrHistoryCorrupt on open or
+// (a flipped event record) when read, never a wrong answer; ResetHistory
+// empties the index.
 func TestHistoryCorruptFiles(t *testing.T) {
 	damage := map[string]func(t *testing.T, dir string, layer string){
 		"flipped layer byte": func(t *testing.T, dir, layer string) {
@@ -203,8 +206,8 @@ func TestHistoryCorruptFiles(t *testing.T) {
 			}
 			os.Chmod(layers[0], 0o644)
 			f(t, dir, layers[0])
-			if _, err := OpenHistory(root, objects.BLAKE3); !errors.Is(err, ErrHistoryCorrupt) {
-				t.Fatalf("open after damage: %v, want ErrHistoryCorrupt", err)
+			if err := readAll(root, m); !errors.Is(err, ErrHistoryCorrupt) {
+				t.Fatalf("open and read after damage: %v, want ErrHistoryCorrupt", err)
 			}
 			if err := ResetHistory(root, objects.BLAKE3); err != nil {
 				t.Fatal(err)
@@ -232,9 +235,10 @@ func TestHistoryCorruptFiles(t *testing.T) {
 	})
 }
 
-// TestHistoryLayerFuzzNoPanic: every single-byte change and every
-// truncation of a valid layer is refused by openHistLayer or, when the
-// checksum is recomputed to match, still never makes an accessor panic.
+// TestHistoryLayerFuzzNoPanic: every single-byte change of a valid layer
+// is refused when it is opened or when the damaged bytes are read, every
+// truncation when it is opened, and a change whose checksums are
+// recomputed to match never makes an accessor panic.
 func TestHistoryLayerFuzzNoPanic(t *testing.T) {
 	m := newHistModel(4)
 	var runs []histRunData
@@ -253,8 +257,14 @@ func TestHistoryLayerFuzzNoPanic(t *testing.T) {
 	for i := 0; i < len(good)-histTrailer; i += 7 {
 		b := append([]byte(nil), good...)
 		b[i] ^= 0xff
-		if _, err := openHistLayer("x", b, objects.BLAKE3); err == nil {
-			t.Fatalf("byte %d flipped: accepted", i)
+		// Damage is found when the layer is opened, or (an event record:
+		// their blocks carry their own sums) when the block is read.
+		l, err := openHistLayer("x", b, objects.BLAKE3)
+		if err == nil {
+			hh := &History{algo: objects.BLAKE3, layers: []*histLayer{l}}
+			if _, err = hh.layerRuns(l); err == nil {
+				t.Fatalf("byte %d flipped: accepted", i)
+			}
 		}
 		fixCRC(b)
 		if l, err := openHistLayer("x", b, objects.BLAKE3); err == nil {
@@ -276,11 +286,25 @@ func TestHistoryLayerFuzzNoPanic(t *testing.T) {
 	}
 }
 
-// fixCRC recomputes a layer's trailing checksum.
+// fixCRC recomputes a layer's checksums (the event blocks' and the
+// trailer), as the header's counts give them.
 func fixCRC(b []byte) {
+	le := binary.LittleEndian
 	body := b[:len(b)-histTrailer]
-	c := crc32Castagnoli(body)
-	b[len(body)], b[len(body)+1], b[len(body)+2], b[len(body)+3] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
+	nruns, nevents := int(le.Uint32(b[20:])), int(le.Uint32(b[28:]))
+	evStart := histHeaderSize + histFanout + nruns*(histRunSize+histTailSize)
+	evEnd := evStart + nevents*histEventSize
+	blocks := histBlocks(nevents)
+	if nruns < 0 || nevents < 0 || evEnd > len(body) || evEnd+4*blocks > len(body) {
+		return
+	}
+	tab := len(body) - 4*blocks
+	for k := 0; k < blocks; k++ {
+		lo, hi := evStart+k*histBlockEvents*histEventSize, min(evStart+(k+1)*histBlockEvents*histEventSize, evEnd)
+		le.PutUint32(b[tab+4*k:], crc32Castagnoli(b[lo:hi]))
+	}
+	c := crc32.Update(crc32Castagnoli(body[:evStart]), castagnoli, body[evEnd:])
+	le.PutUint32(b[len(body):], c)
 }
 
 // TestHistoryConcurrentWriters: writers with their own handles (as
@@ -326,6 +350,29 @@ func TestHistoryConcurrentWriters(t *testing.T) {
 	for _, m := range models {
 		m.check(t, h)
 	}
+}
+
+// readAll opens the index under root and walks every run of m: the
+// first error, nil when all reads succeed.
+func readAll(root string, m *histModel) error {
+	h, err := OpenHistory(root, objects.BLAKE3)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	for _, id := range m.order {
+		hr, err := h.Run(id)
+		if err != nil {
+			return err
+		}
+		if hr == nil {
+			continue
+		}
+		if err := h.Each(hr, 0, hr.Len, func(int, objects.OID, string) error { return nil }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func readT(t *testing.T, p string) []byte {

@@ -58,10 +58,14 @@ func (h *History) segments(r histRec, from, to int, fn func(histSeg) (bool, erro
 }
 
 // eventOID names own event j of r.
-func (h *History) eventOID(r *histRec, j int) objects.OID {
+func (h *History) eventOID(r *histRec, j int) (objects.OID, error) {
 	id := objects.OID{Type: objects.TypeEvent, Algo: h.algo}
-	copy(id.Digest[:], r.event(j)[:32])
-	return id
+	b, err := r.event(j)
+	if err != nil {
+		return id, err
+	}
+	copy(id.Digest[:], b[:32])
+	return id, nil
 }
 
 // Newest returns the oids of run's newest n events (all when n is 0 or
@@ -73,7 +77,11 @@ func (h *History) Newest(run *HistoryRun, n int) ([]objects.OID, error) {
 	out := make([]objects.OID, 0, n)
 	err := h.segments(run.rec, run.Len-n, run.Len, func(s histSeg) (bool, error) {
 		for i := s.hi - 1; i >= s.lo; i-- {
-			out = append(out, h.eventOID(&s.r, i-s.r.prefix))
+			id, err := h.eventOID(&s.r, i-s.r.prefix)
+			if err != nil {
+				return false, err
+			}
+			out = append(out, id)
 		}
 		return true, nil
 	})
@@ -84,8 +92,9 @@ func (h *History) Newest(run *HistoryRun, n int) ([]objects.OID, error) {
 func (h *History) EventAt(run *HistoryRun, i int) (objects.OID, error) {
 	var id objects.OID
 	err := h.segments(run.rec, i, i+1, func(s histSeg) (bool, error) {
-		id = h.eventOID(&s.r, i-s.r.prefix)
-		return false, nil
+		var err error
+		id, err = h.eventOID(&s.r, i-s.r.prefix)
+		return false, err
 	})
 	return id, err
 }
@@ -103,7 +112,10 @@ func (h *History) Each(run *HistoryRun, from, to int, fn func(i int, id objects.
 	for k := len(segs) - 1; k >= 0; k-- {
 		s := segs[k]
 		for i := s.lo; i < s.hi; i++ {
-			b := s.r.event(i - s.r.prefix)
+			b, err := s.r.event(i - s.r.prefix)
+			if err != nil {
+				return err
+			}
 			step, err := s.r.layer.step(leUint32(b[32:]))
 			if err != nil {
 				return err
@@ -134,8 +146,11 @@ func (h *History) Sums(run *HistoryRun) (HistorySums, error) {
 	}
 	var e histEventData
 	err := h.segments(run.rec, run.Len-1, run.Len, func(s histSeg) (bool, error) {
-		var err error
-		e, err = decodeHistEvent(s.r.layer, s.r.event(s.hi-1-s.r.prefix))
+		b, err := s.r.event(s.hi - 1 - s.r.prefix)
+		if err != nil {
+			return false, err
+		}
+		e, err = decodeHistEvent(s.r.layer, b)
 		return false, err
 	})
 	return HistorySums{Cost: e.cost, Duration: e.dur, Tokens: e.tok, Score: e.score, HasScore: e.hasScore}, err

@@ -105,7 +105,7 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdCorruptHistory is the script command `corrupt-history`: it flips a
-// bit in the middle of a layer of the history index.
+// bit in the header of a layer of the history index.
 func cmdCorruptHistory(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: corrupt-history")
@@ -117,7 +117,7 @@ func cmdCorruptHistory(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	b, err := os.ReadFile(layers[0])
 	ts.Check(err)
-	b[len(b)/2] ^= 0x01
+	b[14] ^= 0x01 // in the hash name: the whole-file checksum fails
 	ts.Check(os.Chmod(layers[0], 0o644))
 	ts.Check(os.WriteFile(layers[0], b, 0o644))
 }

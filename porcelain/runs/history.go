@@ -205,6 +205,7 @@ func UpdateHistory(ctx context.Context, r *plumbing.Repo) (*HistoryReport, error
 			rep.Skipped++
 			continue
 		case err != nil:
+			historyFailed(r, err)
 			return nil, err
 		}
 		rep.Action = "updated"

@@ -34,9 +34,10 @@ func diffIndexed(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA, 
 	}
 	// b's indexing may have rewritten the chain; look a up again.
 	if a, err = h.Run(a.ID); err != nil || a == nil {
+		historyFailed(r, err)
 		return nil, false, nil
 	}
-	res, ok, err := diffFromIndex(ctx, g, h, a, b, opt)
+	res, ok, err := diffFromIndex(ctx, r, g, h, a, b, opt)
 	if !ok || err != nil {
 		return nil, ok, err
 	}
@@ -59,17 +60,20 @@ func tailOf(h *index.History, run *index.HistoryRun, from int) ([]objects.OID, e
 // duplicates (a link rule), so an event past the shared prefix of one run
 // cannot be in the other's prefix: the common events are the prefix and
 // the events both tails hold.
-func diffFromIndex(ctx context.Context, g objects.Getter, h *index.History, a, b *index.HistoryRun, opt DiffOptions) (*DiffResult, bool, error) {
+func diffFromIndex(ctx context.Context, r *plumbing.Repo, g objects.Getter, h *index.History, a, b *index.HistoryRun, opt DiffOptions) (*DiffResult, bool, error) {
 	p, err := h.SharedPrefix(a, b)
 	if err != nil {
+		historyFailed(r, err)
 		return nil, false, nil
 	}
 	tailA, err := tailOf(h, a, p)
 	if err != nil {
+		historyFailed(r, err)
 		return nil, false, nil
 	}
 	tailB, err := tailOf(h, b, p)
 	if err != nil {
+		historyFailed(r, err)
 		return nil, false, nil
 	}
 	// Events past the structural prefix may still agree position by
@@ -81,6 +85,7 @@ func diffFromIndex(ctx context.Context, g objects.Getter, h *index.History, a, b
 	p, tailA, tailB = p+n, tailA[n:], tailB[n:]
 	res := &DiffResult{OnlyA: []EventBrief{}, OnlyB: []EventBrief{}, Aligned: []AlignedPair{}}
 	if res.Common, err = oidStrings(h, a, p); err != nil {
+		historyFailed(r, err)
 		return nil, false, nil
 	}
 	if p > 0 {
@@ -116,9 +121,11 @@ func diffFromIndex(ctx context.Context, g objects.Getter, h *index.History, a, b
 		res.OnlyB = append(res.OnlyB, briefEvent(evB[k], i))
 	}
 	if res.A, err = sideFromIndex(h, a); err != nil {
+		historyFailed(r, err)
 		return nil, false, nil
 	}
 	if res.B, err = sideFromIndex(h, b); err != nil {
+		historyFailed(r, err)
 		return nil, false, nil
 	}
 	res, err = finishDiff(ctx, g, res, divA, divB, evA, evB, opt)

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/tinehq/tine/index"
@@ -51,9 +52,19 @@ func indexedRev(ctx context.Context, r *plumbing.Repo, g objects.Getter, h *inde
 	}
 	hr, err := indexedRun(ctx, g, h, id)
 	if err != nil {
+		historyFailed(r, err)
 		return nil, "", false
 	}
 	return hr, ref, true
+}
+
+// historyFailed answers an error the history index gave while in use:
+// a damaged index is reset (emptied), so the next reader or writer
+// refills it; either way the caller answers from the objects.
+func historyFailed(r *plumbing.Repo, err error) {
+	if errors.Is(err, index.ErrHistoryCorrupt) {
+		_ = index.ResetHistory(r.Root(), r.Algo())
+	}
 }
 
 // noHistoryIndex turns the index off, for tests comparing the two paths.
@@ -74,6 +85,7 @@ func logRunIndexed(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev 
 	}
 	ids, err := h.Newest(hr, limit)
 	if err != nil {
+		historyFailed(r, err)
 		return nil, nil, false, nil
 	}
 	res := &LogResult{Runs: []LogRun{{Ref: ref, Run: hr.ID.String(), Status: hr.Status, Events: hr.Len}}, Entries: []LogEntry{}}
