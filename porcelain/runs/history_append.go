@@ -30,7 +30,7 @@ func indexAppend(ctx context.Context, r *plumbing.Repo, prev, run *objects.Objec
 	if hr, err := h.Run(run.ID); err != nil || hr != nil {
 		return
 	}
-	add, ok := appendedRun(h, prev, run, objs)
+	add, ok := appendedRun(ctx, r.Objects(), h, prev, run, objs)
 	if ok && h.Add([]index.HistoryAdd{add}) == nil {
 		return
 	}
@@ -38,8 +38,10 @@ func indexAppend(ctx context.Context, r *plumbing.Repo, prev, run *objects.Objec
 }
 
 // appendedRun builds the index entry of run from prev's (indexed) entry
-// and the written objects; ok is false when it cannot.
-func appendedRun(h *index.History, prev, run *objects.Object, objs []*objects.Object) (index.HistoryAdd, bool) {
+// and the new events: from objs when the write holds them, else read
+// through g (record writes its event before the run); ok is false when it
+// cannot.
+func appendedRun(ctx context.Context, g objects.Getter, h *index.History, prev, run *objects.Object, objs []*objects.Object) (index.HistoryAdd, bool) {
 	snap, err := RunFromObject(run)
 	if err != nil {
 		return index.HistoryAdd{}, false
@@ -68,12 +70,13 @@ func appendedRun(h *index.History, prev, run *objects.Object, objs []*objects.Ob
 		if err != nil || v.Kind != objects.KindString {
 			return add, false
 		}
-		o := written[id]
-		if o == nil {
-			return add, false
+		var e *Event
+		if o := written[id]; o != nil {
+			e, err = DecodeEvent(o)
+		} else {
+			e, err = loadEvent(ctx, g, run.ID, id)
 		}
-		e, err := DecodeEvent(o)
-		if err != nil {
+		if err != nil || e.Missing {
 			return add, false
 		}
 		add.Own = append(add.Own, historyEvent(e))
