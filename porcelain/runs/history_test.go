@@ -115,3 +115,42 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestAppendIndexesNewEventsOnly: the writers' eager update indexes an
+// append of 3 events onto a 2,000-event run by reading those 3 events
+// (when the write did not hold them) and no run object, and the entry
+// extends the old run's.
+func TestAppendIndexesNewEventsOnly(t *testing.T) {
+	ctx := context.Background()
+	r := lazyRepo(t)
+	ids := writeChain(t, r, "heads/main", nil, 2000, "m", false)
+	prevID := runOf(t, r, "heads/main")
+	if rep, err := UpdateHistory(ctx, r); err != nil || rep.Added != 1 {
+		t.Fatalf("UpdateHistory = %+v, %v", rep, err)
+	}
+	writeChain(t, r, "heads/main", ids, 3, "n", false)
+	prev, err := r.Objects().Get(ctx, prevID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := r.Objects().Get(ctx, runOf(t, r, "heads/main"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := openHistory(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	c := newCounting(r.Objects())
+	add, ok := appendedRun(ctx, c, h, prev, run, nil)
+	if !ok || add.Base != prevID || add.Prefix != 2000 || len(add.Own) != 3 {
+		t.Fatalf("append entry: ok %v, base %s, prefix %d, own %d", ok, add.Base, add.Prefix, len(add.Own))
+	}
+	if ev, _ := c.of(objects.TypeEvent); ev != 3 {
+		t.Errorf("indexing the append read %d events, want 3", ev)
+	}
+	if n, _ := c.of(objects.TypeRun); n != 0 {
+		t.Errorf("indexing the append read %d run objects, want 0", n)
+	}
+}
