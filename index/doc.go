@@ -103,4 +103,76 @@
 // brought up to date by Index.Search, never by the writers' Update, and
 // follow the catalog's rules: derived, replaced atomically, rebuilt when
 // they fail a check, and every hit re-checked against the objects.
+// # The history index
+//
+// objects/catalog/history/ holds the history index, git's commit-graph
+// for runs: what log, diff and show need of a run without reading its run
+// object (a snapshot listing every event: 2.2 MB of JSON at 30,000
+// events, re-hashed and parsed on every read). The catalog above cannot
+// serve it: it is one file decoded whole and rewritten whole.
+//
+// Per run: its status, tips and event count, and its event list stored
+// structurally, so appends and forks share it: a run's list is the first
+// Prefix events of a base run followed by its own events. An append is
+// indexed with the run it extends as base (Prefix = that run's length),
+// a fork with the run it was forked from; only the own events are new
+// data. Each own event holds its oid, its tool-path step (what diff
+// prints) and the run's cumulative cost, duration and tokens and latest
+// score up to it, summed in the run's order, so a run's totals are its
+// last record and diff sums nothing it does not print. The newest N
+// events of a run are read by walking its records from the tail, through
+// bases only as far as N needs.
+//
+// Files. A chain file, replaced atomically, names the layers in order,
+// oldest first. Layers are immutable and named by the SHA-256 of their
+// bytes; a new layer holds only the runs added by one write; then, while
+// the newest layer is at least half the size of the one before, the two
+// are merged into one, so a chain holds about log2 of the index's size
+// and each record is rewritten O(log n) times. Writers hold an flock on
+// lock (a crashed writer's lock dies with it), re-read the chain, write
+// the layer, write the chain and delete the layers no chain names.
+// Readers take no lock; a layer a merge deleted after they read the chain
+// makes them read the chain again (a mapped layer stays readable).
+//
+//	chain   "TINEHCHN", uint32 version 1, 8-byte hash name (zero padded),
+//	        uint32 n, n × 32-byte layer names, uint32 CRC-32C of the rest
+//	layer   "TINEHIST", uint32 version 1, 8-byte hash name,
+//	        uint32 runs, steps, own events, string bytes, metadata bytes,
+//	        fan-out: 256 × uint32 (runs whose first digest byte ≤ i),
+//	        runs: sorted by run digest, 96 bytes each — digest, base
+//	        digest (zero for none), uint32 prefix, own count, depth,
+//	        metadata length, uint64 first own event, metadata offset,
+//	        tails: per run (last event digest, run digest), sorted — how
+//	        an append's predecessor is found from the append's events,
+//	        own events: 72 bytes each — event digest, uint32 step number,
+//	        uint32 flags (1: a score so far), float64 cumulative cost,
+//	        duration, tokens, latest score,
+//	        steps: per step string uint32 offset, length into the strings,
+//	        strings, metadata (per run: uvarint status length, status,
+//	        uvarint tip count, 32-byte tip digests),
+//	        block sums: a uint32 CRC-32C per 1,024 own-event records,
+//	        uint32 CRC-32C of every byte before it but the own events
+//
+// All integers are little-endian. When a layer is opened everything but
+// its own-event records is checked (size, CRC-32C, magic, version, hash,
+// every section's size against its count, fan-out and sort order): that
+// is O(runs), not O(events). A block of own-event records is checked
+// against its sum the first time it is read, so log -n 20 checks (and
+// pages in) one or two blocks of a 30,000-event run, not 2 MB. Every
+// record is bounds-checked when read, so a damaged file is
+// ErrHistoryCorrupt, never a panic or a wrong offset.
+//
+// Trust. As git trusts its commit-graph for parents and generation
+// numbers, tine trusts the history index for a stored run's event list,
+// status, tips, tool-path steps and sums: these are facts about immutable
+// objects (a run oid names one payload forever), recorded from objects
+// that were read and verified when the run was indexed. Every event log
+// prints and every divergent event diff prints is read again through the
+// object store (re-hashed); a run named by oid rather than by a ref must
+// still be stored. A run with an event not stored here (a shallow
+// boundary) is not indexed: its summary would change when the event is
+// fetched. A damaged index is reset (emptied) by the reader that meets it
+// and refilled as runs are read; `tine index status --verify` checks every
+// ref'd run the index holds against its run object and events, and `tine
+// index rebuild` rebuilds it from the objects. fsck never reads it.
 package index

@@ -26,9 +26,10 @@ func TestMain(m *testing.M) {
 // a user's terminal session, errors included.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("script", map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"capture": cmdCapture,
-		"corrupt": cmdCorrupt,
-		"fixture": cmdFixture,
+		"capture":         cmdCapture,
+		"corrupt":         cmdCorrupt,
+		"corrupt-history": cmdCorruptHistory,
+		"fixture":         cmdFixture,
 	}))
 }
 
@@ -101,6 +102,24 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("capture: no match for %q in stdout", args[1])
 	}
 	ts.Setenv(args[0], m[1])
+}
+
+// cmdCorruptHistory is the script command `corrupt-history`: it flips a
+// bit in the header of a layer of the history index.
+func cmdCorruptHistory(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: corrupt-history")
+	}
+	layers, err := filepath.Glob(ts.MkAbs(filepath.Join(".tine", "objects", "catalog", "history", "*.layer")))
+	ts.Check(err)
+	if len(layers) == 0 {
+		ts.Fatalf("corrupt-history: no layer")
+	}
+	b, err := os.ReadFile(layers[0])
+	ts.Check(err)
+	b[14] ^= 0x01 // in the hash name: the whole-file checksum fails
+	ts.Check(os.Chmod(layers[0], 0o644))
+	ts.Check(os.WriteFile(layers[0], b, 0o644))
 }
 
 // cmdCorrupt is the script command `corrupt OID`: it damages the loose

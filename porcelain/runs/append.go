@@ -72,7 +72,8 @@ func commitAppend(ctx context.Context, r *plumbing.Repo, h *head, actor string, 
 	// failing to advance it only makes status report a move, so the
 	// append that succeeded is not failed for it.
 	_ = r.NoteRefMove(h.ref, prev, run.ID)
-	_ = RefreshIndex(ctx, r) // derived data: see refreshIndex
+	indexAppend(ctx, r, base, run, objs) // derived data, before RefreshIndex finds the run missing
+	_ = RefreshIndex(ctx, r)             // derived data: see refreshIndex
 	return nil
 }
 

@@ -121,6 +121,9 @@ func DiffRevisions(ctx context.Context, r *plumbing.Repo, revA, revB string, opt
 
 // diffRevisions is DiffRevisions reading every object through g.
 func diffRevisions(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA, revB string, opt DiffOptions) (*DiffResult, error) {
+	if res, ok, err := diffIndexed(ctx, r, g, revA, revB, opt); ok {
+		return res, err
+	}
 	a, refA, err := resolveRunHead(ctx, r, g, revA)
 	if err != nil {
 		return nil, err
@@ -183,6 +186,13 @@ func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*D
 	if res.B, err = diffSide(ctx, g, b, idsB, divB, evB, shared); err != nil {
 		return nil, err
 	}
+	return finishDiff(ctx, g, res, divA, divB, evA, evB, opt)
+}
+
+// finishDiff aligns the divergent events evA and evB (at positions divA
+// and divB), adds the blob diffs asked for and the deltas of the sides'
+// totals.
+func finishDiff(ctx context.Context, g objects.Getter, res *DiffResult, divA, divB []int, evA, evB []*Event, opt DiffOptions) (*DiffResult, error) {
 	res.Identical = len(divA) == 0 && len(divB) == 0
 	keysA, keysB := make([]string, len(divA)), make([]string, len(divB))
 	for k, e := range evA {

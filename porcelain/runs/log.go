@@ -110,6 +110,9 @@ func Log(ctx context.Context, r *plumbing.Repo, opt LogOptions) (*LogResult, err
 // logRun lists one run's newest limit events (all when limit is 0),
 // reading only those, through g.
 func logRun(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string, limit int) (*LogResult, []GraphNode, error) {
+	if res, nodes, ok, err := logRunIndexed(ctx, r, g, rev, limit); ok {
+		return res, nodes, err
+	}
 	run, ref, err := resolveRunHead(ctx, r, g, rev)
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,95 @@
+package runs
+
+import (
+	"context"
+
+	"github.com/tinehq/tine/index"
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+)
+
+// indexAppend is the writers' eager update of the history index after an
+// append moved a ref from prev's run to run (prev nil for a new ref): the
+// new run is indexed as prev's run plus the events the append wrote, in
+// O(those events). prev's and run's event lists are compared string for
+// string from the payloads the writer already holds parsed (no oid is
+// parsed but the new ones), and the new events' summaries come from objs,
+// the objects just written. When prev's run is not indexed, or the lists
+// do not line up, the run is indexed as a reader would (indexedRun).
+// Errors are dropped: the index is derived, and a reader finds the run
+// missing and indexes it then.
+func indexAppend(ctx context.Context, r *plumbing.Repo, prev, run *objects.Object, objs []*objects.Object) {
+	if noHistoryIndex {
+		return
+	}
+	h, err := openHistory(r)
+	if err != nil {
+		return
+	}
+	defer h.Close()
+	if hr, err := h.Run(run.ID); err != nil || hr != nil {
+		return
+	}
+	add, ok := appendedRun(ctx, r.Objects(), h, prev, run, objs)
+	if ok && h.Add([]index.HistoryAdd{add}) == nil {
+		return
+	}
+	_, _ = indexedRun(ctx, r.Objects(), h, run.ID)
+}
+
+// appendedRun builds the index entry of run from prev's (indexed) entry
+// and the new events: from objs when the write holds them, else read
+// through g (record writes its event before the run); ok is false when it
+// cannot.
+func appendedRun(ctx context.Context, g objects.Getter, h *index.History, prev, run *objects.Object, objs []*objects.Object) (index.HistoryAdd, bool) {
+	snap, err := RunFromObject(run)
+	if err != nil {
+		return index.HistoryAdd{}, false
+	}
+	add := index.HistoryAdd{Run: run.ID, Status: snap.Status, Tips: snap.Tips}
+	list := eventStrings(run)
+	if prev != nil {
+		base, err := h.Run(prev.ID)
+		old := eventStrings(prev)
+		if err != nil || base == nil || base.Len != len(old) || len(list) < len(old) {
+			return add, false
+		}
+		for i, s := range old {
+			if list[i].Str != s.Str {
+				return add, false
+			}
+		}
+		add.Base, add.Prefix = prev.ID, len(old)
+	}
+	written := make(map[objects.OID]*objects.Object, len(objs))
+	for _, o := range objs {
+		written[o.ID] = o
+	}
+	for _, v := range list[add.Prefix:] {
+		id, err := objects.ParseOID(v.Str)
+		if err != nil || v.Kind != objects.KindString {
+			return add, false
+		}
+		var e *Event
+		if o := written[id]; o != nil {
+			e, err = DecodeEvent(o)
+		} else {
+			e, err = loadEvent(ctx, g, run.ID, id)
+		}
+		if err != nil || e.Missing {
+			return add, false
+		}
+		add.Own = append(add.Own, historyEvent(e))
+	}
+	return add, true
+}
+
+// eventStrings returns a run payload's events array (nil when absent or
+// not an array).
+func eventStrings(o *objects.Object) []objects.Value {
+	l, ok := o.Value.Get("events")
+	if !ok || l.Kind != objects.KindArray {
+		return nil
+	}
+	return l.Array
+}
