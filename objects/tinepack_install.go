@@ -34,12 +34,26 @@ func InstallPack(ctx context.Context, frame []byte, s Store, shallow func(OID) b
 // InstallPackLimits is InstallPack reading the frame with the manifest
 // counts of lim (see InspectPackLimits).
 func InstallPackLimits(ctx context.Context, frame []byte, s Store, shallow func(OID) bool, lim PackLimits) (*PackFrame, error) {
-	if shallow == nil {
-		shallow = func(OID) bool { return false }
-	}
 	pf, err := InspectPackLimits(frame, s.Algo(), lim)
 	if err != nil {
 		return nil, err
+	}
+	return InstallPackFrame(ctx, pf, s, shallow)
+}
+
+// InstallPackFrame is InstallPack for a frame already decoded and checked
+// by another reader (tine's binary frame between tine peers): pf's objects
+// decoded with s's hash profile, their ids derived from their bytes, no id
+// repeated in or across its lists. It checks and writes exactly as
+// InstallPack does after InspectPack and returns pf updated the same way.
+func InstallPackFrame(ctx context.Context, pf *PackFrame, s Store, shallow func(OID) bool) (*PackFrame, error) {
+	if shallow == nil {
+		shallow = func(OID) bool { return false }
+	}
+	for _, o := range pf.Objects {
+		if o.ID.Algo != s.Algo() {
+			return nil, fmt.Errorf("pack %s: %w: %s in a %s store", pf.ID, ErrPackAlgoMixed, o.ID, s.Algo())
+		}
 	}
 	in := &packInstall{ctx: ctx, store: s, existing: shallow,
 		packed: make(map[OID]*Object, len(pf.Objects)), declared: make(map[OID]bool, len(pf.Shallow))}

@@ -85,6 +85,8 @@ type Client struct {
 	// tine holds the counts of tine's extension once the server offered
 	// it (see Algo); nil: the format's.
 	tine atomic.Pointer[objects.PackLimits]
+	// frame is set once the server offered tine's binary frame (see Algo).
+	frame atomic.Bool
 }
 
 // Limits returns the manifest counts of frames between the client and its
@@ -99,6 +101,11 @@ func (c *Client) Limits() objects.PackLimits {
 
 // Extended reports whether the client opted into tine's extension.
 func (c *Client) Extended() bool { return c.tine.Load() != nil }
+
+// BinaryFrames reports whether the server offered tine's binary frame in
+// a version this client speaks (see Algo): pushes then upload binary
+// frames, and fetches ask for them.
+func (c *Client) BinaryFrames() bool { return c.frame.Load() }
 
 // tineHeader adds wire.HeaderTine to h (nil: a new map) when the client
 // opted in, so the server reads and writes this request's frames within

@@ -54,10 +54,11 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 	if windowed {
 		depth = firstWindow
 	}
+	binary := t.c.BinaryFrames()
 	ask := func(wants []objects.OID, depth int) <-chan fetchReply {
 		ch := make(chan fetchReply, 1)
 		go func() {
-			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth})
+			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth, Binary: binary})
 			ch <- fetchReply{frame: frame, omitted: omitted, err: err}
 		}()
 		return ch
@@ -89,7 +90,7 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		}
 		res.Bytes += int64(len(r.frame))
 		res.AssociationsOmitted += r.omitted
-		pf, err := objects.InspectPackLimits(r.frame, a, lim)
+		pf, err := readFrame(r.frame, a, lim)
 		if err != nil {
 			return nil, fmt.Errorf("fetch: %w: %w", remote.ErrIncomplete, err)
 		}
@@ -208,4 +209,14 @@ func lacking(ctx context.Context, sink remote.Sink, ids []objects.OID) ([]object
 		}
 	}
 	return out, nil
+}
+
+// readFrame verifies a fetched frame within lim: tine's binary frame (the
+// client asked for it, or Client.Fetch would have refused the reply) or
+// TINEPACK3.
+func readFrame(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.PackFrame, error) {
+	if wire.IsFrame(frame) {
+		return wire.ReadFrame(frame, a, lim)
+	}
+	return objects.InspectPackLimits(frame, a, lim)
 }

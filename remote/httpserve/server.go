@@ -62,6 +62,10 @@ type Config struct {
 	// extension (0: wire.TineMaxPackObjects and wire.TineMaxShallow; at
 	// least objects.MaxPackObjects, at most those).
 	TinePackObjects, TineShallow int
+	// NoTineFrame serves the extension without its binary frame (no
+	// frame in the capabilities, wire.HeaderFrame ignored), as a tine
+	// serve from before it does. Tests use it.
+	NoTineFrame bool
 }
 
 // Server is an OpenTine remote (opentine-remote/1) serving tine

@@ -30,7 +30,27 @@ func (s *Server) tineCaps() *wire.TineCaps {
 	if s.cfg.HideTineExtension {
 		return nil
 	}
-	return &wire.TineCaps{Version: wire.TineVersion, MaxPackObjects: s.cfg.TinePackObjects, MaxShallow: s.cfg.TineShallow}
+	caps := &wire.TineCaps{Version: wire.TineVersion, MaxPackObjects: s.cfg.TinePackObjects, MaxShallow: s.cfg.TineShallow}
+	if !s.cfg.NoTineFrame {
+		caps.Frame = wire.FrameVersion
+	}
+	return caps
+}
+
+// binaryFrame reports whether a fetch or upload request asks for tine's
+// binary frame: it carries wire.HeaderFrame with the version this server
+// speaks, and the server serves it (a server hiding the extension or the
+// frame ignores the header, as one from before the frame does). Any other
+// value of the header is refused (400).
+func (s *Server) binaryFrame(r *http.Request) (bool, *httpError) {
+	v, ok := r.Header[http.CanonicalHeaderKey(wire.HeaderFrame)]
+	if !ok || s.cfg.HideTineExtension || s.cfg.NoTineFrame {
+		return false, nil
+	}
+	if len(v) != 1 || v[0] != wire.FrameHeaderValue {
+		return false, invalid(fmt.Sprintf("%s %.20q: this server speaks frame version %d", wire.HeaderFrame, v, wire.FrameVersion))
+	}
+	return true, nil
 }
 
 // packLimits returns the manifest counts a fetch or upload request gets:
