@@ -93,7 +93,7 @@ func InstallPackFrame(ctx context.Context, pf *PackFrame, s Store, shallow func(
 		return nil, fmt.Errorf("pack %s: %w", pf.ID, err)
 	}
 	for _, o := range objs {
-		if _, err := Validate(o, in); err != nil {
+		if err := ValidateLinked(o, links[o.ID], in); err != nil {
 			return nil, fmt.Errorf("pack %s: %w", pf.ID, err)
 		}
 	}
@@ -211,15 +211,22 @@ func packDependencyOrder(objs []*Object, links map[OID][]OID) ([]*Object, error)
 // InstallPack writes in (SPEC §2.8), for a receiver that stores a frame's
 // objects through another path (a transport's sink). Ties go by oid.
 func DependencyOrder(objs []*Object) ([]*Object, error) {
+	return DependencyOrderWith(objs, Links)
+}
+
+// DependencyOrderWith is DependencyOrder taking each object's links from
+// links (a caller that already parsed them passes its memo; it must
+// answer what Links answers).
+func DependencyOrderWith(objs []*Object, links func(*Object) ([]OID, error)) ([]*Object, error) {
 	sorted := slices.Clone(objs)
 	slices.SortFunc(sorted, func(x, y *Object) int { return x.ID.Compare(y.ID) })
-	links := make(map[OID][]OID, len(sorted))
+	linkMap := make(map[OID][]OID, len(sorted))
 	for _, o := range sorted {
-		ls, err := Links(o)
+		ls, err := links(o)
 		if err != nil {
 			return nil, err
 		}
-		links[o.ID] = ls
+		linkMap[o.ID] = ls
 	}
-	return packDependencyOrder(sorted, links)
+	return packDependencyOrder(sorted, linkMap)
 }

@@ -195,6 +195,9 @@ func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error
 			header = map[string]string{}
 		}
 		header[wire.HeaderFrame] = wire.FrameHeaderValue
+		if !c.compress {
+			header[wire.HeaderFrameCodec] = wire.FrameCodecNone
+		}
 	}
 	req := request{method: http.MethodPost, path: c.tenantPath("fetch"), body: b, contentType: wire.JSONContentType, header: header}
 	resp, done, err := c.do(ctx, req)

@@ -23,19 +23,22 @@ import (
 // TestBinaryFrameOnlyWhenBothSpeakIt pushes and fetches a run through a
 // recorder in front of tine serve in three guises: tine serve (binary
 // frames: the upload's PATCH carries Tine-Frame and the fetch is answered
-// with one), tine serve without the frame (a server from before it:
+// with one, uncompressed to a loopback URL unless the client is told to
+// compress), tine serve without the frame (a server from before it:
 // TINEPACK3 under the extension) and an OpenTine-like server (neither
 // header). Every transfer arrives whole.
 func TestBinaryFrameOnlyWhenBothSpeakIt(t *testing.T) {
 	for _, c := range []struct {
-		name         string
-		cfg          httpserve.Config
-		want         string
-		binary, tine bool
+		name                   string
+		cfg                    httpserve.Config
+		compress               bool
+		want                   string
+		binary, tine, codecRaw bool
 	}{
-		{"tine serve", httpserve.Config{}, "PATCH frame=1 tine=1 -> 201 json; POST fetch frame=1 tine=1 -> 200 frame", true, true},
-		{"no frame", httpserve.Config{NoTineFrame: true}, "PATCH tine=1 -> 201 json; POST fetch tine=1 -> 200 pack", false, true},
-		{"OpenTine", httpserve.Config{HideTineExtension: true}, "PATCH -> 201 json; POST fetch -> 200 pack", false, false},
+		{"tine serve", httpserve.Config{}, false, "PATCH frame=1 tine=1 -> 201 json; POST fetch frame=1 codec=none tine=1 -> 200 frame", true, true, true},
+		{"tine serve, compressed", httpserve.Config{}, true, "PATCH frame=1 tine=1 -> 201 json; POST fetch frame=1 tine=1 -> 200 frame", true, true, false},
+		{"no frame", httpserve.Config{NoTineFrame: true}, false, "PATCH tine=1 -> 201 json; POST fetch tine=1 -> 200 pack", false, true, false},
+		{"OpenTine", httpserve.Config{HideTineExtension: true}, false, "PATCH -> 201 json; POST fetch -> 200 pack", false, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -66,6 +69,12 @@ func TestBinaryFrameOnlyWhenBothSpeakIt(t *testing.T) {
 				if v := r.Header.Get(wire.HeaderFrame); v != "" {
 					line += " frame=" + v
 				}
+				if v := r.Header.Get(wire.HeaderFrameCodec); v != "" {
+					line += " codec=" + v
+				}
+				if b := rec.Body.Bytes(); wire.IsFrame(b) && len(b) > 42 && (b[42] == 0) != c.codecRaw {
+					t.Errorf("a frame reply with codec byte %d", b[42])
+				}
 				if v := r.Header.Get(wire.HeaderTine); v != "" {
 					line += " tine=" + v
 				}
@@ -77,7 +86,11 @@ func TestBinaryFrameOnlyWhenBothSpeakIt(t *testing.T) {
 			defer hs.Close()
 			local := newRepo(t)
 			run := storeChain(t, local, 50)
-			tr := openRemote(t, hs.URL)
+			cl, err := httpclient.New(hs.URL+"/v1/tenants/acme", httpclient.Options{Token: testToken, CompressFrames: c.compress})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := httpclient.TransportOf(cl)
 			src, err := plumbing.RepoTransferSource(ctx, local)
 			if err != nil {
 				t.Fatal(err)
@@ -105,7 +118,6 @@ func TestBinaryFrameOnlyWhenBothSpeakIt(t *testing.T) {
 			if has, err := clone.Objects().Has(ctx, run); err != nil || !has {
 				t.Fatalf("the clone lacks the run: %v", err)
 			}
-			cl := tr.(*httpclient.Transport).Client()
 			mu.Lock()
 			sort.Strings(seen)
 			got := strings.Join(seen, "; ")
@@ -131,7 +143,7 @@ func binaryChain(t *testing.T, n int) (objects.OID, []*objects.Object, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frame, _, err := wire.WriteFrame(ordered, boundary, objects.DefaultPackLimits)
+	frame, _, err := wire.WriteFrame(ordered, boundary, objects.DefaultPackLimits, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +185,7 @@ func TestBinaryFrameRefusedInstallsNothing(t *testing.T) {
 	for i := range many {
 		many[i] = objects.NewBlob(objects.SHA256, []byte(fmt.Sprintf("blob %d", i)))
 	}
-	over, _, err := wire.WriteFrame(many, nil, objects.PackLimits{Objects: 10101, Shallow: 1})
+	over, _, err := wire.WriteFrame(many, nil, objects.PackLimits{Objects: 10101, Shallow: 1}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +196,7 @@ func TestBinaryFrameRefusedInstallsNothing(t *testing.T) {
 			events = append(events, o)
 		}
 	}
-	dangling, _, err := wire.WriteFrame(events, nil, objects.DefaultPackLimits)
+	dangling, _, err := wire.WriteFrame(events, nil, objects.DefaultPackLimits, true)
 	if err != nil {
 		t.Fatal(err)
 	}

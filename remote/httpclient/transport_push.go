@@ -75,9 +75,9 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 	frames := make(chan outgoing, 1)
 	go func() {
 		defer close(frames)
-		lim, binary := t.c.Limits(), t.c.BinaryFrames()
+		lim, binary, compress := t.c.Limits(), t.c.BinaryFrames(), t.c.CompressFrames()
 		send := func(objs []*objects.Object) error {
-			frame, id, err := packFrame(objs, lim, binary)
+			frame, id, err := packFrame(objs, lim, binary, compress)
 			if err != nil {
 				return err
 			}
@@ -131,19 +131,19 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 // packFrame writes objs as one frame whose shallow list is their links
 // outside it (objects the remote holds or an earlier pack brought), within
 // the manifest counts lim: tine's binary frame when binary (the server
-// offered it), else TINEPACK3.
-func packFrame(objs []*objects.Object, lim objects.PackLimits, binary bool) ([]byte, string, error) {
+// offered it; its body compressed when compress), else TINEPACK3.
+func packFrame(objs []*objects.Object, lim objects.PackLimits, binary, compress bool) ([]byte, string, error) {
 	boundary, err := remote.ExternalLinks(objs)
 	if err != nil {
 		return nil, "", fmt.Errorf("push: %w", err)
 	}
-	write := func(objs []*objects.Object, boundary []objects.OID, lim objects.PackLimits) ([]byte, string, error) {
-		return objects.WritePackLimits(objs, boundary, objects.PackLevelFast, lim)
-	}
+	var frame []byte
+	var id string
 	if binary {
-		write = wire.WriteFrame
+		frame, id, err = wire.WriteFrame(objs, boundary, lim, compress)
+	} else {
+		frame, id, err = objects.WritePackLimits(objs, boundary, objects.PackLevelFast, lim)
 	}
-	frame, id, err := write(objs, boundary, lim)
 	if err != nil {
 		return nil, "", fmt.Errorf("push: %w", err)
 	}

@@ -156,7 +156,7 @@ func (s *Server) fetch(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
-	binary, herr := s.binaryFrame(c.r)
+	fc, herr := s.binaryFrame(c.r)
 	if herr != nil {
 		return herr
 	}
@@ -190,12 +190,12 @@ func (s *Server) fetch(c *call) *httpError {
 			objs = append(objs, o)
 		}
 	}
-	frame, herr := packFrame(objs, lim, binary)
+	frame, herr := packFrame(objs, lim, fc)
 	if herr != nil {
 		return herr
 	}
 	contentType := wire.PackContentType
-	if binary {
+	if fc.binary {
 		contentType = wire.FrameContentType
 	}
 	writePack(c.w, contentType, frame, omitted)
@@ -203,8 +203,9 @@ func (s *Server) fetch(c *call) *httpError {
 }
 
 // packFrame writes objs as a frame whose shallow list is their external
-// links, within lim: tine's binary frame when binary, else TINEPACK3.
-func packFrame(objs []*objects.Object, lim objects.PackLimits, binary bool) ([]byte, *httpError) {
+// links, within lim: tine's binary frame when fc asks for it, else
+// TINEPACK3.
+func packFrame(objs []*objects.Object, lim objects.PackLimits, fc frameChoice) ([]byte, *httpError) {
 	boundary, err := remote.ExternalLinks(objs)
 	if err != nil {
 		return nil, internal(err.Error())
@@ -212,8 +213,8 @@ func packFrame(objs []*objects.Object, lim objects.PackLimits, binary bool) ([]b
 	if len(boundary) > lim.Shallow {
 		return nil, invalid(fmt.Sprintf("pack would declare %d shallow ids, at most %d", len(boundary), lim.Shallow))
 	}
-	if binary {
-		frame, _, err := wire.WriteFrame(objs, boundary, lim)
+	if fc.binary {
+		frame, _, err := wire.WriteFrame(objs, boundary, lim, fc.compress)
 		if err != nil {
 			return nil, packError(err)
 		}

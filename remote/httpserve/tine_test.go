@@ -47,7 +47,7 @@ func TestTineCountsBounded(t *testing.T) {
 }
 
 // TestFrameHeader: a fetch gets tine's binary frame only with Tine-Frame:
-// 1 (another value is 400), and an upload is read as one only when its
+// 1 (another value is 400; Tine-Frame-Codec may only say none), and an upload is read as one only when its
 // completing PATCH carries the header: the same binary frame PATCHed
 // without it is read as TINEPACK3 and refused, and nothing is stored.
 func TestFrameHeader(t *testing.T) {
@@ -63,6 +63,9 @@ func TestFrameHeader(t *testing.T) {
 		{map[string]string{wire.HeaderFrame: "1"}, 200, wire.FrameContentType},
 		{map[string]string{wire.HeaderFrame: "1", wire.HeaderTine: "1"}, 200, wire.FrameContentType},
 		{map[string]string{wire.HeaderFrame: "2"}, 400, wire.JSONContentType},
+		{map[string]string{wire.HeaderFrame: "1", wire.HeaderFrameCodec: "none"}, 200, wire.FrameContentType},
+		{map[string]string{wire.HeaderFrame: "1", wire.HeaderFrameCodec: "zstd"}, 400, wire.JSONContentType},
+		{map[string]string{wire.HeaderFrameCodec: "none"}, 200, wire.PackContentType},
 	} {
 		status, _, h := ts.send(t, "POST", "/v1/tenants/acme/fetch", "", wire.JSONContentType, body, c.header)
 		if status != c.status || h.Get("Content-Type") != c.ctype {
@@ -73,7 +76,7 @@ func TestFrameHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frame, id, err := wire.WriteFrame(objs, boundary, objects.DefaultPackLimits)
+	frame, id, err := wire.WriteFrame(objs, boundary, objects.DefaultPackLimits, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func (s *Server) uploadChunk(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
-	binary, herr := s.binaryFrame(c.r)
+	fc, herr := s.binaryFrame(c.r)
 	if herr != nil {
 		return herr
 	}
@@ -110,7 +110,7 @@ func (s *Server) uploadChunk(c *call) *httpError {
 		writeJSON(c.w, http.StatusOK, map[string]int64{"offset": m.Offset})
 		return nil
 	}
-	return s.finalize(c, id, m, lim, binary)
+	return s.finalize(c, id, m, lim, fc.binary)
 }
 
 // finalize checks and installs a complete upload within the manifest

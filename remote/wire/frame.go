@@ -21,7 +21,8 @@ import (
 //
 //	off 0   10 bytes  "TINEFRAME\x01"
 //	off 10  32 bytes  SHA-256 of the body (raw digest)
-//	off 42  n bytes   the body, zstd-compressed
+//	off 42  1 byte    the body's codec: 1 zstd, 0 none
+//	off 43  n bytes   the body, in that codec
 //
 // The body is
 //
@@ -32,7 +33,10 @@ import (
 // The objects' ids are not sent: the reader derives each from its bytes,
 // the check TINEPACK3's reader makes against the id it carries. Ids use the
 // receiver's hash profile; the frame id is "sha256:" + hex of bytes 10..42,
-// as for TINEPACK3, so a receipt names it the same way. Every bound of
+// as for TINEPACK3, so a receipt names it the same way. A frame between
+// two processes on one host (a client of a loopback URL) is not
+// compressed: its bytes never leave the machine, and compressing and
+// inflating them was a tenth of each side's CPU time. Every bound of
 // TINEPACK3 holds: MaxPackBytes per frame and MaxPackBodyBytes per body,
 // the counts the extension grants (PackLimits).
 const (
@@ -47,8 +51,21 @@ const (
 	HeaderFrame = "Tine-Frame"
 	// FrameContentType is the content type of a binary frame reply.
 	FrameContentType = "application/vnd.tine.frame"
-	// frameHeaderSize is the magic plus the body digest.
+	// HeaderFrameCodec is the request header by which a fetch asks for a
+	// frame body in a codec other than zstd: FrameCodecNone.
+	HeaderFrameCodec = "Tine-Frame-Codec"
+	// FrameCodecNone is HeaderFrameCodec's one value: an uncompressed
+	// body.
+	FrameCodecNone = "none"
+	// frameHeaderSize is the magic plus the body digest; the codec byte
+	// follows.
 	frameHeaderSize = len(FrameMagic) + sha256.Size
+)
+
+// Body codecs, the byte at frameHeaderSize.
+const (
+	codecNone byte = 0
+	codecZstd byte = 1
 )
 
 // ErrBadFrame reports a binary frame that is corrupt, truncated, over a
@@ -81,12 +98,13 @@ func FrameID(frame []byte) string {
 }
 
 // WriteFrame builds the binary frame of objs, in the order given, with
-// boundary shallow, within the counts of lim, and returns it with its id.
+// boundary shallow, within the counts of lim, its body zstd-compressed
+// when compress, and returns it with its id.
 // It refuses objects of mixed hash profiles, duplicates, a boundary entry
 // that is also sent and anything over a bound; that shallow is exactly the
 // objects' external links is the caller's to ensure (the reader refuses
 // anything else when it installs).
-func WriteFrame(objs []*objects.Object, shallow []objects.OID, lim objects.PackLimits) ([]byte, string, error) {
+func WriteFrame(objs []*objects.Object, shallow []objects.OID, lim objects.PackLimits, compress bool) ([]byte, string, error) {
 	if len(objs) > lim.Objects || len(shallow) > lim.Shallow {
 		return nil, "", fmt.Errorf("write frame: %w: %d objects and %d shallow ids, over %d and %d", ErrBadFrame, len(objs), len(shallow), lim.Objects, lim.Shallow)
 	}
@@ -123,15 +141,23 @@ func WriteFrame(objs []*objects.Object, shallow []objects.OID, lim objects.PackL
 		body = append(body, scratch...)
 	}
 	sum := sha256.Sum256(body)
-	frame := make([]byte, frameHeaderSize, frameHeaderSize+len(body)/2+64)
+	var frame []byte
+	if compress {
+		frame = make([]byte, frameHeaderSize+1, frameHeaderSize+1+len(body)/2+64)
+		frame[frameHeaderSize] = codecZstd
+		enc, err := frameEncoder()
+		if err != nil {
+			return nil, "", fmt.Errorf("write frame: %w", err)
+		}
+		frame = enc.EncodeAll(body, frame)
+		frameEncoders.Put(enc)
+	} else {
+		frame = make([]byte, frameHeaderSize+1, frameHeaderSize+1+len(body))
+		frame[frameHeaderSize] = codecNone
+		frame = append(frame, body...)
+	}
 	copy(frame, FrameMagic)
 	copy(frame[len(FrameMagic):], sum[:])
-	enc, err := frameEncoder()
-	if err != nil {
-		return nil, "", fmt.Errorf("write frame: %w", err)
-	}
-	frame = enc.EncodeAll(body, frame)
-	frameEncoders.Put(enc)
 	if len(frame) > objects.MaxPackBytes {
 		return nil, "", fmt.Errorf("write frame: %w: %d bytes, over %d", ErrBadFrame, len(frame), objects.MaxPackBytes)
 	}

@@ -15,7 +15,8 @@ import (
 // order, each decoded with hash profile a, its id derived from its bytes)
 // and shallow ids, as an objects.PackFrame whose ID is the frame id. It
 // refuses, with an error wrapping ErrBadFrame: a frame over
-// objects.MaxPackBytes (checked first), a wrong magic, a zstd stream that is
+// objects.MaxPackBytes (checked first), a wrong magic, an unknown body
+// codec, a zstd stream that is
 // corrupt, truncated, followed by other bytes or inflating past
 // objects.MaxPackBodyBytes, a body not hashing to the header's digest,
 // counts over lim, an entry running past the body or bytes after the last
@@ -30,13 +31,21 @@ func ReadFrame(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.P
 	if len(frame) > objects.MaxPackBytes {
 		return nil, fmt.Errorf("%w: %d bytes, over %d", ErrBadFrame, len(frame), objects.MaxPackBytes)
 	}
-	if len(frame) < frameHeaderSize || !IsFrame(frame) {
+	if len(frame) <= frameHeaderSize || !IsFrame(frame) {
 		return nil, fmt.Errorf("%w: no %q magic", ErrBadFrame, FrameMagic[:len(FrameMagic)-1])
 	}
 	id := FrameID(frame)
-	body, err := inflateFrame(frame[frameHeaderSize:])
-	if err != nil {
-		return nil, fmt.Errorf("frame %s: %w", id, err)
+	var body []byte
+	switch codec, rest := frame[frameHeaderSize], frame[frameHeaderSize+1:]; codec {
+	case codecNone:
+		body = rest // shorter than the frame, so within objects.MaxPackBodyBytes
+	case codecZstd:
+		var err error
+		if body, err = inflateFrame(rest); err != nil {
+			return nil, fmt.Errorf("frame %s: %w", id, err)
+		}
+	default:
+		return nil, fmt.Errorf("frame %s: %w: unknown body codec %d", id, ErrBadFrame, codec)
 	}
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], frame[len(FrameMagic):frameHeaderSize]) {
 		return nil, fmt.Errorf("frame %s: %w: the body hashes to sha256:%x", id, ErrBadFrame, sum)

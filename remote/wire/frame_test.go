@@ -21,8 +21,8 @@ func frameObjects(a objects.Algo, n int) []*objects.Object {
 	return out
 }
 
-// sealBody builds a frame around body as WriteFrame does, so tests can
-// hand the reader bodies no writer produces.
+// sealBody builds a zstd frame around body as WriteFrame does, so tests
+// can hand the reader bodies no writer produces.
 func sealBody(t *testing.T, body []byte) []byte {
 	t.Helper()
 	sum := sha256.Sum256(body)
@@ -31,16 +31,29 @@ func sealBody(t *testing.T, body []byte) []byte {
 		t.Fatal(err)
 	}
 	defer enc.Close()
-	return enc.EncodeAll(body, append([]byte(FrameMagic), sum[:]...))
+	return enc.EncodeAll(body, append(append([]byte(FrameMagic), sum[:]...), codecZstd))
+}
+
+// sealRaw builds an uncompressed frame around body.
+func sealRaw(body []byte) []byte {
+	sum := sha256.Sum256(body)
+	return append(append(append([]byte(FrameMagic), sum[:]...), codecNone), body...)
 }
 
 func TestFrameRoundTrip(t *testing.T) {
-	for _, a := range []objects.Algo{objects.SHA256, objects.BLAKE3} {
+	for _, c := range []struct {
+		a        objects.Algo
+		compress bool
+	}{{objects.SHA256, true}, {objects.BLAKE3, true}, {objects.SHA256, false}, {objects.BLAKE3, false}} {
+		a := c.a
 		objs := frameObjects(a, 50)
 		shallow := []objects.OID{objects.NewBlob(a, []byte("elsewhere")).ID, a.Derive(objects.TypeEvent, 1, []byte("{}"))}
-		frame, id, err := WriteFrame(objs, shallow, objects.DefaultPackLimits)
+		frame, id, err := WriteFrame(objs, shallow, objects.DefaultPackLimits, c.compress)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if codec := frame[frameHeaderSize]; (codec == codecZstd) != c.compress {
+			t.Fatalf("%s: compress %v wrote codec %d", a, c.compress, codec)
 		}
 		if !IsFrame(frame) || id != FrameID(frame) {
 			t.Fatalf("%s: frame id %s, header says %s", a, id, FrameID(frame))
@@ -65,10 +78,16 @@ func TestFrameRoundTrip(t *testing.T) {
 func TestFrameRefusals(t *testing.T) {
 	a := objects.SHA256
 	objs := frameObjects(a, 20)
-	good, _, err := WriteFrame(objs, nil, objects.DefaultPackLimits)
+	good, _, err := WriteFrame(objs, nil, objects.DefaultPackLimits, true)
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw, _, err := WriteFrame(objs, nil, objects.DefaultPackLimits, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badCodec := bytes.Clone(raw)
+	badCodec[frameHeaderSize] = 7
 	flipped := bytes.Clone(good)
 	flipped[len(flipped)-5] ^= 0x40
 	badDigest := bytes.Clone(good)
@@ -99,6 +118,11 @@ func TestFrameRefusals(t *testing.T) {
 		"shallow and object": sealBody(t, body(1, 1, shallowEntry, entry)),
 		"unknown type code":  sealBody(t, body(0, 1, append([]byte{9}, objs[0].ID.Digest[:]...))),
 		"bad envelope":       sealBody(t, body(1, 0, []byte{3}, []byte("xyz"))),
+		"unknown codec":      badCodec,
+		"raw truncated":      raw[:len(raw)-3],
+		"raw trailing":       append(bytes.Clone(raw), 0),
+		"raw bytes after":    sealRaw(body(1, 0, entry, []byte{0})),
+		"raw no body":        raw[:frameHeaderSize+1],
 	}
 	for name, frame := range cases {
 		if _, err := ReadFrame(frame, a, objects.DefaultPackLimits); !errors.Is(err, ErrBadFrame) {
@@ -127,17 +151,17 @@ func TestFrameBomb(t *testing.T) {
 func TestWriteFrameRefusals(t *testing.T) {
 	objs := frameObjects(objects.SHA256, 3)
 	lim := objects.PackLimits{Objects: 2, Shallow: 2}
-	if _, _, err := WriteFrame(objs, nil, lim); !errors.Is(err, ErrBadFrame) {
+	if _, _, err := WriteFrame(objs, nil, lim, true); !errors.Is(err, ErrBadFrame) {
 		t.Errorf("over the object count: %v", err)
 	}
-	if _, _, err := WriteFrame(append(objs[:1:1], objs[0]), nil, objects.DefaultPackLimits); !errors.Is(err, ErrBadFrame) {
+	if _, _, err := WriteFrame(append(objs[:1:1], objs[0]), nil, objects.DefaultPackLimits, true); !errors.Is(err, ErrBadFrame) {
 		t.Errorf("a repeated object: %v", err)
 	}
 	mixed := append(objs[:1:1], objects.NewBlob(objects.BLAKE3, []byte("b3")))
-	if _, _, err := WriteFrame(mixed, nil, objects.DefaultPackLimits); !errors.Is(err, objects.ErrPackAlgoMixed) {
+	if _, _, err := WriteFrame(mixed, nil, objects.DefaultPackLimits, false); !errors.Is(err, objects.ErrPackAlgoMixed) {
 		t.Errorf("mixed profiles: %v", err)
 	}
-	if _, _, err := WriteFrame(objs[:1], []objects.OID{objs[0].ID}, objects.DefaultPackLimits); !errors.Is(err, ErrBadFrame) {
+	if _, _, err := WriteFrame(objs[:1], []objects.OID{objs[0].ID}, objects.DefaultPackLimits, false); !errors.Is(err, ErrBadFrame) {
 		t.Errorf("a shallow id also sent: %v", err)
 	}
 }
