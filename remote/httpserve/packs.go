@@ -88,6 +88,7 @@ func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, l
 	if err := objects.PutAll(ctx, r.Objects(), stage.Staged); err != nil {
 		return "", 0, internal(fmt.Sprintf("install %s: %v", pf.ID, err))
 	}
+	s.recent.add(tenant, stage.Staged)
 	return pf.ID, len(pf.Objects), nil
 }
 

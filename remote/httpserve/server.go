@@ -85,6 +85,9 @@ type Server struct {
 	// and ref updates (so the server's own requests never meet each
 	// other's ref guards).
 	locks map[string]*sync.Mutex
+	// recent keeps what installs stored, for the catalog update after a
+	// ref moves.
+	recent *recentObjects
 }
 
 // New checks cfg and returns its Server. It creates Root if needed.
@@ -127,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, auth: auth,
 		packSlots: make(chan struct{}, 2), walkSlots: make(chan struct{}, 2),
-		tenants: map[string]*plumbing.Repo{}, locks: map[string]*sync.Mutex{}}
+		tenants: map[string]*plumbing.Repo{}, locks: map[string]*sync.Mutex{}, recent: newRecentObjects()}
 	s.uploads = newUploadStore(filepath.Join(root, "uploads"), cfg.Now)
 	// The identity's tenant repository, if it exists, must open with the
 	// advertised format: refuse to start rather than fail every request.
