@@ -1,6 +1,7 @@
 package httpserve
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -51,7 +52,11 @@ func (c *recentObjects) add(tenant string, objs []*objects.Object) {
 		if o.Type == objects.TypeBlob || len(o.Body) > maxRecentBytes/4 || m[o.ID] != nil {
 			continue
 		}
-		m[o.ID] = o
+		// A copy of the body: a decoded frame's objects share one buffer,
+		// which one kept object would otherwise keep whole.
+		kept := *o
+		kept.Body = bytes.Clone(o.Body)
+		m[o.ID] = &kept
 		c.order = append(c.order, recentEntry{tenant: tenant, id: o.ID, size: len(o.Body)})
 		c.bytes += len(o.Body)
 	}
@@ -62,7 +67,9 @@ func (c *recentObjects) add(tenant string, objs []*objects.Object) {
 		c.bytes -= e.size
 		drop++
 	}
-	c.order = append(c.order[:0:0], c.order[drop:]...)
+	if drop > 0 {
+		c.order = append(c.order[:0:0], c.order[drop:]...)
+	}
 }
 
 // getter returns tenant's kept objects as an objects.Getter answering

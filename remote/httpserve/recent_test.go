@@ -51,3 +51,25 @@ func TestRecentObjectsBounded(t *testing.T) {
 		t.Errorf("another tenant sees acme's object: %v", err)
 	}
 }
+
+// TestRecentObjectsCopyBodies: a kept object does not share its body with
+// what was installed (a decoded frame's objects share one buffer).
+func TestRecentObjectsCopyBodies(t *testing.T) {
+	c := newRecentObjects()
+	v, err := objects.ParseJSON([]byte(`{"kind":"model"}`), objects.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := objects.NewJSONObject(objects.SHA256, objects.TypeEvent, 1, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.add("acme", []*objects.Object{o})
+	got, err := c.getter("acme").Get(context.Background(), o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &got.Body[0] == &o.Body[0] || string(got.Body) != string(o.Body) {
+		t.Fatalf("kept body %q shares the installed object's buffer or differs", got.Body)
+	}
+}
