@@ -13,16 +13,24 @@ func Validate(o *Object, r Resolver) ([]OID, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckLinksExist(links, r); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", o.Type, o.ID, err)
-	}
-	if err := CheckRunGraph(o, r); err != nil {
-		return nil, err
-	}
-	if err := CheckAnnotationChain(o, r); err != nil {
+	if err := ValidateLinked(o, links, r); err != nil {
 		return nil, err
 	}
 	return links, nil
+}
+
+// ValidateLinked is Validate for a caller that already parsed o's links
+// with Links (a pack install or a transfer's receiver parses each
+// object's links once for its own checks): links must be what Links(o)
+// returned.
+func ValidateLinked(o *Object, links []OID, r Resolver) error {
+	if err := CheckLinksExist(links, r); err != nil {
+		return fmt.Errorf("%s %s: %w", o.Type, o.ID, err)
+	}
+	if err := CheckRunGraph(o, r); err != nil {
+		return err
+	}
+	return CheckAnnotationChain(o, r)
 }
 
 // ValidateAppend is Validate for run, a run that is base plus events

@@ -34,12 +34,26 @@ func InstallPack(ctx context.Context, frame []byte, s Store, shallow func(OID) b
 // InstallPackLimits is InstallPack reading the frame with the manifest
 // counts of lim (see InspectPackLimits).
 func InstallPackLimits(ctx context.Context, frame []byte, s Store, shallow func(OID) bool, lim PackLimits) (*PackFrame, error) {
-	if shallow == nil {
-		shallow = func(OID) bool { return false }
-	}
 	pf, err := InspectPackLimits(frame, s.Algo(), lim)
 	if err != nil {
 		return nil, err
+	}
+	return InstallPackFrame(ctx, pf, s, shallow)
+}
+
+// InstallPackFrame is InstallPack for a frame already decoded and checked
+// by another reader (tine's binary frame between tine peers): pf's objects
+// decoded with s's hash profile, their ids derived from their bytes, no id
+// repeated in or across its lists. It checks and writes exactly as
+// InstallPack does after InspectPack and returns pf updated the same way.
+func InstallPackFrame(ctx context.Context, pf *PackFrame, s Store, shallow func(OID) bool) (*PackFrame, error) {
+	if shallow == nil {
+		shallow = func(OID) bool { return false }
+	}
+	for _, o := range pf.Objects {
+		if o.ID.Algo != s.Algo() {
+			return nil, fmt.Errorf("pack %s: %w: %s in a %s store", pf.ID, ErrPackAlgoMixed, o.ID, s.Algo())
+		}
 	}
 	in := &packInstall{ctx: ctx, store: s, existing: shallow,
 		packed: make(map[OID]*Object, len(pf.Objects)), declared: make(map[OID]bool, len(pf.Shallow))}
@@ -79,7 +93,7 @@ func InstallPackLimits(ctx context.Context, frame []byte, s Store, shallow func(
 		return nil, fmt.Errorf("pack %s: %w", pf.ID, err)
 	}
 	for _, o := range objs {
-		if _, err := Validate(o, in); err != nil {
+		if err := ValidateLinked(o, links[o.ID], in); err != nil {
 			return nil, fmt.Errorf("pack %s: %w", pf.ID, err)
 		}
 	}
@@ -197,15 +211,22 @@ func packDependencyOrder(objs []*Object, links map[OID][]OID) ([]*Object, error)
 // InstallPack writes in (SPEC §2.8), for a receiver that stores a frame's
 // objects through another path (a transport's sink). Ties go by oid.
 func DependencyOrder(objs []*Object) ([]*Object, error) {
+	return DependencyOrderWith(objs, Links)
+}
+
+// DependencyOrderWith is DependencyOrder taking each object's links from
+// links (a caller that already parsed them passes its memo; it must
+// answer what Links answers).
+func DependencyOrderWith(objs []*Object, links func(*Object) ([]OID, error)) ([]*Object, error) {
 	sorted := slices.Clone(objs)
 	slices.SortFunc(sorted, func(x, y *Object) int { return x.ID.Compare(y.ID) })
-	links := make(map[OID][]OID, len(sorted))
+	linkMap := make(map[OID][]OID, len(sorted))
 	for _, o := range sorted {
-		ls, err := Links(o)
+		ls, err := links(o)
 		if err != nil {
 			return nil, err
 		}
-		links[o.ID] = ls
+		linkMap[o.ID] = ls
 	}
-	return packDependencyOrder(sorted, links)
+	return packDependencyOrder(sorted, linkMap)
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/tinehq/tine/refs"
 )
 
-// MaxShallowBytes bounds the shallow file read (SPEC §2.7: 1 MiB).
+// MaxShallowBytes bounds the shallow file read (SPEC §2.7: 1 MiB) of a
+// sha256 repository; a blake3 one's is refs.MaxShallowBytesBLAKE3 (see
+// refs.ShallowBounds).
 const MaxShallowBytes = 1 << 20
 
 // shallowSet reads the repository's shallow file (absent means empty).
@@ -25,16 +27,18 @@ func (r *Repo) shallowSet() (map[objects.OID]bool, error) {
 	return set, nil
 }
 
-// readShallow parses the shallow file with the reader rules of SPEC §2.7.
+// readShallow parses the shallow file with the reader rules of SPEC §2.7,
+// within the bounds of the repository's hash profile.
 func (r *Repo) readShallow() ([]objects.OID, error) {
-	b, err := readConfined(r.root, "shallow", MaxShallowBytes)
+	_, maxBytes := refs.ShallowBounds(r.algo)
+	b, err := readConfined(r.root, "shallow", int64(maxBytes))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read shallow: %w", err)
 	}
-	ids, err := refs.ParseShallow(b)
+	ids, err := refs.ParseShallowFor(b, r.algo)
 	if err != nil {
 		return nil, fmt.Errorf("shallow: %w", err)
 	}

@@ -13,6 +13,29 @@ const (
 	MaxShallowBytes   = 1 << 20
 )
 
+// Bounds of a blake3 repository's shallow file. Only tine reads a blake3
+// repository (OpenTine refuses its object format), so its shallow file
+// need not keep SPEC §2.7's bounds, which a shallow fetch of a run of more
+// than 10,000 events passes: the run names every event, so its boundary
+// is every event beyond the depth. A run object parses within
+// objects.MaxBodyTokens tokens, so it names fewer events than
+// MaxShallowEntriesBLAKE3, and one run's boundary always fits; the bytes
+// bound is that many of the longest oid line. A sha256 repository keeps
+// the SPEC's bounds, so OpenTine reads it.
+const (
+	MaxShallowEntriesBLAKE3 = objects.MaxBodyTokens
+	MaxShallowBytesBLAKE3   = MaxShallowEntriesBLAKE3 * (len("attestation:blake3:") + 64 + 1)
+)
+
+// ShallowBounds returns the entry and byte bounds of the shallow file of a
+// repository of hash profile a.
+func ShallowBounds(a objects.Algo) (entries, size int) {
+	if a == objects.BLAKE3 {
+		return MaxShallowEntriesBLAKE3, MaxShallowBytesBLAKE3
+	}
+	return MaxShallowEntries, MaxShallowBytes
+}
+
 // ParseShallow parses a shallow file (SPEC §2.7) and returns its oids
 // sorted. The reader accepts unsorted and unterminated files but rejects,
 // in this order: more than MaxShallowBytes (shallow.oversized), a non-ASCII
@@ -21,8 +44,20 @@ const (
 // (shallow.too-many), a line that is not an oid (oid.malformed) and a
 // repeated oid (shallow.duplicate).
 func ParseShallow(b []byte) ([]objects.OID, error) {
-	if len(b) > MaxShallowBytes {
-		return nil, objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", len(b), MaxShallowBytes)
+	return parseShallow(b, MaxShallowEntries, MaxShallowBytes)
+}
+
+// ParseShallowFor is ParseShallow with the bounds of a repository of hash
+// profile a (ShallowBounds).
+func ParseShallowFor(b []byte, a objects.Algo) ([]objects.OID, error) {
+	entries, size := ShallowBounds(a)
+	return parseShallow(b, entries, size)
+}
+
+// parseShallow is ParseShallow within maxEntries and maxBytes.
+func parseShallow(b []byte, maxEntries, maxBytes int) ([]objects.OID, error) {
+	if len(b) > maxBytes {
+		return nil, objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", len(b), maxBytes)
 	}
 	for i, c := range b {
 		if c >= 0x80 {
@@ -38,8 +73,8 @@ func ParseShallow(b []byte) ([]objects.OID, error) {
 	// One final LF terminates the last line; it does not start an empty one.
 	body := bytes.TrimSuffix(b, []byte("\n"))
 	n := bytes.Count(body, []byte("\n")) + 1
-	if n > MaxShallowEntries {
-		return nil, objects.Errorf(objects.ReasonShallowTooMany, "shallow file has %d entries, limit %d", n, MaxShallowEntries)
+	if n > maxEntries {
+		return nil, objects.Errorf(objects.ReasonShallowTooMany, "shallow file has %d entries, limit %d", n, maxEntries)
 	}
 	ids := make([]objects.OID, 0, n)
 	for line := range bytes.SplitSeq(body, []byte("\n")) {

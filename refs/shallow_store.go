@@ -23,8 +23,9 @@ const (
 // exactly one link and every oid must use the store's hash profile.
 func (s *Store) ReadShallow() ([]objects.OID, error) {
 	path := filepath.Join(s.root, shallowName)
-	b, err := s.readRegular(path, 1, MaxShallowBytes, func(n int64) error {
-		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", n, MaxShallowBytes)
+	_, maxBytes := ShallowBounds(s.algo)
+	b, err := s.readRegular(path, 1, int64(maxBytes), func(n int64) error {
+		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", n, maxBytes)
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return []objects.OID{}, nil
@@ -32,7 +33,7 @@ func (s *Store) ReadShallow() ([]objects.OID, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shallow file: %w", err)
 	}
-	ids, err := ParseShallow(b)
+	ids, err := ParseShallowFor(b, s.algo)
 	if err != nil {
 		return nil, fmt.Errorf("shallow file: %w", err)
 	}
@@ -89,11 +90,12 @@ func (s *Store) UpdateShallow(ctx context.Context, fn func(cur []objects.OID) ([
 		}
 	}
 	data := EncodeShallow(next)
-	if n := bytes.Count(data, []byte("\n")); n > MaxShallowEntries {
-		return objects.Errorf(objects.ReasonShallowTooMany, "shallow set of %d oids, limit %d", n, MaxShallowEntries)
+	maxEntries, maxBytes := ShallowBounds(s.algo)
+	if n := bytes.Count(data, []byte("\n")); n > maxEntries {
+		return objects.Errorf(objects.ReasonShallowTooMany, "shallow set of %d oids, limit %d", n, maxEntries)
 	}
-	if len(data) > MaxShallowBytes {
-		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", len(data), MaxShallowBytes)
+	if len(data) > maxBytes {
+		return objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", len(data), maxBytes)
 	}
 	if err := s.writeFileAtomic(filepath.Join(s.root, shallowName), data, 0o644); err != nil {
 		return fmt.Errorf("shallow file: %w", err)

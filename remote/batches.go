@@ -60,13 +60,36 @@ func Batches(ctx context.Context, set *plumbing.TransferSet, g objects.Getter, m
 // without duplicates: a TINEPACK3 frame's shallow list (SPEC §2.8 requires
 // it to be exactly this set).
 func ExternalLinks(objs []*objects.Object) ([]objects.OID, error) {
+	return LinkMemo(nil).External(objs)
+}
+
+// LinkMemo remembers objects.Links by object id, so one transfer parses
+// each object's links once, not once per step (a fetched frame's links
+// were parsed to order it, split off its runs, find the next round's
+// wants and its boundary). The nil LinkMemo remembers nothing.
+type LinkMemo map[objects.OID][]objects.OID
+
+// Links returns objects.Links(o), parsed once per id.
+func (m LinkMemo) Links(o *objects.Object) ([]objects.OID, error) {
+	if ls, ok := m[o.ID]; ok {
+		return ls, nil
+	}
+	ls, err := objects.Links(o)
+	if err == nil && m != nil {
+		m[o.ID] = ls
+	}
+	return ls, err
+}
+
+// External is ExternalLinks with the links taken from m.
+func (m LinkMemo) External(objs []*objects.Object) ([]objects.OID, error) {
 	in := make(map[objects.OID]bool, len(objs))
 	for _, o := range objs {
 		in[o.ID] = true
 	}
 	ext := map[objects.OID]bool{}
 	for _, o := range objs {
-		links, err := objects.Links(o)
+		links, err := m.Links(o)
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,7 @@ type RepoSink struct {
 	earlier map[objects.OID]*objects.Object
 	kept    int64
 	has     func(context.Context, objects.OID) (bool, error)
+	links   LinkMemo
 	// Installed counts the objects stored; Boundary the shallow entries
 	// added.
 	Installed int
@@ -40,8 +41,14 @@ func NewRepoSink(r *plumbing.Repo) (*RepoSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RepoSink{r: r, shallow: shallow, earlier: map[objects.OID]*objects.Object{}, has: plumbing.ReceiverHas(r)}, nil
+	return &RepoSink{r: r, shallow: shallow, earlier: map[objects.OID]*objects.Object{}, has: plumbing.ReceiverHas(r), links: LinkMemo{}}, nil
 }
+
+// Links returns the memo of the links the sink parsed while verifying: a
+// transport that parses the links of the objects it hands over (to order
+// them, or find its next request) shares it, so each object's links are
+// parsed once per transfer.
+func (s *RepoSink) Links() LinkMemo { return s.links }
 
 // Algo returns the repository's object format.
 func (s *RepoSink) Algo() objects.Algo { return s.r.Algo() }
@@ -86,7 +93,7 @@ func (s *RepoSink) install(ctx context.Context, objs []*objects.Object, boundary
 		if err := checkObject(o, s.r.Algo(), rehash); err != nil {
 			return err
 		}
-		links, err := objects.Links(o)
+		links, err := s.links.Links(o)
 		if err != nil {
 			return fmt.Errorf("received %w", err)
 		}
@@ -111,7 +118,11 @@ func (s *RepoSink) install(ctx context.Context, objs []*objects.Object, boundary
 		}
 	}
 	for _, o := range objs {
-		if _, err := objects.Validate(o, in); err != nil {
+		links, err := s.links.Links(o) // parsed above
+		if err != nil {
+			return fmt.Errorf("received %w", err)
+		}
+		if err := objects.ValidateLinked(o, links, in); err != nil {
 			return fmt.Errorf("received %w", err)
 		}
 	}

@@ -231,7 +231,8 @@ type Sink interface {
 // ReadSink is a Sink that also takes objects this process read through a
 // store's Get, which derives every oid from the stored bytes before it
 // returns an object (the file transport reads the other repository that
-// way). InstallRead verifies such a batch like Install except that it does
+// way), or decoded from a verified frame with objects.DecodeEnvelope,
+// which derives it the same way (the HTTP transport's fetch). InstallRead verifies such a batch like Install except that it does
 // not hash each object a second time; links, the run graph and annotation
 // chains are verified all the same.
 type ReadSink interface {

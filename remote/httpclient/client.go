@@ -70,6 +70,9 @@ type Options struct {
 	// Transport replaces the HTTP transport (tests; nil: the default one,
 	// which ignores proxy settings and never compresses).
 	Transport http.RoundTripper
+	// CompressFrames compresses binary frames to a loopback address too
+	// (tests; see Client.CompressFrames).
+	CompressFrames bool
 }
 
 // Client talks to one tenant of one OpenTine remote. It is safe for
@@ -85,6 +88,10 @@ type Client struct {
 	// tine holds the counts of tine's extension once the server offered
 	// it (see Algo); nil: the format's.
 	tine atomic.Pointer[objects.PackLimits]
+	// frame is set once the server offered tine's binary frame (see Algo).
+	frame atomic.Bool
+	// compress: binary frames are zstd-compressed (see CompressFrames).
+	compress bool
 }
 
 // Limits returns the manifest counts of frames between the client and its
@@ -99,6 +106,27 @@ func (c *Client) Limits() objects.PackLimits {
 
 // Extended reports whether the client opted into tine's extension.
 func (c *Client) Extended() bool { return c.tine.Load() != nil }
+
+// CompressFrames reports whether binary frames to and from the server are
+// zstd-compressed: unless its URL names a literal loopback IP, where the
+// bytes never leave the machine and compressing them would only cost
+// both sides CPU time.
+func (c *Client) CompressFrames() bool { return c.compress }
+
+// loopbackURL reports whether base's host is a literal loopback IP.
+func loopbackURL(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.IsLoopback()
+}
+
+// BinaryFrames reports whether the server offered tine's binary frame in
+// a version this client speaks (see Algo): pushes then upload binary
+// frames, and fetches ask for them.
+func (c *Client) BinaryFrames() bool { return c.frame.Load() }
 
 // tineHeader adds wire.HeaderTine to h (nil: a new map) when the client
 // opted in, so the server reads and writes this request's frames within
@@ -134,7 +162,7 @@ func New(rawURL string, opt Options) (*Client, error) {
 		return nil, fmt.Errorf("%s: %w: set the remote's token environment variable", rawURL, ErrNoToken)
 	}
 	c := &Client{base: base, tenant: tenant, token: strings.TrimSpace(opt.Token), chunk: opt.Chunk,
-		timeout: opt.Timeout, sem: make(chan struct{}, maxInFlight)}
+		timeout: opt.Timeout, sem: make(chan struct{}, maxInFlight), compress: opt.CompressFrames || !loopbackURL(base)}
 	if c.chunk <= 0 {
 		c.chunk = DefaultChunk
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/remote/wire"
@@ -61,7 +62,8 @@ func (c *Client) Capabilities(ctx context.Context) (*Capabilities, error) {
 // wrapping wire.ErrUnknownFormat for any other value). When the server
 // offers tine's extension, Algo opts the client in: from then on its fetch
 // and upload requests carry wire.HeaderTine and Limits reports the
-// extension's counts.
+// extension's counts; when it also offers the binary frame (TineCaps.Frame
+// of wire.FrameVersion), BinaryFrames reports true.
 func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 	caps, err := c.Capabilities(ctx)
 	if err != nil {
@@ -70,6 +72,7 @@ func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 	if caps.Tine != nil {
 		lim := caps.Tine.Limits()
 		c.tine.Store(&lim)
+		c.frame.Store(caps.Tine.Frame == wire.FrameVersion)
 	}
 	if caps.PackFormat != wire.PackFormat {
 		return "", fmt.Errorf("%s: %w: pack format %.40q", c.base, ErrProtocol, caps.PackFormat)
@@ -156,9 +159,14 @@ type FetchRequest struct {
 	Depth int
 	// Types filters by object type; empty means none.
 	Types []objects.Type
+	// Binary asks for tine's binary frame (wire.HeaderFrame); set it only
+	// when BinaryFrames reports true. The server may still answer
+	// TINEPACK3; without it, a binary reply is a protocol error.
+	Binary bool
 }
 
-// Fetch posts a fetch and returns the TINEPACK3 frame and the
+// Fetch posts a fetch and returns the frame (TINEPACK3, or tine's binary
+// frame when fr.Binary and the server chose it: wire.IsFrame tells) and the
 // Opentine-Associations-Omitted count (0 unless a canonical decimal of at
 // most wire.MaxListIDs, as the reference client reads it).
 func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error) {
@@ -181,7 +189,17 @@ func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error
 	if err != nil {
 		return nil, 0, err
 	}
-	req := request{method: http.MethodPost, path: c.tenantPath("fetch"), body: b, contentType: wire.JSONContentType, header: c.tineHeader(nil)}
+	header := c.tineHeader(nil)
+	if fr.Binary {
+		if header == nil {
+			header = map[string]string{}
+		}
+		header[wire.HeaderFrame] = wire.FrameHeaderValue
+		if !c.compress {
+			header[wire.HeaderFrameCodec] = wire.FrameCodecNone
+		}
+	}
+	req := request{method: http.MethodPost, path: c.tenantPath("fetch"), body: b, contentType: wire.JSONContentType, header: header}
 	resp, done, err := c.do(ctx, req)
 	if err != nil {
 		return nil, 0, err
@@ -194,6 +212,10 @@ func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error
 	frame, err := readPack(resp)
 	if err != nil {
 		return nil, 0, fmt.Errorf("POST %s: %w", c.describe(req.path), err)
+	}
+	binary := strings.HasPrefix(resp.Header.Get("Content-Type"), wire.FrameContentType)
+	if binary && !fr.Binary || binary != wire.IsFrame(frame) {
+		return nil, 0, fmt.Errorf("POST %s: %w: a reply of type %.60q that is not the frame asked for", c.describe(req.path), ErrProtocol, resp.Header.Get("Content-Type"))
 	}
 	omitted := 0
 	if h := resp.Header.Get(wire.HeaderAssociationsOmitted); h != "" {

@@ -15,6 +15,15 @@ import (
 // walk past wire.MaxListIDs objects) halves it.
 const firstWindow = 4096
 
+// firstWindowFor scales firstWindow to the objects a frame may carry
+// within lim: under tine's extension (50,000 objects a frame) a history
+// of 20,000 events with a blob each arrives in one round, not five, each
+// round costing the server a walk and the client a durable install. A
+// window past the server's bound is halved like any other.
+func firstWindowFor(lim objects.PackLimits) int {
+	return firstWindow * max(1, lim.Objects/objects.MaxPackObjects)
+}
+
 // maxRoundWants bounds the wants of one windowed round.
 const maxRoundWants = 1024
 
@@ -52,17 +61,22 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 	wants, depth := req.Wants, req.Depth
 	windowed := req.Depth == remote.NoDepth
 	if windowed {
-		depth = firstWindow
+		depth = firstWindowFor(t.c.Limits())
 	}
+	binary := t.c.BinaryFrames()
 	ask := func(wants []objects.OID, depth int) <-chan fetchReply {
 		ch := make(chan fetchReply, 1)
 		go func() {
-			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth})
+			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth, Binary: binary})
 			ch <- fetchReply{frame: frame, omitted: omitted, err: err}
 		}()
 		return ch
 	}
 	lim := t.c.Limits()
+	memo := remote.LinkMemo{}
+	if ls, ok := sink.(interface{ Links() remote.LinkMemo }); ok {
+		memo = ls.Links() // parsed once, here or by the sink's checks
+	}
 	var hb *heldBack
 	if windowed && t.c.Extended() {
 		hb = newHeldBack()
@@ -89,23 +103,23 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		}
 		res.Bytes += int64(len(r.frame))
 		res.AssociationsOmitted += r.omitted
-		pf, err := objects.InspectPackLimits(r.frame, a, lim)
+		pf, err := readFrame(r.frame, a, lim)
 		if err != nil {
 			return nil, fmt.Errorf("fetch: %w: %w", remote.ErrIncomplete, err)
 		}
 		rest := pf.Objects
 		if hb != nil {
-			if rest, err = hb.split(pf.Objects); err != nil {
+			if rest, err = hb.split(pf.Objects, memo); err != nil {
 				return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 			}
 		}
 		var next []objects.OID
 		if windowed {
-			if next, err = nextWants(ctx, sink, pf); err != nil {
+			if next, err = nextWants(ctx, sink, pf, memo); err != nil {
 				return nil, err
 			}
 			if len(next) == 0 && hb != nil {
-				if next, err = hb.lacking(ctx, sink, pf); err != nil {
+				if next, err = hb.lacking(ctx, sink, pf, memo); err != nil {
 					return nil, err
 				}
 			}
@@ -119,9 +133,9 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 			}
 		}
 		if hb != nil {
-			err = installObjects(ctx, sink, pf.ID, rest)
+			err = installObjects(ctx, sink, pf.ID, rest, memo)
 		} else {
-			err = t.install(ctx, sink, pf)
+			err = t.install(ctx, sink, pf, memo)
 		}
 		if err != nil {
 			return nil, err
@@ -130,7 +144,7 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		wants = next
 	}
 	if hb != nil {
-		if err := installObjects(ctx, sink, "of held-back runs", hb.objs); err != nil {
+		if err := installObjects(ctx, sink, "of held-back runs", hb.objs, memo); err != nil {
 			return nil, err
 		}
 	}
@@ -146,12 +160,12 @@ type fetchReply struct {
 
 // install hands a verified frame to the sink, link targets first, with its
 // shallow list as the boundary (the sink records the ids it lacks).
-func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) error {
-	ordered, err := objects.DependencyOrder(pf.Objects)
+func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.PackFrame, memo remote.LinkMemo) error {
+	ordered, err := objects.DependencyOrderWith(pf.Objects, memo.Links)
 	if err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 	}
-	if err := sink.Install(ctx, ordered, pf.Shallow); err != nil {
+	if err := installDecoded(ctx, sink, ordered, pf.Shallow); err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 	}
 	return nil
@@ -162,7 +176,7 @@ func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.P
 // frontier) that the sink lacks, else any boundary ids it lacks, at most
 // maxRoundWants. Boundary ids are never in the frame, so the answer is the
 // same before and after the sink stores it.
-func nextWants(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) ([]objects.OID, error) {
+func nextWants(ctx context.Context, sink remote.Sink, pf *objects.PackFrame, memo remote.LinkMemo) ([]objects.OID, error) {
 	boundary := make(map[objects.OID]bool, len(pf.Shallow))
 	for _, id := range pf.Shallow {
 		boundary[id] = true
@@ -173,7 +187,7 @@ func nextWants(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) ([]
 		if o.Type == objects.TypeRun || o.Type == objects.TypeBlob {
 			continue
 		}
-		links, err := objects.Links(o)
+		links, err := memo.Links(o)
 		if err != nil {
 			return nil, err
 		}
@@ -208,4 +222,27 @@ func lacking(ctx context.Context, sink remote.Sink, ids []objects.OID) ([]object
 		}
 	}
 	return out, nil
+}
+
+// readFrame verifies a fetched frame within lim: tine's binary frame (the
+// client asked for it, or Client.Fetch would have refused the reply) or
+// TINEPACK3.
+func readFrame(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.PackFrame, error) {
+	if wire.IsFrame(frame) {
+		return wire.ReadFrame(frame, a, lim)
+	}
+	return objects.InspectPackLimits(frame, a, lim)
+}
+
+// installDecoded hands the sink objects decoded from a verified frame.
+// Both frame readers derive every oid from the object's bytes
+// (objects.DecodeEnvelope) and refuse a frame naming another, so a sink
+// that can take objects whose oid this process derived (remote.ReadSink)
+// is spared hashing each a second time; it checks their links, run graph
+// and chains all the same.
+func installDecoded(ctx context.Context, sink remote.Sink, objs []*objects.Object, boundary []objects.OID) error {
+	if rs, ok := sink.(remote.ReadSink); ok {
+		return rs.InstallRead(ctx, objs, boundary)
+	}
+	return sink.Install(ctx, objs, boundary)
 }

@@ -22,10 +22,10 @@ func newHeldBack() *heldBack { return &heldBack{ids: map[objects.OID]bool{}} }
 
 // split moves the frame's runs, and the objects linking to a held object,
 // into h, and returns the rest in frame order.
-func (h *heldBack) split(objs []*objects.Object) ([]*objects.Object, error) {
+func (h *heldBack) split(objs []*objects.Object, memo remote.LinkMemo) ([]*objects.Object, error) {
 	links := make(map[objects.OID][]objects.OID, len(objs))
 	for _, o := range objs {
-		ls, err := objects.Links(o)
+		ls, err := memo.Links(o)
 		if err != nil {
 			return nil, err
 		}
@@ -66,12 +66,12 @@ func (h *heldBack) split(objs []*objects.Object) ([]*objects.Object, error) {
 // in frame pf nor in the sink, at most maxRoundWants: what the fetch must
 // still bring before the held objects install. Frame pf is not stored yet
 // when this is asked.
-func (h *heldBack) lacking(ctx context.Context, sink remote.Sink, pf *objects.PackFrame) ([]objects.OID, error) {
+func (h *heldBack) lacking(ctx context.Context, sink remote.Sink, pf *objects.PackFrame, memo remote.LinkMemo) ([]objects.OID, error) {
 	inFrame := make(map[objects.OID]bool, len(pf.Objects))
 	for _, o := range pf.Objects {
 		inFrame[o.ID] = true
 	}
-	ext, err := remote.ExternalLinks(h.objs)
+	ext, err := memo.External(h.objs)
 	if err != nil {
 		return nil, err
 	}
@@ -86,19 +86,19 @@ func (h *heldBack) lacking(ctx context.Context, sink remote.Sink, pf *objects.Pa
 
 // installObjects hands objs to the sink link targets first, their links
 // outside objs as the boundary (the sink records the ids it lacks).
-func installObjects(ctx context.Context, sink remote.Sink, what string, objs []*objects.Object) error {
+func installObjects(ctx context.Context, sink remote.Sink, what string, objs []*objects.Object, memo remote.LinkMemo) error {
 	if len(objs) == 0 {
 		return nil
 	}
-	ordered, err := objects.DependencyOrder(objs)
+	ordered, err := objects.DependencyOrderWith(objs, memo.Links)
 	if err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", what, err)
 	}
-	boundary, err := remote.ExternalLinks(objs)
+	boundary, err := memo.External(objs)
 	if err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", what, err)
 	}
-	if err := sink.Install(ctx, ordered, boundary); err != nil {
+	if err := installDecoded(ctx, sink, ordered, boundary); err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", what, err)
 	}
 	return nil

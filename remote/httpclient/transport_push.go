@@ -8,6 +8,7 @@ import (
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/remote"
+	"github.com/tinehq/tine/remote/wire"
 )
 
 // maxPackEnvelopeBytes caps the envelope bytes of one pushed pack, well
@@ -74,9 +75,9 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 	frames := make(chan outgoing, 1)
 	go func() {
 		defer close(frames)
-		lim := t.c.Limits()
+		lim, binary, compress := t.c.Limits(), t.c.BinaryFrames(), t.c.CompressFrames()
 		send := func(objs []*objects.Object) error {
-			frame, id, err := packFrame(objs, lim)
+			frame, id, err := packFrame(objs, lim, binary, compress)
 			if err != nil {
 				return err
 			}
@@ -129,13 +130,20 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 
 // packFrame writes objs as one frame whose shallow list is their links
 // outside it (objects the remote holds or an earlier pack brought), within
-// the manifest counts lim.
-func packFrame(objs []*objects.Object, lim objects.PackLimits) ([]byte, string, error) {
+// the manifest counts lim: tine's binary frame when binary (the server
+// offered it; its body compressed when compress), else TINEPACK3.
+func packFrame(objs []*objects.Object, lim objects.PackLimits, binary, compress bool) ([]byte, string, error) {
 	boundary, err := remote.ExternalLinks(objs)
 	if err != nil {
 		return nil, "", fmt.Errorf("push: %w", err)
 	}
-	frame, id, err := objects.WritePackLimits(objs, boundary, objects.PackLevelFast, lim)
+	var frame []byte
+	var id string
+	if binary {
+		frame, id, err = wire.WriteFrame(objs, boundary, lim, compress)
+	} else {
+		frame, id, err = objects.WritePackLimits(objs, boundary, objects.PackLevelFast, lim)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("push: %w", err)
 	}

@@ -32,12 +32,18 @@ type Receipt struct {
 	Recoveries int
 }
 
-// Upload sends frame with the resumable protocol (spec §9): a declaration,
+// Upload sends frame (TINEPACK3, or tine's binary frame to a server that
+// offered it: each PATCH then carries wire.HeaderFrame) with the resumable
+// protocol (spec §9): a declaration,
 // then PATCH chunks from the server's offset; a chunk lost to a transport
 // failure (no reply) is recovered by asking the server's offset with HEAD
 // and resuming from there, at most maxRecoveries times. The final receipt
 // must name the frame's own pack id.
 func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
+	binary := wire.IsFrame(frame)
+	if binary && !c.BinaryFrames() {
+		return nil, fmt.Errorf("upload: the server did not offer tine's binary frame")
+	}
 	size := int64(len(frame))
 	if size < int64(objects.PackHeaderSize) {
 		return nil, fmt.Errorf("upload: a frame of %d bytes is not a pack", size)
@@ -57,7 +63,7 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 			return nil, fmt.Errorf("upload: %w: no progress after %d requests", ErrProtocol, iter)
 		}
 		end := min(offset+c.chunk, size)
-		status, m, err := c.patch(ctx, id, offset, frame[offset:end])
+		status, m, err := c.patch(ctx, id, offset, frame[offset:end], binary)
 		var se *StatusError
 		if err != nil && !errors.As(err, &se) && !errors.Is(err, ErrProtocol) && ctx.Err() == nil {
 			if rec.Recoveries == maxRecoveries {
@@ -105,7 +111,7 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 // finish sends the empty final PATCH of an upload whose bytes all arrived
 // and reads the receipt.
 func (c *Client) finish(ctx context.Context, id string, frame []byte, rec *Receipt) (*Receipt, error) {
-	status, m, err := c.patch(ctx, id, int64(len(frame)), nil)
+	status, m, err := c.patch(ctx, id, int64(len(frame)), nil, wire.IsFrame(frame))
 	if err != nil {
 		return nil, fmt.Errorf("upload: %w", err)
 	}
@@ -142,10 +148,15 @@ func (c *Client) declare(ctx context.Context, sum string, size int64) (string, i
 	return id, offset, nil
 }
 
-// patch sends one chunk at offset.
-func (c *Client) patch(ctx context.Context, id string, offset int64, chunk []byte) (int, map[string]json.RawMessage, error) {
+// patch sends one chunk at offset; binary announces tine's binary frame
+// (the server reads the whole upload as one when the chunk completes it).
+func (c *Client) patch(ctx context.Context, id string, offset int64, chunk []byte, binary bool) (int, map[string]json.RawMessage, error) {
+	header := c.tineHeader(map[string]string{wire.HeaderUploadOffset: strconv.FormatInt(offset, 10)})
+	if binary {
+		header[wire.HeaderFrame] = wire.FrameHeaderValue
+	}
 	req := request{method: http.MethodPatch, path: c.tenantPath("packs/" + id), body: chunk,
-		contentType: "application/offset+octet-stream", header: c.tineHeader(map[string]string{wire.HeaderUploadOffset: strconv.FormatInt(offset, 10)})}
+		contentType: "application/offset+octet-stream", header: header}
 	resp, done, err := c.do(ctx, req)
 	if err != nil {
 		return 0, nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/remote"
+	"github.com/tinehq/tine/remote/wire"
 )
 
 // walkResult is what a fetch or negotiation sends: the objects of the walk
@@ -155,6 +156,10 @@ func (s *Server) fetch(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
+	fc, herr := s.binaryFrame(c.r)
+	if herr != nil {
+		return herr
+	}
 	ctx := c.r.Context()
 	release, herr := slot(ctx, s.packSlots)
 	if herr != nil {
@@ -185,23 +190,35 @@ func (s *Server) fetch(c *call) *httpError {
 			objs = append(objs, o)
 		}
 	}
-	frame, herr := packFrame(objs, lim)
+	frame, herr := packFrame(objs, lim, fc)
 	if herr != nil {
 		return herr
 	}
-	writePack(c.w, frame, omitted)
+	contentType := wire.PackContentType
+	if fc.binary {
+		contentType = wire.FrameContentType
+	}
+	writePack(c.w, contentType, frame, omitted)
 	return nil
 }
 
 // packFrame writes objs as a frame whose shallow list is their external
-// links, within lim.
-func packFrame(objs []*objects.Object, lim objects.PackLimits) ([]byte, *httpError) {
+// links, within lim: tine's binary frame when fc asks for it, else
+// TINEPACK3.
+func packFrame(objs []*objects.Object, lim objects.PackLimits, fc frameChoice) ([]byte, *httpError) {
 	boundary, err := remote.ExternalLinks(objs)
 	if err != nil {
 		return nil, internal(err.Error())
 	}
 	if len(boundary) > lim.Shallow {
 		return nil, invalid(fmt.Sprintf("pack would declare %d shallow ids, at most %d", len(boundary), lim.Shallow))
+	}
+	if fc.binary {
+		frame, _, err := wire.WriteFrame(objs, boundary, lim, fc.compress)
+		if err != nil {
+			return nil, packError(err)
+		}
+		return frame, nil
 	}
 	frame, _, err := objects.WritePackLimits(objs, boundary, objects.PackLevelFast, lim)
 	if err != nil {

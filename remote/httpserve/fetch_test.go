@@ -3,11 +3,14 @@ package httpserve_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tinehq/tine/index"
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/remote/httpclient"
 	"github.com/tinehq/tine/remote/httpserve"
 )
@@ -91,4 +94,32 @@ func sortedIDs(ids []objects.OID) []objects.OID {
 	out := slices.Clone(ids)
 	slices.SortFunc(out, objects.OID.Compare)
 	return out
+}
+
+// TestRefUpdateRefreshesCatalog: after a push (an upload, then a ref
+// moved), the tenant's catalog is already up to date, so the next fetch's
+// walk reads it instead of rebuilding it from the store.
+func TestRefUpdateRefreshesCatalog(t *testing.T) {
+	ctx := context.Background()
+	ts := startServer(t, httpserve.Config{})
+	src := newSource(t, objects.SHA256, "catalog", 20)
+	c := ts.client(t, httpclient.Options{})
+	if _, err := c.Upload(ctx, src.frame(t, src.run)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.UpdateRef(ctx, "heads/main", objects.OID{}, src.run); err != nil || !ok {
+		t.Fatalf("ref update: %v %v", ok, err)
+	}
+	r, err := plumbing.Open(filepath.Join(ts.root, "tenants", "acme"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, rep, err := plumbing.OpenIndex(r).Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Action != index.ActionFresh || rep.Runs != 1 || rep.Events != 20 {
+		t.Errorf("catalog after the push: %+v, want fresh with 1 run and 20 events", rep)
+	}
 }

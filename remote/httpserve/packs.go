@@ -35,7 +35,7 @@ func (s *Server) postPacks(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
-	id, n, herr := s.installPack(c.r.Context(), c.tenant, frame, lim)
+	id, n, herr := s.installPack(c.r.Context(), c.tenant, frame, lim, false)
 	if herr != nil {
 		return herr
 	}
@@ -43,7 +43,8 @@ func (s *Server) postPacks(c *call) *httpError {
 	return nil
 }
 
-// installPack verifies frame and installs it into the tenant's repository
+// installPack verifies frame (tine's binary frame when binary, else
+// TINEPACK3) and installs it into the tenant's repository
 // (spec §8.3) within the manifest counts lim, returning its pack id and
 // object count. Nothing is written
 // unless the whole frame holds: the manifest, every object, every link
@@ -52,7 +53,7 @@ func (s *Server) postPacks(c *call) *httpError {
 // declared boundary equal to those links. Objects are written link targets
 // first, in one batch, so an interrupted install leaves a link-closed
 // subset and a ref can never name a missing object.
-func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, lim objects.PackLimits) (string, int, *httpError) {
+func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, lim objects.PackLimits, binary bool) (string, int, *httpError) {
 	if len(frame) == 0 {
 		return "", 0, invalid("empty pack")
 	}
@@ -69,7 +70,15 @@ func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, l
 	mu.Lock()
 	defer mu.Unlock()
 	stage := &objects.StagingStore{Store: r.Objects()}
-	pf, err := objects.InstallPackLimits(ctx, frame, stage, nil, lim)
+	var pf *objects.PackFrame
+	if binary {
+		pf, err = wire.ReadFrame(frame, r.Algo(), lim)
+		if err == nil {
+			pf, err = objects.InstallPackFrame(ctx, pf, stage, nil)
+		}
+	} else {
+		pf, err = objects.InstallPackLimits(ctx, frame, stage, nil, lim)
+	}
 	if err != nil {
 		return "", 0, packError(err)
 	}
@@ -82,6 +91,7 @@ func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, l
 	if err := s.noteReceived(ctx, r, tenant, stage.Staged); err != nil && s.cfg.Log != nil {
 		s.cfg.Log(fmt.Sprintf("install %s: search journal: %v", pf.ID, err))
 	}
+	s.recent.add(tenant, stage.Staged)
 	return pf.ID, len(pf.Objects), nil
 }
 
@@ -90,7 +100,7 @@ func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, l
 // 400; anything else is the server's.
 func packError(err error) *httpError {
 	var fe *objects.FormatError
-	if errors.As(err, &fe) {
+	if errors.As(err, &fe) || errors.Is(err, wire.ErrBadFrame) {
 		return invalid(err.Error())
 	}
 	return internal(err.Error())

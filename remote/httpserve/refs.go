@@ -109,25 +109,15 @@ func (s *Server) putRef(c *call) *httpError {
 	if err := refs.CheckTarget(name, target); err != nil {
 		return invalid(err.Error())
 	}
-	mu := s.tenantLock("refs", c.tenant)
-	mu.Lock()
-	defer mu.Unlock()
-	if herr := checkRefBounds(ctx, r, name, len(newID.String())); herr != nil {
-		return herr
-	}
-	actor := "tine serve: " + c.id.subject
-	if herr := s.guard(ctx, r, remote.RefUpdate{Name: name, Old: old, New: newID}); herr != nil {
-		return herr
-	}
-	for try := 0; ; try++ {
-		err = r.Refs().Update(ctx, name, newID, old, actor)
-		if !errors.Is(err, refs.ErrLocked) || try == lockedRetries {
-			break
-		}
-		time.Sleep(lockedBackoff)
+	err = s.moveRef(ctx, c, r, remote.RefUpdate{Name: name, Old: old, New: newID})
+	var refused *httpError
+	if errors.As(err, &refused) {
+		return refused
 	}
 	switch {
 	case err == nil:
+		// Before the reply, so the push that moved the ref pays for it.
+		s.updateCatalog(ctx, c.tenant, r)
 		writeJSON(c.w, http.StatusOK, map[string]bool{"updated": true})
 		return nil
 	case errors.Is(err, refs.ErrStale):
@@ -139,6 +129,31 @@ func (s *Server) putRef(c *call) *httpError {
 		return invalid(err.Error())
 	}
 	return internal(err.Error())
+}
+
+// moveRef applies u under the tenant's ref lock: the ref bounds and the
+// guard (a refusal is returned as its *httpError), then the
+// compare-and-swap, retried while the ref is locked by another process,
+// whose outcome it returns. The lock is released before the caller
+// updates the catalog, so other ref updates do not wait for that.
+func (s *Server) moveRef(ctx context.Context, c *call, r *plumbing.Repo, u remote.RefUpdate) error {
+	mu := s.tenantLock("refs", c.tenant)
+	mu.Lock()
+	defer mu.Unlock()
+	if herr := checkRefBounds(ctx, r, u.Name, len(u.New.String())); herr != nil {
+		return herr
+	}
+	if herr := s.guard(ctx, r, u); herr != nil {
+		return herr
+	}
+	actor := "tine serve: " + c.id.subject
+	for try := 0; ; try++ {
+		err := r.Refs().Update(ctx, u.Name, u.New, u.Old, actor)
+		if !errors.Is(err, refs.ErrLocked) || try == lockedRetries {
+			return err
+		}
+		time.Sleep(lockedBackoff)
+	}
 }
 
 // guard asks the Guard about u: every promotions/* update needs one (the

@@ -71,10 +71,11 @@ func writeError(w http.ResponseWriter, e *httpError) {
 	writeJSON(w, e.status, map[string]string{"error": e.text})
 }
 
-// writePack answers 200 with a TINEPACK3 frame.
-func writePack(w http.ResponseWriter, frame []byte, omitted int) {
+// writePack answers 200 with a frame of contentType (TINEPACK3's or
+// tine's binary frame's).
+func writePack(w http.ResponseWriter, contentType string, frame []byte, omitted int) {
 	h := w.Header()
-	h.Set("Content-Type", wire.PackContentType)
+	h.Set("Content-Type", contentType)
 	h.Set("Content-Length", strconv.Itoa(len(frame)))
 	h.Set("Cache-Control", "no-store")
 	if omitted > 0 {

@@ -70,6 +70,10 @@ type Config struct {
 	AuditMaxBytes int64
 	// OIDC, when set, accepts OIDC bearer tokens besides the static one.
 	OIDC *OIDCConfig
+	// NoTineFrame serves the extension without its binary frame (no
+	// frame in the capabilities, wire.HeaderFrame ignored), as a tine
+	// serve from before it does. Tests use it.
+	NoTineFrame bool
 }
 
 // Server is an OpenTine remote (opentine-remote/1) serving tine
@@ -92,6 +96,9 @@ type Server struct {
 	// and ref updates (so the server's own requests never meet each
 	// other's ref guards).
 	locks map[string]*sync.Mutex
+	// recent keeps what installs stored, for the catalog update after a
+	// ref moves.
+	recent *recentObjects
 }
 
 // New checks cfg and returns its Server. It creates Root if needed.
@@ -134,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, auth: auth,
 		packSlots: make(chan struct{}, 2), walkSlots: make(chan struct{}, 2),
-		tenants: map[string]*plumbing.Repo{}, locks: map[string]*sync.Mutex{}}
+		tenants: map[string]*plumbing.Repo{}, locks: map[string]*sync.Mutex{}, recent: newRecentObjects()}
 	s.uploads = newUploadStore(filepath.Join(root, "uploads"), cfg.Now)
 	if s.audit, err = openAuditLog(auditDir(root), cfg.AuditMaxBytes); err != nil {
 		return nil, err

@@ -30,7 +30,45 @@ func (s *Server) tineCaps() *wire.TineCaps {
 	if s.cfg.HideTineExtension {
 		return nil
 	}
-	return &wire.TineCaps{Version: wire.TineVersion, MaxPackObjects: s.cfg.TinePackObjects, MaxShallow: s.cfg.TineShallow}
+	caps := &wire.TineCaps{Version: wire.TineVersion, MaxPackObjects: s.cfg.TinePackObjects, MaxShallow: s.cfg.TineShallow}
+	if !s.cfg.NoTineFrame {
+		caps.Frame = wire.FrameVersion
+	}
+	return caps
+}
+
+// frameChoice is what a fetch or upload request asks of tine's binary
+// frame.
+type frameChoice struct {
+	// binary: the request reads or writes binary frames.
+	binary bool
+	// compress: a fetch's frame body is zstd-compressed (the client did
+	// not ask for wire.FrameCodecNone).
+	compress bool
+}
+
+// binaryFrame reports what a fetch or upload request asks: binary frames
+// when it carries wire.HeaderFrame with the version this server speaks and
+// the server serves them (a server hiding the extension or the frame
+// ignores the headers, as one from before the frame does), bodies not
+// compressed when it also carries wire.HeaderFrameCodec: none. Any other
+// value of either header is refused (400).
+func (s *Server) binaryFrame(r *http.Request) (frameChoice, *httpError) {
+	v, ok := r.Header[http.CanonicalHeaderKey(wire.HeaderFrame)]
+	if !ok || s.cfg.HideTineExtension || s.cfg.NoTineFrame {
+		return frameChoice{}, nil
+	}
+	if len(v) != 1 || v[0] != wire.FrameHeaderValue {
+		return frameChoice{}, invalid(fmt.Sprintf("%s %.20q: this server speaks frame version %d", wire.HeaderFrame, v, wire.FrameVersion))
+	}
+	fc := frameChoice{binary: true, compress: true}
+	if c, ok := r.Header[http.CanonicalHeaderKey(wire.HeaderFrameCodec)]; ok {
+		if len(c) != 1 || c[0] != wire.FrameCodecNone {
+			return frameChoice{}, invalid(fmt.Sprintf("%s %.20q: the only codec to ask for is %s", wire.HeaderFrameCodec, c, wire.FrameCodecNone))
+		}
+		fc.compress = false
+	}
+	return fc, nil
 }
 
 // packLimits returns the manifest counts a fetch or upload request gets:

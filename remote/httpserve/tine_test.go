@@ -1,10 +1,17 @@
 package httpserve_test
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/remote/httpserve"
 	"github.com/tinehq/tine/remote/wire"
 )
@@ -36,5 +43,71 @@ func TestTineCountsBounded(t *testing.T) {
 		if _, err := httpserve.New(c); !errors.Is(err, httpserve.ErrBadConfig) {
 			t.Errorf("New(objects %d, shallow %d) = %v, want ErrBadConfig", c.TinePackObjects, c.TineShallow, err)
 		}
+	}
+}
+
+// TestFrameHeader: a fetch gets tine's binary frame only with Tine-Frame:
+// 1 (another value is 400; Tine-Frame-Codec may only say none), and an upload is read as one only when its
+// completing PATCH carries the header: the same binary frame PATCHed
+// without it is read as TINEPACK3 and refused, and nothing is stored.
+func TestFrameHeader(t *testing.T) {
+	ts := startServer(t, httpserve.Config{})
+	src := newSource(t, objects.SHA256, "frame", 5)
+	body := []byte(`{"wants":[],"haves":[],"depth":null,"object_types":[]}`)
+	for _, c := range []struct {
+		header map[string]string
+		status int
+		ctype  string
+	}{
+		{nil, 200, wire.PackContentType},
+		{map[string]string{wire.HeaderFrame: "1"}, 200, wire.FrameContentType},
+		{map[string]string{wire.HeaderFrame: "1", wire.HeaderTine: "1"}, 200, wire.FrameContentType},
+		{map[string]string{wire.HeaderFrame: "2"}, 400, wire.JSONContentType},
+		{map[string]string{wire.HeaderFrame: "1", wire.HeaderFrameCodec: "none"}, 200, wire.FrameContentType},
+		{map[string]string{wire.HeaderFrame: "1", wire.HeaderFrameCodec: "zstd"}, 400, wire.JSONContentType},
+		{map[string]string{wire.HeaderFrameCodec: "none"}, 200, wire.PackContentType},
+	} {
+		status, _, h := ts.send(t, "POST", "/v1/tenants/acme/fetch", "", wire.JSONContentType, body, c.header)
+		if status != c.status || h.Get("Content-Type") != c.ctype {
+			t.Errorf("fetch with %v = %d %s, want %d %s", c.header, status, h.Get("Content-Type"), c.status, c.ctype)
+		}
+	}
+	objs, boundary, err := objects.PackClosure(context.Background(), src.repo.Objects(), []objects.OID{src.run}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame, id, err := wire.WriteFrame(objs, boundary, objects.DefaultPackLimits, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upload := func(header map[string]string) (int, string) {
+		sum := sha256.Sum256(frame)
+		decl := fmt.Sprintf(`{"sha256":"%x","size":%d}`, sum, len(frame))
+		status, text, _ := ts.send(t, "POST", "/v1/tenants/acme/packs", "", wire.JSONContentType, []byte(decl), nil)
+		var m struct {
+			UploadID string `json:"upload_id"`
+		}
+		if status != 201 || json.Unmarshal([]byte(text), &m) != nil {
+			t.Fatalf("declaration = %d %s", status, text)
+		}
+		h := map[string]string{wire.HeaderUploadOffset: "0"}
+		for k, v := range header {
+			h[k] = v
+		}
+		status, text, _ = ts.send(t, "PATCH", "/v1/tenants/acme/packs/"+m.UploadID, "", "application/offset+octet-stream", frame, h)
+		return status, text
+	}
+	if status, text := upload(nil); status != 400 {
+		t.Errorf("binary frame without %s = %d %s, want 400", wire.HeaderFrame, status, text)
+	}
+	if tenant, err := plumbing.Open(filepath.Join(ts.root, "tenants", "acme")); err == nil {
+		has, _ := tenant.Objects().Has(context.Background(), src.run)
+		tenant.Close()
+		if has {
+			t.Errorf("the refused upload stored the run")
+		}
+	}
+	if status, text := upload(map[string]string{wire.HeaderFrame: "1"}); status != 201 || !strings.Contains(text, id) {
+		t.Errorf("binary frame with %s = %d %s, want 201 naming %s", wire.HeaderFrame, status, text, id)
 	}
 }

@@ -75,6 +75,10 @@ func (s *Server) uploadChunk(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
+	fc, herr := s.binaryFrame(c.r)
+	if herr != nil {
+		return herr
+	}
 	at := int64(-1)
 	if h := c.r.Header.Get(wire.HeaderUploadOffset); h != "" {
 		v, err := strconv.ParseInt(h, 10, 64)
@@ -106,14 +110,15 @@ func (s *Server) uploadChunk(c *call) *httpError {
 		writeJSON(c.w, http.StatusOK, map[string]int64{"offset": m.Offset})
 		return nil
 	}
-	return s.finalize(c, id, m, lim)
+	return s.finalize(c, id, m, lim, fc.binary)
 }
 
 // finalize checks and installs a complete upload within the manifest
-// counts lim. A digest mismatch or an
+// counts lim, as tine's binary frame when the completing request asked for
+// it (binary), else as TINEPACK3. A digest mismatch or an
 // invalid pack ends the upload (its state is removed); a server-side
 // failure keeps it, so the client may retry.
-func (s *Server) finalize(c *call, id string, m *uploadMeta, lim objects.PackLimits) *httpError {
+func (s *Server) finalize(c *call, id string, m *uploadMeta, lim objects.PackLimits, binary bool) *httpError {
 	frame, err := s.uploads.readAll(c.tenant, id, m)
 	if err != nil {
 		return internal(err.Error())
@@ -123,7 +128,7 @@ func (s *Server) finalize(c *call, id string, m *uploadMeta, lim objects.PackLim
 		_ = s.uploads.remove(c.tenant, id)
 		return invalid("upload does not hash to its declared sha256")
 	}
-	packID, n, herr := s.installPack(c.r.Context(), c.tenant, frame, lim)
+	packID, n, herr := s.installPack(c.r.Context(), c.tenant, frame, lim, binary)
 	if herr != nil {
 		if herr.status == http.StatusBadRequest {
 			_ = s.uploads.remove(c.tenant, id)

@@ -34,6 +34,11 @@ const (
 // TineCaps is the extension's capabilities field, fields in key order
 // (the document's keys are sorted, spec §2).
 type TineCaps struct {
+	// Frame is the binary frame version the server reads and writes
+	// (FrameVersion), absent when it speaks TINEPACK3 only. A client uses
+	// binary frames only for the version it speaks; any other value leaves
+	// it on TINEPACK3 within the counts below.
+	Frame          int `json:"frame,omitempty"`
 	MaxPackObjects int `json:"max_pack_objects"`
 	MaxShallow     int `json:"max_shallow"`
 	Version        int `json:"version"`

@@ -1,0 +1,186 @@
+package wire
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/tinehq/tine/objects"
+)
+
+// ReadFrame verifies a binary frame and returns its objects (in frame
+// order, each decoded with hash profile a, its id derived from its bytes)
+// and shallow ids, as an objects.PackFrame whose ID is the frame id. It
+// refuses, with an error wrapping ErrBadFrame: a frame over
+// objects.MaxPackBytes (checked first), a wrong magic, an unknown body
+// codec, a zstd stream that is
+// corrupt, truncated, followed by other bytes or inflating past
+// objects.MaxPackBodyBytes, a body not hashing to the header's digest,
+// counts over lim, an entry running past the body or bytes after the last
+// one, an unknown type code, an id repeated in either list or in both, and
+// an envelope that does not decode (its objects.FormatError is wrapped
+// too). Links are not checked here: objects.InstallPackFrame and the
+// transports' sinks check them against the store before storing anything.
+func ReadFrame(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.PackFrame, error) {
+	if !a.Valid() {
+		return nil, fmt.Errorf("read frame: %w: %q", objects.ErrUnknownAlgo, a)
+	}
+	if len(frame) > objects.MaxPackBytes {
+		return nil, fmt.Errorf("%w: %d bytes, over %d", ErrBadFrame, len(frame), objects.MaxPackBytes)
+	}
+	if len(frame) <= frameHeaderSize || !IsFrame(frame) {
+		return nil, fmt.Errorf("%w: no %q magic", ErrBadFrame, FrameMagic[:len(FrameMagic)-1])
+	}
+	id := FrameID(frame)
+	var body []byte
+	switch codec, rest := frame[frameHeaderSize], frame[frameHeaderSize+1:]; codec {
+	case codecNone:
+		body = rest // shorter than the frame, so within objects.MaxPackBodyBytes
+	case codecZstd:
+		var err error
+		if body, err = inflateFrame(rest); err != nil {
+			return nil, fmt.Errorf("frame %s: %w", id, err)
+		}
+	default:
+		return nil, fmt.Errorf("frame %s: %w: unknown body codec %d", id, ErrBadFrame, codec)
+	}
+	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], frame[len(FrameMagic):frameHeaderSize]) {
+		return nil, fmt.Errorf("frame %s: %w: the body hashes to sha256:%x", id, ErrBadFrame, sum)
+	}
+	pf, err := parseFrameBody(body, a, lim)
+	if err != nil {
+		return nil, fmt.Errorf("frame %s: %w", id, err)
+	}
+	pf.ID = id
+	return pf, nil
+}
+
+// parseFrameBody decodes a verified body (see ReadFrame).
+func parseFrameBody(body []byte, a objects.Algo, lim objects.PackLimits) (*objects.PackFrame, error) {
+	r := frameReader{b: body}
+	nObj, nShallow := r.uvarint(), r.uvarint()
+	if r.err != nil {
+		return nil, r.err
+	}
+	if nObj > uint64(lim.Objects) || nShallow > uint64(lim.Shallow) {
+		return nil, fmt.Errorf("%w: %d objects and %d shallow ids, over %d and %d", ErrBadFrame, nObj, nShallow, lim.Objects, lim.Shallow)
+	}
+	// Each shallow entry is 33 bytes and each object at least 2, so counts
+	// the body cannot hold are refused before anything is allocated.
+	if nShallow*33+nObj*2 > uint64(len(r.b)) {
+		return nil, fmt.Errorf("%w: %d objects and %d shallow ids do not fit %d bytes", ErrBadFrame, nObj, nShallow, len(r.b))
+	}
+	pf := &objects.PackFrame{Objects: make([]*objects.Object, 0, nObj), Shallow: make([]objects.OID, 0, nShallow)}
+	seen := make(map[objects.OID]bool, nObj+nShallow)
+	for i := uint64(0); i < nShallow; i++ {
+		entry := r.next(33)
+		if r.err != nil {
+			return nil, r.err
+		}
+		if int(entry[0]) >= len(codeTypes) || codeTypes[entry[0]] == "" {
+			return nil, fmt.Errorf("%w: shallow[%d] has type code %d", ErrBadFrame, i, entry[0])
+		}
+		id := objects.OID{Type: codeTypes[entry[0]], Algo: a}
+		copy(id.Digest[:], entry[1:])
+		if seen[id] {
+			return nil, fmt.Errorf("%w: shallow[%d] repeats %s", ErrBadFrame, i, id)
+		}
+		seen[id] = true
+		pf.Shallow = append(pf.Shallow, id)
+	}
+	for i := uint64(0); i < nObj; i++ {
+		n := r.uvarint()
+		stored := r.next(n)
+		if r.err != nil {
+			return nil, fmt.Errorf("objects[%d]: %w", i, r.err)
+		}
+		o, err := objects.DecodeEnvelope(a, stored)
+		if err != nil {
+			return nil, fmt.Errorf("%w: objects[%d]: %w", ErrBadFrame, i, err)
+		}
+		if seen[o.ID] {
+			return nil, fmt.Errorf("%w: objects[%d], %s, is sent twice or also named shallow", ErrBadFrame, i, o.ID)
+		}
+		seen[o.ID] = true
+		pf.Objects = append(pf.Objects, o)
+	}
+	if len(r.b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes follow the last object", ErrBadFrame, len(r.b))
+	}
+	return pf, nil
+}
+
+// frameReader consumes a body; the first failure sticks in err.
+type frameReader struct {
+	b   []byte
+	err error
+}
+
+// uvarint reads one uvarint.
+func (r *frameReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = fmt.Errorf("%w: a count is truncated or overlong", ErrBadFrame)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// next returns the next n bytes (aliasing the body).
+func (r *frameReader) next(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = fmt.Errorf("%w: an entry of %d bytes runs past the body's end (%d left)", ErrBadFrame, n, len(r.b))
+		return nil
+	}
+	out := r.b[:n:n]
+	r.b = r.b[n:]
+	return out
+}
+
+// frameDecoders recycle zstd decoders.
+var frameDecoders sync.Pool
+
+// inflateFrame decodes the zstd stream of a frame into at most
+// objects.MaxPackBodyBytes: the decoder refuses a frame declaring or
+// producing more, so memory follows the bound, not what a hostile frame
+// claims. Bytes after the stream that are not another zstd frame are
+// refused.
+func inflateFrame(stream []byte) ([]byte, error) {
+	d, ok := frameDecoders.Get().(*zstd.Decoder)
+	if !ok {
+		var err error
+		d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(objects.MaxPackBodyBytes))
+		if err != nil {
+			return nil, fmt.Errorf("read frame: %w", err)
+		}
+	}
+	defer frameDecoders.Put(d)
+	if len(stream) == 0 {
+		return nil, fmt.Errorf("%w: no body", ErrBadFrame)
+	}
+	// The size the writer declared, when within the bound, sizes the
+	// buffer; the decoder still stops at the bound whatever it declared.
+	var h zstd.Header
+	var dst []byte
+	if h.Decode(stream) == nil && h.HasFCS && h.FrameContentSize <= objects.MaxPackBodyBytes {
+		dst = make([]byte, 0, h.FrameContentSize)
+	}
+	body, err := d.DecodeAll(stream, dst)
+	if err != nil {
+		return nil, fmt.Errorf("%w: zstd body: %w", ErrBadFrame, err)
+	}
+	if len(body) > objects.MaxPackBodyBytes {
+		return nil, fmt.Errorf("%w: the body inflates past %d bytes", ErrBadFrame, objects.MaxPackBodyBytes)
+	}
+	return body, nil
+}
