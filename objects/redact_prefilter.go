@@ -1,6 +1,9 @@
 package objects
 
-import "bytes"
+import (
+	"bytes"
+	"sync"
+)
 
 // Cheap exact prefilters for RedactBlob (issue 13: hash-object -w scrubs
 // every blob, and the bulk write of 100,000 small files spent a quarter of
@@ -24,8 +27,10 @@ type triggeredLiteral struct {
 // text first; every token literal holds at least one of them.
 var tokenTriggerOrder = []byte{'_', '-', 'J', 'A'}
 
-// tokenTriggers groups tokenLiterals by their trigger byte.
-var tokenTriggers = groupTokenLiterals(tokenLiterals)
+// tokenTriggers groups tokenLiterals by their trigger byte. It and
+// labelTrie are built on first use, like the regexps: process start pays
+// for no table most commands never use (issue 13, TestPackageInitAllocatesLittle).
+var tokenTriggers = sync.OnceValue(func() []tokenTrigger { return groupTokenLiterals(tokenLiterals) })
 
 // groupTokenLiterals gives each literal the first byte of tokenTriggerOrder
 // it holds. A literal holding none gets its own first byte, so the scan
@@ -59,7 +64,7 @@ func groupTokenLiterals(lits [][]byte) []tokenTrigger {
 // with a vectorised IndexByte and compares only the literals it anchors,
 // instead of one substring search per literal.
 func mayHoldToken(b []byte) bool {
-	for _, g := range tokenTriggers {
+	for _, g := range tokenTriggers() {
 		for i := 0; i < len(b); {
 			k := bytes.IndexByte(b[i:], g.c)
 			if k < 0 {
@@ -99,10 +104,19 @@ type tailNode struct {
 }
 
 // labelTrie holds labelTails reversed, so a label is matched from its last
-// byte backwards. labelTrieAll is set when a tail holds a byte other than
-// a lower-case letter (no SPEC §1.7 name does): the trie cannot hold it,
-// so every label goes to classifyName.
-var labelTrie, labelTrieAll = buildLabelTrie(labelTails())
+// byte backwards; all is set when a tail holds a byte other than a
+// lower-case letter (no SPEC §1.7 name does): the trie cannot hold it, so
+// every label goes to classifyName.
+var labelTrie = sync.OnceValue(func() tailTrie {
+	nodes, all := buildLabelTrie(labelTails())
+	return tailTrie{nodes: nodes, all: all}
+})
+
+// tailTrie is labelTrie's value.
+type tailTrie struct {
+	nodes []tailNode
+	all   bool
+}
 
 // buildLabelTrie builds the reversed trie of tails; all reports a tail it
 // could not hold.
@@ -133,7 +147,8 @@ func buildLabelTrie(tails []string) (nodes []tailNode, all bool) {
 // '-' (NormalizeKeyName only inserts and rewrites underscores), so this
 // walks the label backwards through labelTrie without building a string.
 func labelMayBeSecret(label []byte) bool {
-	if labelTrieAll {
+	trie := labelTrie()
+	if trie.all {
 		return true
 	}
 	n := 0
@@ -148,12 +163,12 @@ func labelMayBeSecret(label []byte) bool {
 		if !isASCIILower(c) {
 			return false
 		}
-		next := labelTrie[n].next[c-'a']
+		next := trie.nodes[n].next[c-'a']
 		if next == 0 {
 			return false
 		}
 		n = int(next)
-		if labelTrie[n].end {
+		if trie.nodes[n].end {
 			return true
 		}
 	}
