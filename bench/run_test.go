@@ -37,7 +37,7 @@ func TestHarnessSmoke(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
-	for _, row := range []string{"bulk write (200", "fsck, loose", "fsck, packed", "read all from packs", "random-order reads (shuffled --batch)", "200 refs, one txn, git defaults", "200 refs, one txn, durable git",
+	for _, row := range []string{"bulk write (200", "bulk write vs git fast-import", "fsck, loose", "fsck, packed", "read all from packs", "random-order reads (shuffled --batch)", "200 refs, one txn, git defaults", "200 refs, one txn, durable git",
 		"log -n 20, 200-event run", "diff, fork of 100 at 200", "record true onto 200 vs commit", "import 200 events vs fast-import",
 		"push 200-event run, path", "push 200-event run, HTTP", "fetch 200-event run, path", "fetch 200-event run, HTTP", "log --graph --all, 50 forks at 200", "10 CAS processes, git defaults", "10 CAS processes, durable git"} {
 		line := lineWith(report, row)

@@ -8,18 +8,32 @@ import "bytes"
 // only costs a look back to the previous non-label byte, so the scan is
 // linear; unlike a regexp match, a non-secret "a=" never swallows the
 // "password=x" that follows it. It returns b itself when nothing changes.
-func redactAssignments(b []byte) []byte {
+func redactAssignments(b []byte) []byte { return redactAssignmentsBy(b, classifyLabel) }
+
+// classifyLabel is classifyName of an assignment label, skipping the
+// string building for the labels labelMayBeSecret rules out.
+func classifyLabel(label []byte) secrecy {
+	if !labelMayBeSecret(label) {
+		return notSecret
+	}
+	return classifyName(string(label))
+}
+
+// redactAssignmentsBy is redactAssignments with the label classifier
+// given (the tests compare classifyLabel with classifyName).
+func redactAssignmentsBy(b []byte, classify func([]byte) secrecy) []byte {
 	var out []byte // nil until the first replacement
 	done := 0      // b[:done] is settled (copied to out when out != nil)
+	seps := sepScan{colon: sepUnknown, eq: sepUnknown}
 	for i := 0; i < len(b); i++ {
-		if b[i] != ':' && b[i] != '=' {
-			continue
+		if i = seps.next(b, i); i < 0 {
+			break
 		}
 		label, quote := labelBefore(b, i, done)
 		if label == nil {
 			continue
 		}
-		sec := classifyName(string(label))
+		sec := classify(label)
 		if sec == notSecret {
 			continue
 		}
@@ -45,6 +59,41 @@ func redactAssignments(b []byte) []byte {
 	return append(out, b[done:]...)
 }
 
+// sepScan finds the separators ':' and '=' with two vectorised IndexByte
+// scans, remembering where the next of each is, instead of testing every
+// byte. colon and eq are that index, -1 when none is left, or sepUnknown.
+type sepScan struct{ colon, eq int }
+
+// sepUnknown marks a separator not searched for yet.
+const sepUnknown = -2
+
+// next returns the index of the first ':' or '=' at or after i, or -1.
+// Successive calls must not move i backwards.
+func (s *sepScan) next(b []byte, i int) int {
+	s.colon = nextByteFrom(b, ':', i, s.colon)
+	s.eq = nextByteFrom(b, '=', i, s.eq)
+	switch {
+	case s.colon < 0:
+		return s.eq
+	case s.eq < 0:
+		return s.colon
+	}
+	return min(s.colon, s.eq)
+}
+
+// nextByteFrom returns the index of the first c at or after i, given prev,
+// an earlier answer for a position at or before i: still right when it is
+// -1 (none left) or not behind i.
+func nextByteFrom(b []byte, c byte, i, prev int) int {
+	if prev == -1 || prev >= i {
+		return prev
+	}
+	if k := bytes.IndexByte(b[i:], c); k >= 0 {
+		return i + k
+	}
+	return -1
+}
+
 // labelBefore returns the label that ends just before the separator at
 // sep: optional blanks, an optional closing quote (possibly escaped, as in
 // JSON text inside a JSON string), then a run of label bytes. It looks no
@@ -56,10 +105,18 @@ func labelBefore(b []byte, sep, floor int) (label []byte, quote string) {
 		j--
 	}
 	if j > floor && (b[j-1] == '"' || b[j-1] == '\'') {
-		quote = string(b[j-1])
+		// Constant strings: converting the byte would allocate for
+		// every quoted key of JSON text.
+		quote = `"`
+		if b[j-1] == '\'' {
+			quote = "'"
+		}
 		j--
 		if j > floor && b[j-1] == '\\' {
-			quote = `\` + quote
+			quote = `\"` // JSON text inside a JSON string
+			if b[j] == '\'' {
+				quote = `\'`
+			}
 			j--
 		}
 	}

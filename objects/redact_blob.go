@@ -71,17 +71,6 @@ var tokenLiterals = [][]byte{
 	[]byte("k_live_"), []byte("k_test_"), []byte("eyJ"),
 }
 
-// mayHoldToken reports whether b contains a literal some tokenShape match
-// needs; false means tokenShape cannot match b.
-func mayHoldToken(b []byte) bool {
-	for _, lit := range tokenLiterals {
-		if bytes.Contains(b, lit) {
-			return true
-		}
-	}
-	return false
-}
-
 // Regexps here compile on first use (sync.OnceValue), not at every
 // process start: most commands never match them (issue 13).
 

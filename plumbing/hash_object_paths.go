@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sync"
 
@@ -262,31 +261,9 @@ type pathResult struct {
 // readPathObject reads and hashes one file (the worker's part). hold takes
 // read budget for the file's bytes before they are read.
 func readPathObject(a objects.Algo, t objects.Type, canonicalize bool, path string, hold func(int64) bool) pathResult {
-	f, err := os.Open(path)
-	if err != nil {
-		return pathResult{err: err}
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return pathResult{err: err}
-	}
-	if st.IsDir() {
-		return pathResult{err: errors.New("is a directory")}
-	}
-	if err := checkInputStat(f, path); err != nil {
-		return pathResult{err: err}
-	}
-	if t == objects.TypeBlob && (!st.Mode().IsRegular() || st.Size() > inlineMax) {
-		return pathResult{}
-	}
-	held := max(st.Size(), 0)
-	if !hold(held) {
-		return pathResult{held: held, err: context.Canceled}
-	}
-	data, err := readSized(f, held)
-	if err != nil {
-		return pathResult{held: held, err: err}
+	data, held, err := readPathInput(path, t == objects.TypeBlob, hold)
+	if err != nil || data == nil {
+		return pathResult{held: held, err: err} // nil data, no error: stream it
 	}
 	o, err := buildObject(a, t, data, canonicalize)
 	if err == nil && t != objects.TypeBlob {
@@ -351,26 +328,4 @@ func (b *readBudget) close() {
 	b.closed = true
 	b.mu.Unlock()
 	b.cond.Broadcast()
-}
-
-// readSized reads a file whose size was just stat'ed in one allocation,
-// falling back to a bounded read when the file is not the size it was
-// (it grew or shrank meanwhile).
-func readSized(f *os.File, size int64) ([]byte, error) {
-	if size > objects.MaxLooseObjectSize {
-		return readBounded(f, f.Name())
-	}
-	buf := make([]byte, size+1)
-	n, err := io.ReadFull(f, buf)
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return buf[:n], nil
-	case err != nil:
-		return nil, err
-	}
-	rest, err := readBounded(f, f.Name())
-	if err != nil {
-		return nil, err
-	}
-	return append(buf, rest...), nil
 }

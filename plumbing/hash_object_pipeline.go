@@ -28,12 +28,19 @@ type pathPipeline struct {
 	wg     sync.WaitGroup
 }
 
+// orderedChunks is how many chunks the in-order queue holds: a whole
+// storage-pack batch (DefaultPackBulkObjects paths) and more, so the
+// workers read the next batch while the collector compresses and writes
+// one. With a few chunks per worker they stopped 512 files into each
+// batch write; the read budget still bounds the bytes held.
+const orderedChunks = 2 * DefaultPackBulkObjects / pathChunk
+
 // startPathReaders starts the list reader and workers goroutines calling
-// read on every path. The in-order queue holds a few chunks per worker,
-// and the read budget bounds the bytes they hold.
+// read on every path. The in-order queue holds orderedChunks chunks, and
+// the read budget bounds the bytes they hold.
 func startPathReaders(ctx context.Context, list io.Reader, workers int, read func(path string, hold func(int64) bool) pathResult) *pathPipeline {
 	ctx, cancel := context.WithCancel(ctx)
-	p := &pathPipeline{order: make(chan *pathJob, 4*workers), budget: newReadBudget(readBudgetBytes), cancel: cancel}
+	p := &pathPipeline{order: make(chan *pathJob, max(orderedChunks, 4*workers)), budget: newReadBudget(readBudgetBytes), cancel: cancel}
 	jobs := make(chan *pathJob, 4*workers)
 	p.wg.Go(func() {
 		defer close(p.order)

@@ -5,6 +5,8 @@
 //	gendata history DIR N M  a run of N events and a fork of M more, as
 //	                       JSONL for tine import and fast-import streams
 //	                       for git (see writeHistory)
+//	gendata blobs LIST OUT a git fast-import stream of one blob per file
+//	                       named in LIST (one path a line), in order
 //
 // A fixed seed makes every run (and every machine) produce the same bytes,
 // so git and tine always store identical inputs.
@@ -46,8 +48,11 @@ func run(args []string) error {
 		}
 		return writeHistory(args[1], n, m)
 	}
+	if len(args) == 3 && args[0] == "blobs" {
+		return writeBlobStream(args[1], args[2])
+	}
 	if len(args) != 3 {
-		return fmt.Errorf("usage: gendata json DIR N | gendata large FILE MB | gendata history DIR N M")
+		return fmt.Errorf("usage: gendata json DIR N | gendata large FILE MB | gendata history DIR N M | gendata blobs LIST OUT")
 	}
 	n, err := strconv.Atoi(args[2])
 	if err != nil || n < 1 {

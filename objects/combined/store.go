@@ -117,14 +117,23 @@ func (c *Store) packSound(ctx context.Context, o *objects.Object) bool {
 // first), go to the loose store.
 func (c *Store) PutBatch(ctx context.Context, objs []*objects.Object) error {
 	var loose, packed []*objects.Object
-	for _, o := range objs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	ids := make([]objects.OID, len(objs))
+	for i, o := range objs {
 		if err := objects.CheckPut(c.Algo(), o); err != nil {
 			return err
 		}
-		if ok, err := c.loose.Has(ctx, o.ID); ok || err != nil {
+		ids[i] = o.ID
+	}
+	// A look per fan-out directory, not per object (loose.MayHold).
+	inLoose, err := c.loose.MayHold(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i, o := range objs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if inLoose[i] {
 			loose = append(loose, o)
 			continue
 		}
@@ -138,7 +147,7 @@ func (c *Store) PutBatch(ctx context.Context, objs []*objects.Object) error {
 	if err := c.loose.PutBatch(ctx, loose); err != nil {
 		return err
 	}
-	_, err := c.packs.WritePack(ctx, packed, pack.Options{})
+	_, err = c.packs.WritePack(ctx, packed, pack.Options{})
 	return err
 }
 
