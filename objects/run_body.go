@@ -2,6 +2,7 @@ package objects
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -82,17 +83,32 @@ func splitRunBody(a Algo, body, trusted []byte, trustedCount int) (*RunBody, err
 			return nil, fmt.Errorf("%w: key %q out of order", ErrNotSpliceable, key)
 		}
 		vs := end + 2
-		ve := skipValueBytes(body, vs)
+		var ve int
+		if key == "events" && vs < n && body[vs] == '[' {
+			// The list is checked and delimited in one pass.
+			if b.count, ve, err = scanEventList(a, body, vs, trusted, trustedCount); err != nil {
+				return nil, err
+			}
+		} else {
+			ve = skipValueBytes(body, vs)
+		}
 		if ve >= n || (body[ve] != ',' && body[ve] != '}') || ve == vs {
 			return nil, fmt.Errorf("%w: member %q", ErrNotSpliceable, key)
 		}
 		m := runMember{key: key, raw: body[vs:ve]}
 		if key == "events" {
-			if b.count, err = checkEventList(a, m.raw, trusted, trustedCount); err != nil {
-				return nil, err
-			}
-			m.tokens = listTokens(b.count)
 			b.events = len(b.members)
+			m.tokens = listTokens(b.count)
+			if body[vs] != '[' {
+				// A falsy events value is an empty list to the link rules
+				// (SPEC §1.5: "or []"), and an append replaces it.
+				if err := m.parse(); err != nil {
+					return nil, err
+				}
+				if m.value.Truthy() {
+					return nil, fmt.Errorf("%w: events is a JSON %s, not a list", ErrNotSpliceable, m.value.Kind)
+				}
+			}
 		} else if err := m.parse(); err != nil {
 			return nil, err
 		}
@@ -222,49 +238,71 @@ func eventElemPrefix(a Algo) string { return `"event:` + string(a) + ":" }
 // eventElemLen is the length of one quoted event oid of profile a.
 func eventElemLen(a Algo) int { return len(eventElemPrefix(a)) + 64 + 1 }
 
-// checkEventList checks raw, an events list, element by element (see
-// SplitRunBody) and returns its length. A prefix equal to trusted, a list
-// already checked without its closing bracket holding trustedCount
-// events, is skipped.
-func checkEventList(a Algo, raw, trusted []byte, trustedCount int) (int, error) {
+// scanEventList checks the events list starting at body[start] (a '[')
+// element by element (see SplitRunBody) and returns its length and the
+// index just past it. A prefix equal to trusted, a list already checked
+// without its closing bracket holding trustedCount events, is skipped.
+func scanEventList(a Algo, body []byte, start int, trusted []byte, trustedCount int) (count, end int, err error) {
+	raw := body[start:]
 	n := len(raw)
-	if n < 2 || raw[0] != '[' || raw[n-1] != ']' {
-		return 0, fmt.Errorf("%w: events is not a list", ErrNotSpliceable)
-	}
-	if n == 2 {
-		return 0, nil
+	if n >= 2 && raw[1] == ']' {
+		return 0, start + 2, nil
 	}
 	pre := eventElemPrefix(a)
 	el := eventElemLen(a)
-	i, count := 1, 0
+	i := 1
 	if t := len(trusted); t > 1 && t < n && bytes.HasPrefix(raw, trusted) && (raw[t] == ',' || raw[t] == ']') {
 		i, count = t, trustedCount
 		if raw[i] == ']' {
-			return count, nil // t < n and raw ends with ']': i == n-1
+			return count, start + i + 1, nil
 		}
 		i++
 	}
 	for {
 		if i+el >= n || string(raw[i:i+len(pre)]) != pre || raw[i+el-1] != '"' || !lowerHex(raw[i+len(pre):i+el-1]) {
-			return 0, fmt.Errorf("%w: events[%d] is not a canonical event oid", ErrNotSpliceable, count)
+			return 0, 0, fmt.Errorf("%w: events[%d] is not a canonical event oid", ErrNotSpliceable, count)
 		}
 		count++
 		i += el
-		if raw[i] == ']' {
-			if i != n-1 {
-				return 0, fmt.Errorf("%w: events list", ErrNotSpliceable)
-			}
-			return count, nil
+		switch raw[i] {
+		case ']':
+			return count, start + i + 1, nil
+		case ',':
+			i++
+		default:
+			return 0, 0, fmt.Errorf("%w: events list", ErrNotSpliceable)
 		}
-		if raw[i] != ',' {
-			return 0, fmt.Errorf("%w: events list", ErrNotSpliceable)
-		}
-		i++
 	}
 }
 
-// lowerHex reports whether b is all lowercase hex digits.
+// Byte-lane constants of lowerHex8.
+const (
+	laneOnes = 0x0101010101010101
+	laneLow7 = 0x7f7f7f7f7f7f7f7f
+	laneHigh = 0x8080808080808080
+)
+
+// laneBetween sets the high bit of each byte of x whose value lies
+// strictly between m and n, for x's bytes below 0x80 and m, n <= 0x80
+// (each lane computed alone: no carry or borrow crosses a byte).
+func laneBetween(x, m, n uint64) uint64 {
+	return (laneOnes*(127+n) - x&laneLow7) & ^x & (x&laneLow7 + laneOnes*(127-m)) & laneHigh
+}
+
+// lowerHex8 reports whether the eight bytes of x are lowercase hex digits.
+func lowerHex8(x uint64) bool {
+	return x&laneHigh == 0 && laneBetween(x, '0'-1, '9'+1)|laneBetween(x, 'a'-1, 'f'+1) == laneHigh
+}
+
+// lowerHex reports whether b, 64 bytes long in the lists it checks, is
+// all lowercase hex digits, eight bytes at a time.
 func lowerHex(b []byte) bool {
+	for len(b) >= 8 {
+		if !lowerHex8(binary.LittleEndian.Uint64(b)) {
+			return false
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
