@@ -50,20 +50,16 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 		if err != nil {
 			return nil, err
 		}
-		if h.run != nil && slices.Contains(h.run.EventIDs(), ev.ID) {
+		if h.holds(ev.ID) {
 			// An earlier attempt committed and then reported an error.
-			return &AppendResult{Ref: h.ref, Run: h.run.ID.String(), Event: ev.ID.String()}, nil
+			return &AppendResult{Ref: h.ref, Run: h.id().String(), Event: ev.ID.String()}, nil
 		}
 		if err := h.acceptsRecorded(before, de); err != nil {
 			return nil, err
 		}
 		var extra []objects.Member
 		if !code.IsZero() {
-			var base objects.Value
-			if h.run != nil {
-				base = h.run.Value
-			}
-			extra = append(extra, codeManifests(base, code))
+			extra = append(extra, codeManifests(h.member("manifests"), code))
 		}
 		run, err := h.appendedRun(r.Algo(), []*Event{de}, status, now, extra...)
 		if err != nil {
@@ -71,9 +67,9 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 		}
 		err = commitAppend(ctx, r, h, actor, []*objects.Object{run})
 		if err == nil {
-			res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: h.run == nil}
-			if h.run != nil {
-				res.Previous = h.run.ID.String()
+			res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: !h.exists()}
+			if h.exists() {
+				res.Previous = h.id().String()
 			}
 			return res, nil
 		}
@@ -96,9 +92,9 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 func currentHead(ctx context.Context, r *plumbing.Repo, before *head) (*head, error) {
 	id, err := r.Refs().Read(ctx, before.ref)
 	switch {
-	case errors.Is(err, refs.ErrNotFound) && before.run == nil:
+	case errors.Is(err, refs.ErrNotFound) && !before.exists():
 		return before, nil
-	case err == nil && before.run != nil && id == before.run.ID:
+	case err == nil && before.exists() && id == before.id():
 		return before, nil
 	}
 	return readHead(ctx, r, before.ref)
@@ -108,19 +104,18 @@ func currentHead(ctx context.Context, r *plumbing.Repo, before *head) (*head, er
 // a way the event cannot follow: it stopped running, it was deleted after
 // record read it, or it no longer holds de's parents.
 func (h *head) acceptsRecorded(before *head, de *Event) error {
-	if h.run == nil {
-		if before.run != nil {
+	if !h.exists() {
+		if before.exists() {
 			return fmt.Errorf("ref %s was deleted while the command ran", h.ref)
 		}
 		return nil
 	}
-	if h.run.Status != StatusRunning {
-		return fmt.Errorf("run %s at %s became %s while the command ran: %w; run tine resume %s first", h.run.ID, h.ref, h.run.Status, ErrNotRunning, h.ref)
+	if h.status != StatusRunning {
+		return fmt.Errorf("run %s at %s became %s while the command ran: %w; run tine resume %s first", h.id(), h.ref, h.status, ErrNotRunning, h.ref)
 	}
-	ids := h.run.EventIDs()
 	for _, p := range de.Parents {
-		if !slices.Contains(ids, p) {
-			return fmt.Errorf("run %s at %s no longer holds event %s, the tip the command was recorded after: %w", h.run.ID, h.ref, p, ErrEventNotInRun)
+		if !h.holds(p) {
+			return fmt.Errorf("run %s at %s no longer holds event %s, the tip the command was recorded after: %w", h.id(), h.ref, p, ErrEventNotInRun)
 		}
 	}
 	return nil
