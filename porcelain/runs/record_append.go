@@ -24,12 +24,14 @@ const maxAppendAttempts = 100
 const maxLockedBackoff = 100 * time.Millisecond
 
 // appendRecorded appends the finished event ev to whatever the run at ref
-// has become since before was read, without ever re-running anything: the
-// blobs and the event are stored once (content addressed, so they are
-// valid whatever the run becomes), then each attempt re-reads the ref and
-// builds the run as its current events plus ev, with tips its current tips
-// minus ev's parents (the tips record saw before running) plus ev, and
-// moves the ref by compare-and-swap. Concurrent records thus show as
+// has become since before was read, without ever re-running anything:
+// each attempt re-reads the ref, builds the run as its current events plus
+// ev, with tips its current tips minus ev's parents (the tips record saw
+// before running) plus ev, writes the blobs, the event and the run
+// together (one storage pack where appends write packs: one round of
+// fsyncs; content addressed, so a later attempt skips the blobs and the
+// event an earlier one stored, valid whatever the run becomes), and moves
+// the ref by compare-and-swap. Concurrent records thus show as
 // several tips. A lost compare-and-swap or a held guard is retried, a
 // bounded number of times; a run that stopped running, was deleted or
 // rewritten without ev's parents is an error.
@@ -39,9 +41,6 @@ const maxLockedBackoff = 100 * time.Millisecond
 func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *objects.Object, blobs []*objects.Object, code objects.OID, status string, now time.Time, actor string) (*AppendResult, error) {
 	de, err := DecodeEvent(ev)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := r.WriteValidated(ctx, append(slices.Clone(blobs), ev), nil); err != nil {
 		return nil, err
 	}
 	backoff := time.Millisecond
@@ -65,7 +64,7 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 		if err != nil {
 			return nil, err
 		}
-		err = commitAppend(ctx, r, h, actor, []*objects.Object{run})
+		err = commitAppend(ctx, r, h, actor, append(append(slices.Clone(blobs), ev), run))
 		if err == nil {
 			res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: !h.exists()}
 			if h.exists() {
