@@ -35,15 +35,6 @@ func (b *RunBody) Get(key string) (Value, bool) {
 	return Value{}, false
 }
 
-// Keys returns the top-level keys in canonical order.
-func (b *RunBody) Keys() []string {
-	keys := make([]string, len(b.members))
-	for i, m := range b.members {
-		keys[i] = m.key
-	}
-	return keys
-}
-
 // eventList returns the bytes of the events list ("[...]"), nil when the
 // run has no events member.
 func (b *RunBody) eventList() []byte {
