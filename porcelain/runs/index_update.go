@@ -23,8 +23,10 @@ func RefreshIndex(ctx context.Context, r *plumbing.Repo) error {
 
 // afterAppend is the one place a run append (record, import, append,
 // resume: commitAppend) updates what follows its ref's move from prev (the
-// zero oid for a new run) to run, at a cost of the append, not of the
-// run's length or the repository's size:
+// zero oid for a new run) to the run objs ends with, objs being what the
+// append wrote (blobs and events, then the run, whose body is not parsed:
+// objects.SplitRunBody or Object.WithValue read it), at a cost of the
+// append, not of the run's length or the repository's size:
 //
 //   - the current run's mark (tine status) follows tine's own appends;
 //     failing to advance it only makes status report a move, so the append
@@ -37,7 +39,6 @@ func RefreshIndex(ctx context.Context, r *plumbing.Repo) error {
 //     reading only the new events (index package, "Trust and staleness").
 //
 // Derived data that can be updated in the append's own cost belongs here.
-func afterAppend(ctx context.Context, r *plumbing.Repo, ref string, prev objects.OID, run *objects.Object) {
-	_ = ctx
-	_ = r.NoteRefMove(ref, prev, run.ID)
+func afterAppend(ctx context.Context, r *plumbing.Repo, ref string, prev objects.OID, objs []*objects.Object) {
+	_ = r.NoteRefMove(ref, prev, objs[len(objs)-1].ID)
 }
