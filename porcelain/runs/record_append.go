@@ -34,7 +34,8 @@ const maxLockedBackoff = 100 * time.Millisecond
 // the ref by compare-and-swap. Concurrent records thus show as
 // several tips. A lost compare-and-swap or a held guard is retried, a
 // bounded number of times; a run that stopped running, was deleted or
-// rewritten without ev's parents is an error.
+// rewritten without ev's parents is an error, after which the blobs and
+// the event are stored on their own (the recovery file names them).
 //
 // A non-zero code is the blob of the command's code state (one of blobs),
 // which the new run's manifests name (codeManifests).
@@ -43,6 +44,19 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 	if err != nil {
 		return nil, err
 	}
+	res, err := appendAttempts(ctx, r, before, ev, de, blobs, code, status, now, actor)
+	if err != nil {
+		// The append failed: the blobs and the event are still stored
+		// (unreachable until the recovery file is appended), as the code
+		// state blob the event names is nowhere else. Best effort: the
+		// append's error is what record reports.
+		_, _ = r.WriteValidated(ctx, append(slices.Clone(blobs), ev), nil)
+	}
+	return res, err
+}
+
+// appendAttempts is appendRecorded's loop of attempts.
+func appendAttempts(ctx context.Context, r *plumbing.Repo, before *head, ev *objects.Object, de *Event, blobs []*objects.Object, code objects.OID, status string, now time.Time, actor string) (*AppendResult, error) {
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
 		h, err := currentHead(ctx, r, before)

@@ -130,7 +130,9 @@ func TestAppendRecordedJoinsConcurrentAppend(t *testing.T) {
 }
 
 // TestAppendRecordedRefusesChangedRun: a run completed or deleted while
-// the command ran is a recording failure, never a silent success.
+// the command ran is a recording failure, never a silent success; the
+// event and its blobs (a code state blob among them) are stored all the
+// same, as they were before record wrote them with the run.
 func TestAppendRecordedRefusesChangedRun(t *testing.T) {
 	ctx := context.Background()
 	r := initRepo(t)
@@ -141,8 +143,14 @@ func TestAppendRecordedRefusesChangedRun(t *testing.T) {
 	}
 	appendJSON(t, r, "heads/main", `{"kind":"human","error":"stop"}`, StatusCompleted)
 	ev := recordedEvent(t, r, before)
-	if _, err := appendRecorded(ctx, r, before, ev, nil, objects.OID{}, "", time.Now(), ""); !errors.Is(err, ErrNotRunning) {
+	code := objects.NewBlob(r.Algo(), []byte("the code state"))
+	if _, err := appendRecorded(ctx, r, before, ev, []*objects.Object{code}, code.ID, "", time.Now(), ""); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("append to a run completed meanwhile: %v", err)
+	}
+	for _, id := range []objects.OID{ev.ID, code.ID} {
+		if ok, err := r.Objects().Has(ctx, id); err != nil || !ok {
+			t.Fatalf("after the failed append %s is not stored (%v)", id, err)
+		}
 	}
 	id, _ := r.Refs().Read(t.Context(), "heads/main")
 	if err := r.Refs().Delete(ctx, "heads/main", refs.ExpectValue(id)); err != nil {
