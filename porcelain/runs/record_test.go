@@ -49,8 +49,8 @@ func TestRecordCapturesAndAppends(t *testing.T) {
 		t.Fatalf("attributes: %+v", ev.Attributes)
 	}
 	// The value as a JSON string or an assignment: the event also holds
-	// oids (the code state's depends on the work tree the test runs in),
-	// whose hex may spell "abc" by chance.
+	// hex (oids, and the code state of the work tree the test runs in,
+	// its git commit included), which may spell "abc" by chance.
 	if body := string(ev.Object.Body); strings.Contains(body, `"abc"`) || strings.Contains(body, "=abc") {
 		t.Fatalf("an environment value reached the event: %s", ev.Object.Body)
 	}
