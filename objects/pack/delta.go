@@ -82,7 +82,7 @@ func encodeDelta(base, target []byte) []byte {
 	if p > 0 {
 		ops = appendCopy(ops, 0, p)
 	}
-	ops = appendMiddle(ops, base, target[:len(target)-s], p)
+	ops = appendMiddle(ops, base, len(base)-s, target[:len(target)-s], p)
 	if s > 0 {
 		ops = appendCopy(ops, len(base)-s, s)
 	}
@@ -93,15 +93,19 @@ func encodeDelta(base, target []byte) []byte {
 const deltaBlock = 32
 
 // appendMiddle appends instructions building target[from:]: runs of base
-// found through an index of base's deltaBlock-aligned blocks are copied
-// (extended byte by byte both ways), the rest inserted. Short middles are
-// inserted whole.
-func appendMiddle(ops, base, target []byte, from int) []byte {
+// found through an index of the deltaBlock-aligned blocks of base's own
+// middle, base[from:baseEnd], are copied (extended byte by byte both ways),
+// the rest inserted. Short middles are inserted whole. Only base's middle
+// is indexed: what target shares with base's prefix and suffix is copied
+// already, so for an append onto a long run (whose middle in base is the
+// old list's tail, tips and status) the index costs the change, not the
+// run; for a fork's run the middle is most of base, as before.
+func appendMiddle(ops, base []byte, baseEnd int, target []byte, from int) []byte {
 	if len(target)-from < 4*deltaBlock || len(base) < deltaBlock {
 		return appendInsert(ops, target[from:])
 	}
-	index := make(map[[deltaBlock]byte]int, len(base)/deltaBlock)
-	for o := 0; o+deltaBlock <= len(base); o += deltaBlock {
+	index := make(map[[deltaBlock]byte]int, max(baseEnd-from, 0)/deltaBlock)
+	for o := from; o+deltaBlock <= baseEnd; o += deltaBlock {
 		k := [deltaBlock]byte(base[o : o+deltaBlock])
 		if _, dup := index[k]; !dup {
 			index[k] = o

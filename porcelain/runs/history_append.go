@@ -40,36 +40,38 @@ func indexAppend(ctx context.Context, r *plumbing.Repo, prev, run *objects.Objec
 // appendedRun builds the index entry of run from prev's (indexed) entry
 // and the new events: from objs when the write holds them, else read
 // through g (record writes its event before the run); ok is false when it
-// cannot.
+// cannot. Neither body is parsed (an append's run is spliced, its head
+// read unparsed): both are split (objects.SplitRunBody), the lists
+// compared as bytes, and only the new oids spelt out.
 func appendedRun(ctx context.Context, g objects.Getter, h *index.History, prev, run *objects.Object, objs []*objects.Object) (index.HistoryAdd, bool) {
-	snap, err := RunFromObject(run)
+	rb, err := objects.SplitRunBody(run.ID.Algo, run.Body)
 	if err != nil {
 		return index.HistoryAdd{}, false
 	}
-	add := index.HistoryAdd{Run: run.ID, Status: snap.Status, Tips: snap.Tips}
-	list := eventStrings(run)
+	add := index.HistoryAdd{Run: run.ID, Status: StatusRunning}
+	if s, ok := rb.Get("status"); ok && s.Kind == objects.KindString {
+		add.Status = s.Str
+	}
+	if add.Tips, err = oidList(rb, "tips"); err != nil {
+		return add, false
+	}
 	if prev != nil {
-		base, err := h.Run(prev.ID)
-		old := eventStrings(prev)
-		if err != nil || base == nil || base.Len != len(old) || len(list) < len(old) {
+		pb, err := objects.SplitRunBody(prev.ID.Algo, prev.Body)
+		if err != nil || !rb.Extends(pb) {
 			return add, false
 		}
-		for i, s := range old {
-			if list[i].Str != s.Str {
-				return add, false
-			}
+		base, err := h.Run(prev.ID)
+		if err != nil || base == nil || base.Len != pb.Len() {
+			return add, false
 		}
-		add.Base, add.Prefix = prev.ID, len(old)
+		add.Base, add.Prefix = prev.ID, pb.Len()
 	}
 	written := make(map[objects.OID]*objects.Object, len(objs))
 	for _, o := range objs {
 		written[o.ID] = o
 	}
-	for _, v := range list[add.Prefix:] {
-		id, err := objects.ParseOID(v.Str)
-		if err != nil || v.Kind != objects.KindString {
-			return add, false
-		}
+	for i := add.Prefix; i < rb.Len(); i++ {
+		id := rb.Event(i)
 		var e *Event
 		if o := written[id]; o != nil {
 			e, err = DecodeEvent(o)
@@ -82,14 +84,4 @@ func appendedRun(ctx context.Context, g objects.Getter, h *index.History, prev, 
 		add.Own = append(add.Own, historyEvent(e))
 	}
 	return add, true
-}
-
-// eventStrings returns a run payload's events array (nil when absent or
-// not an array).
-func eventStrings(o *objects.Object) []objects.Value {
-	l, ok := o.Value.Get("events")
-	if !ok || l.Kind != objects.KindArray {
-		return nil
-	}
-	return l.Array
 }

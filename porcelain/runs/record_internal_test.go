@@ -108,29 +108,31 @@ func TestAppendRecordedJoinsConcurrentAppend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tips := []string{h.run.Tips[0].String(), h.run.Tips[1].String()}
+	tips := []string{h.tips[0].String(), h.tips[1].String()}
 	slices.Sort(tips)
 	want := []string{other.Event, ev.ID.String()}
 	slices.Sort(want)
-	if len(h.run.Tips) != 2 || !slices.Equal(tips, want) {
+	if len(h.tips) != 2 || !slices.Equal(tips, want) {
 		t.Fatalf("tips %v, want %v", tips, want)
 	}
 	de, _ := DecodeEvent(ev)
 	if len(de.Parents) != 1 || de.Parents[0].String() != first.Event {
 		t.Fatalf("parents %v, want the tip seen before the command (%s)", de.Parents, first.Event)
 	}
-	if _, err := LoadRun(ctx, r.Objects(), h.run.ID); err != nil {
+	if _, err := LoadRun(ctx, r.Objects(), h.id()); err != nil {
 		t.Fatalf("the joined run does not validate: %v", err)
 	}
 	// Appending the same event again finds it there and writes nothing.
 	again, err := appendRecorded(ctx, r, before, ev, nil, objects.OID{}, "", time.Unix(1767225600, 0), "")
-	if err != nil || again.Run != h.run.ID.String() {
+	if err != nil || again.Run != h.id().String() {
 		t.Fatalf("repeat append: %+v %v", again, err)
 	}
 }
 
 // TestAppendRecordedRefusesChangedRun: a run completed or deleted while
-// the command ran is a recording failure, never a silent success.
+// the command ran is a recording failure, never a silent success; the
+// event and its blobs (a code state blob among them) are stored all the
+// same, as they were before record wrote them with the run.
 func TestAppendRecordedRefusesChangedRun(t *testing.T) {
 	ctx := context.Background()
 	r := initRepo(t)
@@ -141,8 +143,14 @@ func TestAppendRecordedRefusesChangedRun(t *testing.T) {
 	}
 	appendJSON(t, r, "heads/main", `{"kind":"human","error":"stop"}`, StatusCompleted)
 	ev := recordedEvent(t, r, before)
-	if _, err := appendRecorded(ctx, r, before, ev, nil, objects.OID{}, "", time.Now(), ""); !errors.Is(err, ErrNotRunning) {
+	code := objects.NewBlob(r.Algo(), []byte("the code state"))
+	if _, err := appendRecorded(ctx, r, before, ev, []*objects.Object{code}, code.ID, "", time.Now(), ""); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("append to a run completed meanwhile: %v", err)
+	}
+	for _, id := range []objects.OID{ev.ID, code.ID} {
+		if ok, err := r.Objects().Has(ctx, id); err != nil || !ok {
+			t.Fatalf("after the failed append %s is not stored (%v)", id, err)
+		}
 	}
 	id, _ := r.Refs().Read(t.Context(), "heads/main")
 	if err := r.Refs().Delete(ctx, "heads/main", refs.ExpectValue(id)); err != nil {
@@ -171,7 +179,7 @@ func TestRecoveryFileAppendsTheSameEvent(t *testing.T) {
 	}
 	out := objects.NewBlob(r.Algo(), redactBlob(cr.stdout))
 	errOut := objects.NewBlob(r.Algo(), redactBlob(cr.stderr))
-	payload := recordPayload(objects.NewEnvRedactor([]string{"A=1"}), []string{"sh", "-c", "x"}, "/w", []string{"A=1"}, cr, before.tips(), out.ID, errOut.ID)
+	payload := recordPayload(objects.NewEnvRedactor([]string{"A=1"}), []string{"sh", "-c", "x"}, "/w", []string{"A=1"}, cr, before.tips, out.ID, errOut.ID)
 	ev, err := objects.NewJSONObject(r.Algo(), objects.TypeEvent, 1, payload)
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +212,7 @@ func recordedEvent(t *testing.T, r *plumbing.Repo, before *head) *objects.Object
 	if err := r.Objects().Put(context.Background(), empty); err != nil {
 		t.Fatal(err)
 	}
-	payload := recordPayload(objects.NewEnvRedactor(nil), []string{"true"}, "/", nil, cr, before.tips(), empty.ID, empty.ID)
+	payload := recordPayload(objects.NewEnvRedactor(nil), []string{"true"}, "/", nil, cr, before.tips, empty.ID, empty.ID)
 	ev, err := objects.NewJSONObject(r.Algo(), objects.TypeEvent, 1, payload)
 	if err != nil {
 		t.Fatal(err)

@@ -322,7 +322,7 @@ func OIDField(v objects.Value, key string) (objects.OID, bool) {
 }
 
 // oidList returns a list member of oids; absent is nil.
-func oidList(v objects.Value, key string) ([]objects.OID, error) {
+func oidList(v memberGetter, key string) ([]objects.OID, error) {
 	l, ok := v.Get(key)
 	if !ok || l.Kind == objects.KindNull {
 		return nil, nil
@@ -342,6 +342,13 @@ func oidList(v objects.Value, key string) ([]objects.OID, error) {
 		out = append(out, id)
 	}
 	return out, nil
+}
+
+// memberGetter reads a member of a JSON object: a parsed payload
+// (objects.Value) or a run body split without parsing its events
+// (objects.RunBody).
+type memberGetter interface {
+	Get(key string) (objects.Value, bool)
 }
 
 // Number returns a JSON number as a float64.
