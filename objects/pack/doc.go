@@ -125,7 +125,10 @@
 // deltas each run on one of the last runs it added (write_delta.go), and
 // an append's pack deltas its run on the predecessor's chain, possibly in
 // another pack (write_append.go); small packs are merged as they pile up
-// (merge.go).
+// (merge.go). Another process may merge a pack away between its listing
+// and its opening, or between a writer's commit and its opening: a merge
+// commits its pack before it removes any, so the store lists the
+// directory again and finds the objects there (reload.go, Store.install).
 //
 // Objects larger than LargeObject get a block of their own and are streamed through the encoder and decoder, so neither side holds more
 // than the object itself and a zstd window.

@@ -41,6 +41,9 @@ var (
 	// cannot be recovered without its index (a blob holding what reads as
 	// another envelope's header).
 	ErrAmbiguous = errors.New("storage pack block has ambiguous envelope boundaries")
+	// ErrPacksChanging reports storage packs that other processes kept
+	// merging away while a store listed them; listing again later works.
+	ErrPacksChanging = errors.New("storage packs kept changing while listed")
 )
 
 // Layout constants of the two files.

@@ -67,7 +67,7 @@ func (s *Store) MergeSmall(ctx context.Context, limit int) (MergeResult, error) 
 	if err != nil {
 		return res, err
 	}
-	if err := s.install(name); err != nil {
+	if err := s.install(name, w.entries); err != nil {
 		return res, err
 	}
 	res.Pack = name

@@ -81,70 +81,6 @@ func (s *Store) Packs() []string {
 	return names
 }
 
-// Reload opens packs that appeared in the directory since the last scan
-// (they are searched first, newest index first), forgets packs whose
-// index disappeared and re-assesses the damaged ones: a pack that cannot
-// be opened is skipped and remembered (Damaged), not an error.
-func (s *Store) Reload() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	names, orphans, err := s.scan()
-	if err != nil {
-		return err
-	}
-	damaged := make(map[string]error, len(orphans))
-	for _, n := range orphans {
-		damaged[n] = fmt.Errorf("%s: %w", filepath.Join(s.dir, n+".pack"), ErrNoIndex)
-	}
-	wasDamaged := *s.damaged.Load()
-	old := *s.packs.Load()
-	byName := make(map[string]*spPack, len(old))
-	for _, p := range old {
-		byName[p.name] = p
-	}
-	var fresh []*spPack
-	present := make(map[string]bool, len(names))
-	for _, n := range names {
-		present[n] = true
-		if byName[n] != nil {
-			continue
-		}
-		open := openSPPackLazy
-		if wasDamaged[n] != nil {
-			// Known damaged: verify in full now, so a damaged pack is not
-			// mapped again (and retired again) on every Reload.
-			open = openSPPack
-		}
-		p, err := open(s.dir, n, s.algo)
-		if errors.Is(err, fs.ErrNotExist) && (!exists(filepath.Join(s.dir, n+".idx")) || !exists(filepath.Join(s.dir, n+".pack"))) {
-			// Removed while we looked, or an index whose pack gc removed
-			// (it deletes the pack file first): nothing to read there.
-			continue
-		}
-		if err != nil {
-			damaged[n] = err
-			continue
-		}
-		p.cache, p.dcache, p.store = s.cache, s.dcache, s
-		fresh = append(fresh, p)
-	}
-	newestFirst(s.dir, fresh)
-	next := fresh
-	for _, p := range old {
-		if present[p.name] {
-			next = append(next, p)
-		} else {
-			s.retired = append(s.retired, retiredPack{p: p, at: time.Now()})
-			s.cache.forget(p)
-			s.dcache.forget(p)
-		}
-	}
-	s.closeRetired()
-	s.packs.Store(&next)
-	s.damaged.Store(&damaged)
-	return nil
-}
-
 // scan lists the pack names whose index is in the directory, and those of
 // pack files without an index (orphans).
 func (s *Store) scan() (names, orphans []string, err error) {
@@ -273,8 +209,13 @@ func (s *Store) Has(ctx context.Context, id objects.OID) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
+	return s.holds(id), nil
+}
+
+// holds is Has without the context.
+func (s *Store) holds(id objects.OID) bool {
 	if id.Algo != s.algo || !id.Type.Valid() {
-		return false, nil
+		return false
 	}
 	k := spKeyOf(id)
 	for _, p := range *s.packs.Load() {
@@ -283,10 +224,10 @@ func (s *Store) Has(ctx context.Context, id objects.OID) (bool, error) {
 				s.trusted() // a damaged index is believed in nothing
 				continue
 			}
-			return true, nil
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 // List calls fn for every object of every pack once, in enumeration order
@@ -365,14 +306,39 @@ func (s *Store) WritePack(ctx context.Context, objs []*objects.Object, opt Optio
 	}
 	// Past the commit point the pack is visible; install it even when only
 	// the final directory sync failed.
-	if ierr := s.install(name); ierr != nil && err == nil {
+	if ierr := s.install(name, w.entries); ierr != nil && err == nil {
 		err = ierr
 	}
 	return name, err
 }
 
-// install opens a pack this process wrote and puts it first.
-func (s *Store) install(name string) error {
+// install opens a pack this process committed, held holding the entries
+// of its objects, and puts it first. Between the commit and the open,
+// another process may merge the pack and remove its files (MergeSmall,
+// which commits the merged pack before removing anything): then the packs
+// are listed again, and the write stands only if every object of the pack
+// is found in another.
+func (s *Store) install(name string, held []spEntry) error {
+	err := s.installOpen(name)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if rerr := s.Reload(); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	for _, e := range held {
+		id := objects.OID{Algo: s.algo}
+		id.Type, _ = spTypeOf(e.key[32])
+		copy(id.Digest[:], e.key[:32])
+		if !s.holds(id) {
+			return fmt.Errorf("storage pack %s was removed after its commit and object %s is in no other pack: %w", name, id, err)
+		}
+	}
+	return nil
+}
+
+// installOpen opens the committed pack name and puts it first.
+func (s *Store) installOpen(name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := *s.packs.Load()
@@ -380,6 +346,9 @@ func (s *Store) install(name string) error {
 		if p.name == name {
 			return nil // rewritten byte for byte: already open
 		}
+	}
+	if openWindowHook != nil {
+		openWindowHook(name)
 	}
 	p, err := openSPPackLazy(s.dir, name, s.algo)
 	if err != nil {

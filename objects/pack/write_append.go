@@ -83,7 +83,7 @@ func (s *Store) writeAppend(ctx context.Context, objs []*objects.Object, base ob
 	if name == "" {
 		return "", err
 	}
-	if ierr := s.install(name); ierr != nil && err == nil {
+	if ierr := s.install(name, w.entries); ierr != nil && err == nil {
 		err = ierr
 	}
 	return name, err

@@ -1,0 +1,148 @@
+package pack
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+)
+
+// Reload opens packs that appeared in the directory since the last scan
+// (they are searched first, newest index first), forgets packs whose
+// index disappeared and re-assesses the damaged ones: a pack that cannot
+// be opened is skipped and remembered (Damaged), not an error.
+//
+// A listed pack can vanish before it is opened: another process merged it
+// (MergeSmall) or gc consolidated it, and removed its files. Both commit
+// the pack that replaces it before removing anything, but it may have
+// been committed after this listing, so the directory is listed again
+// (spListTries at most): skipping the vanished pack without a new
+// listing would hide its objects.
+func (s *Store) Reload() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := *s.packs.Load()
+	opened := make(map[string]*spPack, len(old))
+	known := make(map[string]bool, len(old))
+	for _, p := range old {
+		opened[p.name], known[p.name] = p, true
+	}
+	wasDamaged := *s.damaged.Load()
+	seen := map[string]bool{} // names that vanished in an earlier listing
+	var names []string
+	var damaged map[string]error
+	for try := 1; ; try++ {
+		var vanished []string
+		var err error
+		names, damaged, vanished, err = s.list(opened, wasDamaged)
+		again := false
+		for _, n := range vanished {
+			// A name that vanishes again is left over (gc removed the
+			// pack, a kill kept its index): one more listing is enough.
+			again = again || !seen[n]
+			seen[n] = true
+		}
+		if err == nil && again && try == spListTries {
+			err = fmt.Errorf("storage packs %s: %d listings: %w", s.dir, try, ErrPacksChanging)
+		}
+		if err != nil {
+			closeUnlisted(opened, known, nil)
+			return err
+		}
+		if !again {
+			break
+		}
+	}
+	present := make(map[string]bool, len(names))
+	for _, n := range names {
+		present[n] = true
+	}
+	closeUnlisted(opened, known, present)
+	var fresh []*spPack
+	for _, n := range names {
+		if !known[n] {
+			fresh = append(fresh, opened[n])
+		}
+	}
+	newestFirst(s.dir, fresh)
+	next := fresh
+	for _, p := range old {
+		if present[p.name] {
+			next = append(next, p)
+		} else {
+			s.retired = append(s.retired, retiredPack{p: p, at: time.Now()})
+			s.cache.forget(p)
+			s.dcache.forget(p)
+		}
+	}
+	s.closeRetired()
+	s.packs.Store(&next)
+	s.damaged.Store(&damaged)
+	return nil
+}
+
+// spListTries bounds the listings of one Reload while packs vanish.
+const spListTries = 8
+
+// openWindowHook, when set by a test, runs before a pack is opened by
+// name after it was listed or committed: the window in which another
+// process may merge the pack away.
+var openWindowHook func(name string)
+
+// list scans the directory once and opens the listed packs that opened
+// does not hold, adding them to it. It returns the listed names, the
+// packs that cannot be opened, and the names whose files vanished before
+// they could be opened.
+func (s *Store) list(opened map[string]*spPack, wasDamaged map[string]error) (names []string, damaged map[string]error, vanished []string, err error) {
+	names, orphans, err := s.scan()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	damaged = make(map[string]error, len(orphans))
+	for _, n := range orphans {
+		damaged[n] = fmt.Errorf("%s: %w", filepath.Join(s.dir, n+".pack"), ErrNoIndex)
+	}
+	listed := names[:0]
+	for _, n := range names {
+		if opened[n] != nil {
+			listed = append(listed, n)
+			continue
+		}
+		open := openSPPackLazy
+		if wasDamaged[n] != nil {
+			// Known damaged: verify in full now, so a damaged pack is not
+			// mapped again (and retired again) on every Reload.
+			open = openSPPack
+		}
+		if openWindowHook != nil {
+			openWindowHook(n)
+		}
+		p, err := open(s.dir, n, s.algo)
+		if errors.Is(err, fs.ErrNotExist) && (!exists(filepath.Join(s.dir, n+".idx")) || !exists(filepath.Join(s.dir, n+".pack"))) {
+			// Removed since the listing, or an index whose pack gc
+			// removed (it deletes the pack file first).
+			vanished = append(vanished, n)
+			continue
+		}
+		if err != nil {
+			damaged[n] = err
+			continue
+		}
+		p.cache, p.dcache, p.store = s.cache, s.dcache, s
+		opened[n] = p
+		listed = append(listed, n)
+	}
+	return listed, damaged, vanished, nil
+}
+
+// closeUnlisted closes the packs of opened that a Reload opened (they are
+// not known before) and that the final listing does not hold (present).
+func closeUnlisted(opened map[string]*spPack, known, present map[string]bool) {
+	for n, p := range opened {
+		if !present[n] && !known[n] {
+			p.close()
+			delete(opened, n)
+		}
+	}
+}
