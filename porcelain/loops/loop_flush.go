@@ -207,6 +207,7 @@ func (lr *LoopRecorder) Checkpoint(ctx context.Context, best *loop.BestSnapshot)
 	type move struct {
 		ref    string
 		run    objects.OID
+		held   *objects.Object // the run object, when this checkpoint built it
 		expect refs.Expect
 		b      *loopBranch
 	}
@@ -224,18 +225,18 @@ func (lr *LoopRecorder) Checkpoint(ctx context.Context, best *loop.BestSnapshot)
 			return err
 		}
 		lr.stats.Runs++
-		moves = append(moves, move{ref: lr.Ref(id), run: o.ID, expect: b.expect, b: b})
+		moves = append(moves, move{ref: lr.Ref(id), run: o.ID, held: o, expect: b.expect, b: b})
 	}
 	if best != nil {
 		if b, ok := lr.byID[best.BranchID]; ok {
-			run := b.run
+			run, held := b.run, (*objects.Object)(nil)
 			for _, m := range moves {
 				if m.b == b {
-					run = m.run
+					run, held = m.run, m.held
 				}
 			}
 			if run != lr.bestRun {
-				moves = append(moves, move{ref: lr.Ref(LoopBestBranch), run: run, expect: lr.bestRef})
+				moves = append(moves, move{ref: lr.Ref(LoopBestBranch), run: run, held: held, expect: lr.bestRef})
 			}
 		}
 	}
@@ -252,7 +253,13 @@ func (lr *LoopRecorder) Checkpoint(ctx context.Context, best *loop.BestSnapshot)
 	}
 	tx := lr.r.Refs().NewTransaction(actor)
 	for _, m := range moves {
-		tx.Update(m.ref, m.run, m.expect)
+		// The runs this checkpoint built were just made durable: the
+		// transaction checks them for presence, not by reading them back.
+		if m.held != nil {
+			tx.UpdateHeld(m.ref, m.held, m.expect)
+		} else {
+			tx.Update(m.ref, m.run, m.expect)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		if errors.Is(err, refs.ErrStale) {
