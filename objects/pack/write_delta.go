@@ -22,11 +22,14 @@ const (
 )
 
 // spRecent is a run the writer added: its key, envelope and the number of
-// deltas a read follows to rebuild it (0 when stored whole).
+// deltas a read follows to rebuild it (0 when stored whole), and its block
+// index once a target needed it (kept: the run is tried as the base of
+// each of the next spDeltaWindow runs).
 type spRecent struct {
 	key   spKey
 	env   []byte
 	depth int
+	index deltaIndex
 }
 
 // spEntryBlock is a whole delta block waiting to be written, with its
@@ -42,11 +45,12 @@ func (w *Writer) addRun(e spEntry, head, body []byte) bool {
 	env := make([]byte, 0, len(head)+len(body))
 	env = append(append(env, head...), body...)
 	best, bestOps := -1, []byte(nil)
-	for i, r := range w.recent {
+	for i := range w.recent {
+		r := &w.recent[i]
 		if r.depth >= w.deltaDepth {
 			continue
 		}
-		ops := encodeDelta(r.env, env)
+		ops := encodeDeltaIndexed(r.env, env, &r.index)
 		if best < 0 || len(ops) < len(bestOps) {
 			best, bestOps = i, ops
 		}
