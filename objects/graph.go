@@ -89,7 +89,7 @@ func checkRunGraph(run *Object, r Resolver) error {
 	for i, e := range events {
 		position[e] = i
 	}
-	if err := checkLegacyRefs(&p, pl, position); err != nil {
+	if err := checkLegacyRefs(&p, pl, positionIn(position)); err != nil {
 		return err
 	}
 	complete := true
@@ -107,7 +107,7 @@ func checkRunGraph(run *Object, r Resolver) error {
 		if err != nil {
 			return err
 		}
-		if err := checkInside(id, i, parents, causal, position); err != nil {
+		if err := checkInside(id, i, parents, causal, positionIn(position)); err != nil {
 			return err
 		}
 		parentsOf[id] = parents
@@ -121,7 +121,7 @@ func checkRunGraph(run *Object, r Resolver) error {
 // checkLegacyRefs requires legacy_refs, when present, to map names to
 // events of the run (SPEC §1.5.3). As in the reference, a present null is
 // not absent.
-func checkLegacyRefs(p *linkParser, pl Value, position map[OID]int) error {
+func checkLegacyRefs(p *linkParser, pl Value, position func(OID) (int, bool)) error {
 	refs, ok := pl.Get("legacy_refs")
 	if !ok {
 		return nil
@@ -134,11 +134,19 @@ func checkLegacyRefs(p *linkParser, pl Value, position map[OID]int) error {
 			return Errorf(ReasonGraphLegacyRefsInvalid, "legacy_refs.%s is not an oid string", m.Key)
 		}
 		id, err := ParseOIDFor(p.a, m.Value.Str)
-		if _, in := position[id]; err != nil || !in {
+		if _, in := position(id); err != nil || !in {
 			return Errorf(ReasonGraphLegacyRefsInvalid, "legacy_refs.%s does not name an event of the run", m.Key)
 		}
 	}
 	return nil
+}
+
+// positionIn looks events up in a map of their positions.
+func positionIn(position map[OID]int) func(OID) (int, bool) {
+	return func(id OID) (int, bool) {
+		i, ok := position[id]
+		return i, ok
+	}
 }
 
 // checkRootsTips compares roots and tips with the graph when every event is

@@ -91,7 +91,7 @@ func checkRunAppend(run, base *Object, r Resolver) error {
 	for i, e := range events {
 		position[e] = i
 	}
-	if err := checkLegacyRefs(&p, pl, position); err != nil {
+	if err := checkLegacyRefs(&p, pl, positionIn(position)); err != nil {
 		return err
 	}
 	wantRoots, err := oidSet(&bp, bpl, "roots")
@@ -108,7 +108,7 @@ func checkRunAppend(run, base *Object, r Resolver) error {
 		if err != nil {
 			return err
 		}
-		if err := checkInside(ev.ID, i, parents, causal, position); err != nil {
+		if err := checkInside(ev.ID, i, parents, causal, positionIn(position)); err != nil {
 			return err
 		}
 		if len(parents) == 0 {
@@ -123,20 +123,21 @@ func checkRunAppend(run, base *Object, r Resolver) error {
 }
 
 // checkInside applies the per-event rules of CheckRunGraph to the event id
-// at index i: links inside the run, at strictly earlier indexes.
-func checkInside(id OID, i int, parents, causal []OID, position map[OID]int) error {
+// at index i: links inside the run, at strictly earlier indexes. position
+// gives a run event's index.
+func checkInside(id OID, i int, parents, causal []OID, position func(OID) (int, bool)) error {
 	for _, l := range parents {
-		if _, ok := position[l]; !ok {
+		if _, ok := position(l); !ok {
 			return Errorf(ReasonGraphParentOutsideGraph, "event %s has parent %s outside the run", id, l)
 		}
 	}
 	for _, l := range causal {
-		if _, ok := position[l]; !ok {
+		if _, ok := position(l); !ok {
 			return Errorf(ReasonGraphCausalOutsideGraph, "event %s has causal link %s outside the run", id, l)
 		}
 	}
 	for _, l := range append(parents[:len(parents):len(parents)], causal...) {
-		if position[l] >= i {
+		if j, _ := position(l); j >= i {
 			return Errorf(ReasonGraphOrderNotTopological, "event %s comes before its dependency %s", id, l)
 		}
 	}

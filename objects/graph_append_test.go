@@ -104,7 +104,7 @@ func (g *genGraph) run(events, roots, tips []OID, extra ...Member) *Object {
 func (g *genGraph) mutate(events, roots, tips []OID, foreign OID) ([]OID, []OID, []Member) {
 	var extra []Member
 	pickEvent := func() OID { return events[g.rng.IntN(len(events))] }
-	switch g.rng.IntN(10) {
+	switch g.rng.IntN(12) {
 	case 0: // a tip too many (an event that is not a tip, or the same tip twice)
 		tips = append(append([]OID{}, tips...), pickEvent())
 	case 1: // a tip missing
@@ -119,6 +119,25 @@ func (g *genGraph) mutate(events, roots, tips []OID, foreign OID) ([]OID, []OID,
 		}
 	case 4:
 		extra = append(extra, Member{Key: "status", Value: String([]string{"running", "paused", "done", "failed"}[g.rng.IntN(4)])})
+	case 6: // manifests: a stored blob, an absent one, or not an object
+		blob := NewBlob(SHA256, []byte(fmt.Sprint("code", g.n)))
+		switch g.rng.IntN(3) {
+		case 0:
+			g.res[blob.ID] = blob
+			extra = append(extra, Member{Key: "manifests", Value: ObjectValue(Member{Key: "code", Value: String(blob.ID.String())})})
+		case 1:
+			extra = append(extra, Member{Key: "manifests", Value: ObjectValue(Member{Key: "code", Value: String(blob.ID.String())})})
+		default:
+			extra = append(extra, Member{Key: "manifests", Value: String("code")})
+		}
+	case 7: // a *_blob member naming an absent blob, or an event
+		target := NewBlob(SHA256, []byte(fmt.Sprint("in", g.n))).ID
+		if g.rng.IntN(2) == 0 {
+			target = pickEvent()
+		}
+		extra = append(extra, Member{Key: "input_blob", Value: String(target.String())})
+	case 8: // a root outside the run
+		roots = append(append([]OID{}, roots...), foreign)
 	case 5:
 		target := pickEvent()
 		if g.rng.IntN(2) == 0 {
@@ -137,6 +156,7 @@ func (g *genGraph) mutate(events, roots, tips []OID, foreign OID) ([]OID, []OID,
 // event.
 func TestCheckRunAppendMatchesFull(t *testing.T) {
 	var accepted, refused int
+	refusedBy := map[Reason]bool{}
 	for seed := range uint64(3000) {
 		g := &genGraph{t: t, rng: rand.New(rand.NewPCG(seed, 13)), res: mapResolver{}}
 		var baseEvents []OID
@@ -167,6 +187,12 @@ func TestCheckRunAppendMatchesFull(t *testing.T) {
 		for _, e := range added {
 			events = append(events, e.ID)
 		}
+		if len(baseEvents) > 0 && g.rng.IntN(12) == 0 { // an old event again
+			events = append(events, baseEvents[g.rng.IntN(len(baseEvents))])
+		}
+		if g.rng.IntN(12) == 0 { // an appended event twice
+			events = append(events, added[0].ID)
+		}
 		roots, tips = g.derived(events)
 		roots, tips, extra := g.mutate(events, roots, tips, foreign)
 		run := g.run(events, roots, tips, extra...)
@@ -177,6 +203,18 @@ func TestCheckRunAppendMatchesFull(t *testing.T) {
 		_, vfull := Validate(run, g.res)
 		_, vinc := ValidateAppend(run, base, g.res)
 		sameVerdict(t, seed, "ValidateAppend", vfull, vinc)
+		_, vbytes := validateAppendBytes(run, base, g.res)
+		if errors.Is(vbytes, errNoByteCheck) {
+			t.Fatalf("seed %d: the byte check declined an append", seed)
+		}
+		sameVerdict(t, seed, "validateAppendBytes", vfull, vbytes)
+		if reason, ok := ReasonOf(vbytes); ok {
+			refusedBy[reason] = true
+		} else if errors.Is(vbytes, ErrNotAppend) {
+			refusedBy["not-append"] = true
+		}
+		_, vparsed := validateAppendParsed(run, base, g.res)
+		sameVerdict(t, seed, "validateAppendParsed", vfull, vparsed)
 		if full == nil {
 			accepted++
 		} else {
@@ -186,6 +224,15 @@ func TestCheckRunAppendMatchesFull(t *testing.T) {
 	// The generator must exercise both sides, or the property says nothing.
 	if accepted < 300 || refused < 300 {
 		t.Fatalf("generator is lopsided: %d accepted, %d refused", accepted, refused)
+	}
+	// Each rule the byte check keeps refuses some append.
+	for _, r := range []Reason{ReasonGraphTipsMismatch, ReasonGraphRootsMismatch, ReasonGraphStatusInvalid,
+		ReasonGraphLegacyRefsInvalid, ReasonGraphParentOutsideGraph, ReasonGraphOrderNotTopological,
+		ReasonLinkRunEventsInvalid, ReasonLinkRunRootsTipsNotSubset, ReasonLinkRunManifestsNotObject,
+		ReasonLinkRunBlobNotBlob, ReasonLinkMissingObject} {
+		if !refusedBy[r] {
+			t.Errorf("no generated append was refused with %s", r)
+		}
 	}
 }
 

@@ -54,6 +54,13 @@ type linkParser struct {
 // object. No reason code names that rule alone, so the type's primary
 // structural code reports it.
 func (p *linkParser) payload(r Reason) (Value, error) {
+	if p.o.unparsed {
+		o, err := p.o.WithValue()
+		if err != nil {
+			return Value{}, err
+		}
+		p.o = o
+	}
 	if p.o.Value.Kind != KindObject {
 		return Value{}, Errorf(r, "payload is a JSON %s, not an object", p.o.Value.Kind)
 	}

@@ -1,5 +1,7 @@
 package objects
 
+import "fmt"
+
 // Object is one decoded, valid object: its id, header fields, stored body
 // and, for the json types, the parsed body.
 type Object struct {
@@ -13,8 +15,34 @@ type Object struct {
 	// for every other type.
 	Body []byte
 	// Value is the parsed body of a json object (with big integer literals
-	// demoted to floats, SPEC §0.2); the zero Value for a blob.
+	// demoted to floats, SPEC §0.2); the zero Value for a blob, and for a
+	// json object whose body was not parsed (Parsed reports false: a run
+	// built by RunBody.Append or read by GetUnparsed).
 	Value Value
+
+	// unparsed marks a json object whose Value was left unparsed.
+	unparsed bool
+}
+
+// Parsed reports whether o.Value holds o's parsed body (always for a
+// blob, which has none). The objects functions that read payloads parse
+// an unparsed body themselves; other code calls WithValue first.
+func (o *Object) Parsed() bool { return !o.unparsed }
+
+// WithValue returns o when its Value is parsed, else a copy of o with the
+// body parsed as DecodeEnvelope parses it (an error for a body that is not
+// canonical JSON).
+func (o *Object) WithValue() (*Object, error) {
+	if !o.unparsed {
+		return o, nil
+	}
+	v, err := decodeJSONBody(o.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", o.Type, o.ID, err)
+	}
+	c := *o
+	c.Value, c.unparsed = v, false
+	return &c, nil
 }
 
 // Encoding returns the header's encoding: "raw" for a blob, else "json"

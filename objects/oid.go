@@ -117,6 +117,18 @@ func (o OID) String() string {
 	return string(b)
 }
 
+// AppendString appends the oid's canonical spelling to dst.
+func (o OID) AppendString(dst []byte) []byte {
+	if o.IsZero() {
+		return dst
+	}
+	dst = append(dst, o.Type...)
+	dst = append(dst, ':')
+	dst = append(dst, o.Algo...)
+	dst = append(dst, ':')
+	return hex.AppendEncode(dst, o.Digest[:])
+}
+
 // Hex returns the 64 lowercase hex digits of the digest.
 func (o OID) Hex() string { return hex.EncodeToString(o.Digest[:]) }
 
