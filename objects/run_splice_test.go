@@ -300,3 +300,28 @@ func TestRunBodyIndex(t *testing.T) {
 		t.Fatal("a run oid with an event's digest was found")
 	}
 }
+
+// TestLowerHexMatchesByteCheck compares the word-at-a-time lowerHex with
+// the byte rule on every byte value at every position of short inputs.
+func TestLowerHexMatchesByteCheck(t *testing.T) {
+	byByte := func(b []byte) bool {
+		for _, c := range b {
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return false
+			}
+		}
+		return true
+	}
+	base := []byte("0123456789abcdef0123456789abcdef01")
+	for n := 0; n <= len(base); n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				b := append([]byte(nil), base[:n]...)
+				b[pos] = byte(c)
+				if got, want := lowerHex(b), byByte(b); got != want {
+					t.Fatalf("lowerHex(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
