@@ -109,9 +109,11 @@ type loopBranch struct {
 	expect     refs.Expect // the ref's value at the last checkpoint
 	run        objects.OID // the run written at the last checkpoint
 	// lastRun is the branch's newest run object queued (a checkpoint's, or
-	// for a new branch its fork-point snapshot): the next run is checked
-	// against it incrementally (putRun).
-	lastRun *objects.Object
+	// for a new branch its fork-point snapshot): the next run is built
+	// from its bytes (spliceRun) and checked against it incrementally
+	// (putRun). lastBody is lastRun split, once the next run needed it.
+	lastRun  *objects.Object
+	lastBody *objects.RunBody
 	dirty   bool
 	ended   bool
 	gate    loop.Gate
