@@ -114,11 +114,11 @@ type loopBranch struct {
 	// (putRun). lastBody is lastRun split, once the next run needed it.
 	lastRun  *objects.Object
 	lastBody *objects.RunBody
-	dirty   bool
-	ended   bool
-	gate    loop.Gate
-	reason  string
-	steps   int
+	dirty    bool
+	ended    bool
+	gate     loop.Gate
+	reason   string
+	steps    int
 	// adopted is the state the branch holds but has not evaluated yet.
 	adopted *loop.Snapshot
 	result  objects.Value // loop.result, on the best branch at Finish
