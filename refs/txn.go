@@ -69,6 +69,10 @@ func (t *Transaction) Update(name string, newID objects.OID, expect Expect) {
 // The caller must hold the repository's writers' lock from the write to the
 // Commit (the store's Put does), so gc cannot prune o in between.
 func (t *Transaction) UpdateHeld(name string, o *objects.Object, expect Expect) {
+	if o == nil {
+		t.Update(name, objects.OID{}, expect) // refused by Commit: no target
+		return
+	}
 	t.ops = append(t.ops, txOp{kind: opUpdate, name: name, newID: o.ID, expect: expect, held: o})
 }
 

@@ -77,6 +77,7 @@ func TestUpdateHeldRefusesWhatAFetchRefuses(t *testing.T) {
 		{"type disagrees with oid", &liar, objects.ReasonEnvelopeOidMismatch},
 		{"other hash profile", other, objects.ReasonOidMalformed},
 		{"no oid", &objects.Object{Type: objects.TypeRun}, objects.ReasonOidMalformed},
+		{"no object", nil, objects.ReasonOidMalformed},
 	} {
 		tx := s.NewTransaction("t")
 		tx.UpdateHeld("experiments/l/ok", stored, ExpectAbsent)
