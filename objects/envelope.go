@@ -60,6 +60,31 @@ func AppendHeader(dst []byte, t Type, schema int64) []byte {
 // The returned object's Body aliases stored; the caller must not modify
 // stored afterwards.
 func DecodeEnvelope(a Algo, stored []byte) (*Object, error) {
+	return decodeEnvelope(a, stored, true)
+}
+
+// DecodeEnvelopeUnparsedAs is DecodeEnvelopeAs without the json body's
+// parse: the framing, the header and the oid are checked (so the body is
+// the one its writer hashed), the body's JSON rules are not, and the
+// object's Value is left unparsed (Object.Parsed). It is for a reader that
+// checks the body its own way, as SplitRunBody does, or parses it later
+// (Object.WithValue).
+func DecodeEnvelopeUnparsedAs(expected OID, stored []byte) (*Object, error) {
+	if expected.IsZero() {
+		return nil, fmt.Errorf("decode envelope: no expected oid")
+	}
+	o, err := decodeEnvelope(expected.Algo, stored, false)
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", expected, err)
+	}
+	if o.ID != expected {
+		return nil, Errorf(ReasonEnvelopeOidMismatch, "object %s: stored bytes hash to %s", expected, o.ID)
+	}
+	return o, nil
+}
+
+// decodeEnvelope is DecodeEnvelope, parsing a json body only when parse.
+func decodeEnvelope(a Algo, stored []byte, parse bool) (*Object, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("decode envelope: %w: %q", ErrUnknownAlgo, a)
 	}
@@ -85,7 +110,9 @@ func DecodeEnvelope(a Algo, stored []byte) (*Object, error) {
 		}
 	}
 	o := &Object{Type: t, Schema: schema, Body: body}
-	if t != TypeBlob {
+	if t != TypeBlob && !parse {
+		o.unparsed = true
+	} else if t != TypeBlob {
 		v, err := decodeJSONBody(body)
 		if err != nil {
 			return nil, err

@@ -83,15 +83,12 @@ func splitRunBody(a Algo, body, trusted []byte, trustedCount int) (*RunBody, err
 			return nil, fmt.Errorf("%w: key %q out of order", ErrNotSpliceable, key)
 		}
 		vs := end + 2
-		ve := 0
-		if key == "events" {
-			// Its elements have a fixed length: checking them finds the
-			// list's end, with no second scan of its bytes.
-			var size int
-			if size, b.count, err = scanEventList(a, body[vs:], trusted, trustedCount); err != nil {
+		var ve int
+		if key == "events" && vs < n && body[vs] == '[' {
+			// The list is checked and delimited in one pass.
+			if b.count, ve, err = scanEventList(a, body, vs, trusted, trustedCount); err != nil {
 				return nil, err
 			}
-			ve = vs + size
 		} else {
 			ve = skipValueBytes(body, vs)
 		}
@@ -100,8 +97,18 @@ func splitRunBody(a Algo, body, trusted []byte, trustedCount int) (*RunBody, err
 		}
 		m := runMember{key: key, raw: body[vs:ve]}
 		if key == "events" {
-			m.tokens = listTokens(b.count)
 			b.events = len(b.members)
+			m.tokens = listTokens(b.count)
+			if body[vs] != '[' {
+				// A falsy events value is an empty list to the link rules
+				// (SPEC §1.5: "or []"), and an append replaces it.
+				if err := m.parse(); err != nil {
+					return nil, err
+				}
+				if m.value.Truthy() {
+					return nil, fmt.Errorf("%w: events is a JSON %s, not a list", ErrNotSpliceable, m.value.Kind)
+				}
+			}
 		} else if err := m.parse(); err != nil {
 			return nil, err
 		}
@@ -231,38 +238,35 @@ func eventElemPrefix(a Algo) string { return `"event:` + string(a) + ":" }
 // eventElemLen is the length of one quoted event oid of profile a.
 func eventElemLen(a Algo) int { return len(eventElemPrefix(a)) + 64 + 1 }
 
-// scanEventList checks the events list data begins with, element by
-// element (see SplitRunBody), and returns its length in bytes (through
-// its closing bracket) and its number of events. A prefix equal to
-// trusted, a list already checked without its closing bracket holding
-// trustedCount events, is skipped.
-func scanEventList(a Algo, data, trusted []byte, trustedCount int) (int, int, error) {
-	n := len(data)
-	if n < 2 || data[0] != '[' {
-		return 0, 0, fmt.Errorf("%w: events is not a list", ErrNotSpliceable)
-	}
-	if data[1] == ']' {
-		return 2, 0, nil
+// scanEventList checks the events list starting at body[start] (a '[')
+// element by element (see SplitRunBody) and returns its length and the
+// index just past it. A prefix equal to trusted, a list already checked
+// without its closing bracket holding trustedCount events, is skipped.
+func scanEventList(a Algo, body []byte, start int, trusted []byte, trustedCount int) (count, end int, err error) {
+	raw := body[start:]
+	n := len(raw)
+	if n >= 2 && raw[1] == ']' {
+		return 0, start + 2, nil
 	}
 	pre := eventElemPrefix(a)
 	el := eventElemLen(a)
-	i, count := 1, 0
-	if t := len(trusted); t > 1 && t < n && bytes.HasPrefix(data, trusted) && (data[t] == ',' || data[t] == ']') {
+	i := 1
+	if t := len(trusted); t > 1 && t < n && bytes.HasPrefix(raw, trusted) && (raw[t] == ',' || raw[t] == ']') {
 		i, count = t, trustedCount
-		if data[i] == ']' {
-			return i + 1, count, nil
+		if raw[i] == ']' {
+			return count, start + i + 1, nil
 		}
 		i++
 	}
 	for {
-		if i+el >= n || string(data[i:i+len(pre)]) != pre || data[i+el-1] != '"' || !lowerHex(data[i+len(pre):i+el-1]) {
+		if i+el >= n || string(raw[i:i+len(pre)]) != pre || raw[i+el-1] != '"' || !lowerHex(raw[i+len(pre):i+el-1]) {
 			return 0, 0, fmt.Errorf("%w: events[%d] is not a canonical event oid", ErrNotSpliceable, count)
 		}
 		count++
 		i += el
-		switch data[i] {
+		switch raw[i] {
 		case ']':
-			return i + 1, count, nil
+			return count, start + i + 1, nil
 		case ',':
 			i++
 		default:
@@ -271,12 +275,30 @@ func scanEventList(a Algo, data, trusted []byte, trustedCount int) (int, int, er
 	}
 }
 
-// lowerHex reports whether b is all lowercase hex digits. It checks
-// eight bytes at a time (lowerHexWord): a run's events list is scanned
-// whole by every split, 64 digits per event.
+// Byte-lane constants of lowerHex8.
+const (
+	laneOnes = 0x0101010101010101
+	laneLow7 = 0x7f7f7f7f7f7f7f7f
+	laneHigh = 0x8080808080808080
+)
+
+// laneBetween sets the high bit of each byte of x whose value lies
+// strictly between m and n, for x's bytes below 0x80 and m, n <= 0x80
+// (each lane computed alone: no carry or borrow crosses a byte).
+func laneBetween(x, m, n uint64) uint64 {
+	return (laneOnes*(127+n) - x&laneLow7) & ^x & (x&laneLow7 + laneOnes*(127-m)) & laneHigh
+}
+
+// lowerHex8 reports whether the eight bytes of x are lowercase hex digits.
+func lowerHex8(x uint64) bool {
+	return x&laneHigh == 0 && laneBetween(x, '0'-1, '9'+1)|laneBetween(x, 'a'-1, 'f'+1) == laneHigh
+}
+
+// lowerHex reports whether b, 64 bytes long in the lists it checks, is
+// all lowercase hex digits, eight bytes at a time.
 func lowerHex(b []byte) bool {
 	for len(b) >= 8 {
-		if !lowerHexWord(binary.LittleEndian.Uint64(b)) {
+		if !lowerHex8(binary.LittleEndian.Uint64(b)) {
 			return false
 		}
 		b = b[8:]
@@ -287,18 +309,4 @@ func lowerHex(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// lowerHexWord reports whether each byte of x is in '0'..'9' or 'a'..'f'.
-// For a byte c < 0x80, c + (0x80 - lo) has its high bit set exactly when
-// c >= lo, and no byte's sum carries into the next.
-func lowerHexWord(x uint64) bool {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	if x&high != 0 {
-		return false
-	}
-	atLeast := func(lo uint64) uint64 { return (x + (0x80-lo)*ones) & high }
-	digit := atLeast('0') &^ atLeast('9'+1)
-	letter := atLeast('a') &^ atLeast('f'+1)
-	return digit|letter == high
 }

@@ -2,6 +2,7 @@ package objects
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 )
 
@@ -34,15 +35,6 @@ func (b *RunBody) Get(key string) (Value, bool) {
 	return Value{}, false
 }
 
-// Keys returns the top-level keys in canonical order.
-func (b *RunBody) Keys() []string {
-	keys := make([]string, len(b.members))
-	for i, m := range b.members {
-		keys[i] = m.key
-	}
-	return keys
-}
-
 // eventList returns the bytes of the events list ("[...]"), nil when the
 // run has no events member.
 func (b *RunBody) eventList() []byte {
@@ -63,9 +55,11 @@ func (b *RunBody) Event(i int) OID {
 }
 
 // Index returns the position of id in the events list, or -1. The first
-// few lookups scan the list's bytes (each element has the same length, so
-// a match's offset is its position); later ones use an index built once.
-// A RunBody is not safe for concurrent Index calls.
+// few lookups compare id's digest with each element's in place (every
+// element has the same length, so the k-th is at a known offset), newest
+// first: the events an append names (tips, parents) are the newest. Later
+// lookups use an index of the whole list, built once. A RunBody is not
+// safe for concurrent Index calls.
 func (b *RunBody) Index(id OID) int {
 	if id.Type != TypeEvent || id.Algo != b.algo || b.count == 0 {
 		return -1
@@ -83,13 +77,46 @@ func (b *RunBody) Index(id OID) int {
 		}
 		return b.Index(id)
 	}
-	var pat [96]byte
-	p := append(pat[:0], '"')
-	p = append(p, id.String()...)
-	p = append(p, '"')
-	off := bytes.Index(b.eventList(), p)
-	if off < 0 {
-		return -1
+	var want [64]byte
+	hex.Encode(want[:], id.Digest[:])
+	first := binary.LittleEndian.Uint64(want[:8])
+	list := b.eventList()
+	step := eventElemLen(b.algo) + 1
+	off := 1 + len(eventElemPrefix(b.algo))
+	for i := b.count - 1; i >= 0; i-- {
+		d := list[off+i*step : off+i*step+64]
+		if binary.LittleEndian.Uint64(d) == first && bytes.Equal(d, want[:]) {
+			return i
+		}
 	}
-	return (off - 1) / (eventElemLen(b.algo) + 1)
+	return -1
+}
+
+// CheckLinks applies Links' run rules to the run whose body b is, as far
+// as they reach beyond the events list's spelling (which SplitRunBody
+// checked): manifests an object of blob oids, roots and tips lists of
+// distinct event oids among the events, *_blob members blob oids. Whether
+// the list repeats an event is not checked (that needs the whole list
+// indexed): a run a ref names was checked whole when it was written, and
+// fsck checks it again.
+func (b *RunBody) CheckLinks() error {
+	p := linkParser{a: b.algo}
+	pl := payload(b)
+	manifests, ok := pl.Get("manifests")
+	if ok && manifests.Truthy() && manifests.Kind != KindObject {
+		return Errorf(ReasonLinkRunManifestsNotObject, "manifests is a JSON %s, not an object", manifests.Kind)
+	}
+	for _, field := range [...]string{"roots", "tips"} {
+		ids, err := p.oidList(pl, field, TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if b.Index(id) < 0 {
+				return Errorf(ReasonLinkRunRootsTipsNotSubset, "%s names %s, which is not in events", field, id)
+			}
+		}
+	}
+	_, err := blobLinks(&p, pl)
+	return err
 }

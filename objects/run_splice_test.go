@@ -112,8 +112,12 @@ func TestRunBodyAppendMatchesFull(t *testing.T) {
 		g := &spliceGen{rng: rand.New(rand.NewPCG(seed, 7)), algo: []Algo{BLAKE3, SHA256}[seed%2]}
 		baseEvents := g.oids(g.rng.IntN(20))
 		pv := g.payload(baseEvents)
-		if g.rng.IntN(10) == 0 {
+		switch g.rng.IntN(12) {
+		case 0:
 			pv = ObjectValue(pv.Object[1:]...) // no events member
+			baseEvents = nil
+		case 1:
+			pv.Object[0].Value = Null() // a falsy events member
 			baseEvents = nil
 		}
 		base, err := NewJSONObject(g.algo, TypeRun, 1, pv)
@@ -227,7 +231,7 @@ func TestSplitRunBodyRefusesNonCanonical(t *testing.T) {
 	e := `"event:blake3:` + string(bytes.Repeat([]byte("ab"), 32)) + `"`
 	for _, body := range []string{
 		``, `[]`, `{ }`, `{"a":1 }`, `{"b":1,"a":2}`, `{"a":1,"a":1}`, `{"a":-0}`, `{"a":1.0}`, `{"a":"\u0041"}`,
-		`{"a":1e400}`, `{"a":9007199254740993}`, `{"\u0061":1}`, `{"a":[1, 2]}`, `{"events":null}`, `{"events":[` + e + `,]}`,
+		`{"a":1e400}`, `{"a":9007199254740993}`, `{"\u0061":1}`, `{"a":[1, 2]}`, `{"events":"x"}`, `{"events":{"a":1}}`, `{"events":true}`, `{"events":[` + e + `,]}`,
 		`{"events":["event:sha256:` + string(bytes.Repeat([]byte("ab"), 32)) + `"]}`,
 		`{"events":["event:blake3:` + string(bytes.Repeat([]byte("AB"), 32)) + `"]}`,
 		`{"events":["run:blake3:` + string(bytes.Repeat([]byte("ab"), 32)) + `"]}`,
@@ -239,6 +243,19 @@ func TestSplitRunBodyRefusesNonCanonical(t *testing.T) {
 	}
 	if b, err := SplitRunBody(BLAKE3, []byte(`{"events":[`+e+`,`+e+`],"status":"running"}`)); err != nil || b.Len() != 2 {
 		t.Fatalf("a canonical body: %v", err)
+	}
+	// A falsy events value is an empty list (SPEC §1.5), which an append
+	// replaces.
+	for _, falsy := range []string{`null`, `false`, `0`, `""`, `{}`, `[]`} {
+		b, err := SplitRunBody(BLAKE3, []byte(`{"events":`+falsy+`,"status":"running"}`))
+		if err != nil || b.Len() != 0 {
+			t.Fatalf("events %s: %v", falsy, err)
+		}
+		id := OID{Type: TypeEvent, Algo: BLAKE3}
+		o, err := b.Append([]OID{id}, nil, nil)
+		if err != nil || string(o.Body) != `{"events":["`+id.String()+`"],"status":"running"}` {
+			t.Fatalf("append to events %s: %v %s", falsy, err, o.Body)
+		}
 	}
 }
 
@@ -301,27 +318,35 @@ func TestRunBodyIndex(t *testing.T) {
 	}
 }
 
-// TestLowerHexMatchesByteCheck compares the word-at-a-time lowerHex with
-// the byte rule on every byte value at every position of short inputs.
-func TestLowerHexMatchesByteCheck(t *testing.T) {
-	byByte := func(b []byte) bool {
-		for _, c := range b {
-			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-				return false
+// TestLowerHex: the eight-bytes-at-a-time check agrees with the byte
+// test on every byte value in every lane, and on random words.
+func TestLowerHex(t *testing.T) {
+	isHex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+	base := []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
+	for lane := range 8 {
+		for c := range 256 {
+			b := append([]byte{}, base...)
+			b[lane] = byte(c)
+			if lowerHex(b) != isHex(byte(c)) {
+				t.Fatalf("byte %#x in lane %d: lowerHex says %v", c, lane, lowerHex(b))
 			}
 		}
-		return true
 	}
-	base := []byte("0123456789abcdef0123456789abcdef01")
-	for n := 0; n <= len(base); n++ {
-		for pos := 0; pos < n; pos++ {
-			for c := 0; c < 256; c++ {
-				b := append([]byte(nil), base[:n]...)
-				b[pos] = byte(c)
-				if got, want := lowerHex(b), byByte(b); got != want {
-					t.Fatalf("lowerHex(%q) = %v, want %v", b, got, want)
-				}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		b := make([]byte, 8)
+		for i := range b {
+			b[i] = base[rng.IntN(16)]
+			if rng.IntN(20) == 0 {
+				b[i] = byte(rng.IntN(256))
 			}
+		}
+		want := true
+		for _, c := range b {
+			want = want && isHex(c)
+		}
+		if lowerHex(b) != want {
+			t.Fatalf("%q: lowerHex says %v", b, !want)
 		}
 	}
 }

@@ -54,6 +54,22 @@ type Store interface {
 	List(ctx context.Context, fn func(OID) error) error
 }
 
+// UnparsedGetter is implemented by stores that can read an object without
+// parsing its json body: GetUnparsed verifies the oid as Get does and
+// returns the object with its Value unparsed (DecodeEnvelopeUnparsedAs).
+type UnparsedGetter interface {
+	GetUnparsed(ctx context.Context, id OID) (*Object, error)
+}
+
+// GetUnparsed reads id through g, unparsed where g is an UnparsedGetter,
+// else parsed by g.Get. Either way the oid is verified.
+func GetUnparsed(ctx context.Context, g Getter, id OID) (*Object, error) {
+	if u, ok := g.(UnparsedGetter); ok {
+		return u.GetUnparsed(ctx, id)
+	}
+	return g.Get(ctx, id)
+}
+
 // BatchPutter is implemented by stores that can store many objects for the
 // price of one round of syncs. PutBatch has the semantics of calling Put on
 // each object, except that on error an unspecified subset may have been

@@ -330,6 +330,16 @@ func (s reloadingStore) Get(ctx context.Context, id objects.OID) (*objects.Objec
 	return o, err
 }
 
+// GetUnparsed is Get without the json body's parse
+// (objects.DecodeEnvelopeUnparsedAs).
+func (s reloadingStore) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	o, err := s.Store.GetUnparsed(ctx, id)
+	if errors.Is(err, objects.ErrNotFound) && s.Packs().Reload() == nil {
+		return s.Store.GetUnparsed(ctx, id)
+	}
+	return o, err
+}
+
 // Has reports whether id is stored, re-scanning the packs once on a miss.
 func (s reloadingStore) Has(ctx context.Context, id objects.OID) (bool, error) {
 	ok, err := s.Store.Has(ctx, id)

@@ -121,6 +121,11 @@ var _ interface {
 // Algo returns the store's hash profile.
 func (s looseWriteStore) Algo() objects.Algo { return s.rs.Algo() }
 
+// GetUnparsed is Get without the json body's parse.
+func (s looseWriteStore) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	return s.rs.GetUnparsed(ctx, id)
+}
+
 // Get reads id from a loose file, else from a pack.
 func (s looseWriteStore) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
 	return s.rs.Get(ctx, id)

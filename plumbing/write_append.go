@@ -15,9 +15,11 @@ import (
 //
 //   - the new objects are validated in order as WriteValidated validates
 //     them (each may link the ones before it);
-//   - the run is checked by objects.ValidateAppend against base: only its
-//     new links for existence, only the appended events for the graph
-//     rules, roots and tips derived from base's. No event of base is read.
+//   - the run is checked by objects.ValidateAppend against base: base's
+//     events list must be the run's prefix byte for byte, only the
+//     appended oids are parsed, only the new links checked for existence,
+//     only the appended events for the graph rules, roots and tips derived
+//     from base's. No event of base is read, nor base's list parsed.
 //     Where that does not apply (no base; a repository with a shallow
 //     boundary, whose runs may be incomplete; a run that is not base plus
 //     events at the end) the run gets the full objects.Validate;

@@ -151,15 +151,40 @@ func (s *Store) Resolve(ctx context.Context, name string) (*objects.Object, erro
 	return s.fetchTarget(ctx, norm, id)
 }
 
+// getRun reads run id as fetch does without parse.
+func (s *Store) getRun(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	o, err := objects.GetUnparsed(ctx, s.objs, id)
+	if err != nil || o.Parsed() {
+		return o, err
+	}
+	if _, err := objects.SplitRunBody(id.Algo, o.Body); err == nil {
+		return o, nil
+	}
+	return o.WithValue()
+}
+
 // fetchTarget fetches id and checks it may be the value of ref name.
 func (s *Store) fetchTarget(ctx context.Context, name string, id objects.OID) (*objects.Object, error) {
+	return s.fetch(ctx, name, id, true)
+}
+
+// fetch is fetchTarget; without parse, a run target is read with its oid
+// verified and its body checked canonical by objects.SplitRunBody, which
+// does not build a value per event (a ref update needs the target's
+// existence, name, type and soundness, and a long run's body is
+// megabytes); a body the split does not take apart is decoded in full.
+func (s *Store) fetch(ctx context.Context, name string, id objects.OID, parse bool) (*objects.Object, error) {
 	if id.IsZero() {
 		return nil, objects.Errorf(objects.ReasonOidMalformed, "ref %s: no target oid", name)
 	}
 	if id.Algo != s.algo {
 		return nil, objects.Errorf(objects.ReasonOidMalformed, "ref %s: target %s does not use this repository's %s", name, id, s.algo)
 	}
-	obj, err := s.objs.Get(ctx, id)
+	get := s.objs.Get
+	if !parse && id.Type == objects.TypeRun {
+		get = s.getRun
+	}
+	obj, err := get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("ref %s: target: %w", name, err)
 	}

@@ -124,7 +124,7 @@ func (t *Transaction) Commit(ctx context.Context) error {
 				return err
 			}
 		case op.kind == opUpdate:
-			if _, err := s.fetchTarget(ctx, norm, op.newID); err != nil {
+			if _, err := s.fetch(ctx, norm, op.newID, false); err != nil {
 				return err
 			}
 		case op.kind == opDelete && op.expect.kind == expectAbsent:

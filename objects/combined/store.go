@@ -65,6 +65,16 @@ func (c *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error
 	return c.packs.Get(ctx, id)
 }
 
+// GetUnparsed is Get without the json body's parse
+// (objects.DecodeEnvelopeUnparsedAs).
+func (c *Store) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	o, err := c.loose.GetUnparsed(ctx, id)
+	if !errors.Is(err, objects.ErrNotFound) {
+		return o, err
+	}
+	return c.packs.GetUnparsed(ctx, id)
+}
+
 // Has reports whether the loose store or a pack holds id.
 func (c *Store) Has(ctx context.Context, id objects.OID) (bool, error) {
 	ok, err := c.loose.Has(ctx, id)

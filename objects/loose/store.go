@@ -89,6 +89,17 @@ func (s *Store) paths(id objects.OID) (typeDir, fanDir, file string) {
 
 // Get reads, verifies and decodes the object id.
 func (s *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	return s.get(ctx, id, true)
+}
+
+// GetUnparsed is Get without the json body's parse
+// (objects.DecodeEnvelopeUnparsedAs).
+func (s *Store) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	return s.get(ctx, id, false)
+}
+
+// get is Get, parsing a json body only when parse.
+func (s *Store) get(ctx context.Context, id objects.OID, parse bool) (*objects.Object, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -96,7 +107,11 @@ func (s *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error
 	if err != nil {
 		return nil, err
 	}
-	o, err := objects.DecodeEnvelopeAs(id, data)
+	decode := objects.DecodeEnvelopeAs
+	if !parse {
+		decode = objects.DecodeEnvelopeUnparsedAs
+	}
+	o, err := decode(id, data)
 	if err != nil {
 		return nil, err // DecodeEnvelopeAs names the object
 	}

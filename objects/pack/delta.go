@@ -71,13 +71,14 @@ var errDeltaBase = errors.New("delta base is not in any storage pack")
 // list) is matched against base in blocks of deltaBlock bytes, so the
 // shared event list is still copied, not inserted.
 func encodeDelta(base, target []byte) []byte {
-	var idx deltaIndex
-	return encodeDeltaIndexed(base, target, &idx)
+	return encodeDeltaIndexed(base, target, nil)
 }
 
-// encodeDeltaIndexed is encodeDelta with base's block index kept in *idx:
-// built on first need and reused by later calls for the same base (a
-// writer tries each recent run as the base of several targets).
+// encodeDeltaIndexed is encodeDelta for a base tried against several
+// targets (a writer's recent runs): where a target's middle is most of
+// base, base's whole block index is built once into *idx and reused by
+// later calls. With idx nil, or a middle under a quarter of base, only
+// base's own middle is indexed, for this call alone.
 func encodeDeltaIndexed(base, target []byte, idx *deltaIndex) []byte {
 	p := commonPrefix(base, target)
 	s := commonSuffix(base[p:], target[p:])
@@ -85,7 +86,7 @@ func encodeDeltaIndexed(base, target []byte, idx *deltaIndex) []byte {
 	if p > 0 {
 		ops = appendCopy(ops, 0, p)
 	}
-	ops = appendMiddle(ops, base, target[:len(target)-s], p, idx)
+	ops = appendMiddle(ops, base, len(base)-s, target[:len(target)-s], p, idx)
 	if s > 0 {
 		ops = appendCopy(ops, len(base)-s, s)
 	}
@@ -95,10 +96,10 @@ func encodeDeltaIndexed(base, target []byte, idx *deltaIndex) []byte {
 // deltaBlock is the match unit of appendMiddle.
 const deltaBlock = 32
 
-// deltaIndex maps the hash of each deltaBlock-aligned block of a base to
-// the first offset holding it. Keys are hashes, not the blocks, so that
-// building it (once per base) is cheap; a lookup compares the bytes, and a
-// block whose hash collides with an earlier one is simply not indexed.
+// deltaIndex maps the hash of each indexed deltaBlock-long block of a
+// base to the first offset holding it. Keys are hashes, not the blocks,
+// so that building it is cheap; a lookup compares the bytes, and a block
+// whose hash collides with an earlier one is simply not indexed.
 type deltaIndex map[uint64]int32
 
 // blockHash hashes the deltaBlock bytes at b (multiply-xor of its words).
@@ -111,10 +112,10 @@ func blockHash(b []byte) uint64 {
 	return h ^ h>>29
 }
 
-// newDeltaIndex indexes base's aligned blocks.
-func newDeltaIndex(base []byte) deltaIndex {
-	index := make(deltaIndex, len(base)/deltaBlock)
-	for o := 0; o+deltaBlock <= len(base); o += deltaBlock {
+// newDeltaIndex indexes the blocks of base[from:end], from from on.
+func newDeltaIndex(base []byte, from, end int) deltaIndex {
+	index := make(deltaIndex, max(end-from, 0)/deltaBlock)
+	for o := from; o+deltaBlock <= end; o += deltaBlock {
 		h := blockHash(base[o:])
 		if _, dup := index[h]; !dup {
 			index[h] = int32(o)
@@ -124,17 +125,28 @@ func newDeltaIndex(base []byte) deltaIndex {
 }
 
 // appendMiddle appends instructions building target[from:]: runs of base
-// found through base's block index (*idx, built here on first need) are
-// copied (extended byte by byte both ways), the rest inserted. Short
-// middles are inserted whole.
-func appendMiddle(ops, base, target []byte, from int, idx *deltaIndex) []byte {
+// found through a block index are copied (extended both ways), the rest
+// inserted. Short middles are inserted whole. The index covers base's own
+// middle, base[from:baseEnd], when idx is nil or that middle is under a
+// quarter of base: what target shares with base's prefix and suffix is
+// copied already, so for an append onto a long run (whose middle in base
+// is the old list's tail, tips and status) the index costs the change, not
+// the run. Otherwise it is base's whole index, built into *idx on first
+// need and kept for the next target.
+func appendMiddle(ops, base []byte, baseEnd int, target []byte, from int, idx *deltaIndex) []byte {
 	if len(target)-from < 4*deltaBlock || len(base) < deltaBlock || len(base) > math.MaxInt32 {
 		return appendInsert(ops, target[from:])
 	}
-	if *idx == nil {
-		*idx = newDeltaIndex(base)
+	var index deltaIndex
+	switch {
+	case idx == nil || 4*(baseEnd-from) < len(base):
+		index = newDeltaIndex(base, from, baseEnd)
+	case *idx == nil:
+		*idx = newDeltaIndex(base, 0, len(base))
+		index = *idx
+	default:
+		index = *idx
 	}
-	index := *idx
 	lit := from
 	for i := from; i+deltaBlock <= len(target); {
 		o32, ok := index[blockHash(target[i:])]

@@ -55,7 +55,7 @@ type spTrust struct {
 func (p *spPack) proves(id objects.OID, i int) bool {
 	if p.trust.proofs.Add(1) <= spProofReads {
 		if p.idx.checkEntry(i, p.size) == nil {
-			if _, err := p.read(id, i); err == nil {
+			if _, err := p.read(id, i, true); err == nil {
 				return true
 			}
 		}

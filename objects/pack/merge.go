@@ -131,7 +131,7 @@ func (w *Writer) copyPack(p *spPack) error {
 				if _, ok := w.seen[id]; ok {
 					continue
 				}
-				o, err := p.read(id, i)
+				o, err := p.read(id, i, true)
 				if err != nil {
 					return err
 				}

@@ -208,11 +208,14 @@ func (p *spPack) corruptEntry(id objects.OID, off uint64, what string) error {
 
 // read returns the verified object of entry i, which the caller found
 // under id.
-func (p *spPack) read(id objects.OID, i int) (*objects.Object, error) {
+func (p *spPack) read(id objects.OID, i int, parse bool) (*objects.Object, error) {
 	e := p.idx.entry(i)
 	env, err := p.envelope(id, e)
 	if err != nil {
 		return nil, err
+	}
+	if !parse {
+		return objects.DecodeEnvelopeUnparsedAs(id, env)
 	}
 	return objects.DecodeEnvelopeAs(id, env)
 }

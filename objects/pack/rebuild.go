@@ -401,7 +401,7 @@ func (p *spPack) checkDeltas() error {
 		if !p.isDeltaBlock(e) {
 			continue
 		}
-		if _, err := p.read(p.idx.oid(i, p.algo), i); err != nil {
+		if _, err := p.read(p.idx.oid(i, p.algo), i, true); err != nil {
 			return err
 		}
 	}

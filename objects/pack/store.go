@@ -221,6 +221,17 @@ func exists(path string) bool {
 // id and the first copy is damaged, a sound copy from another pack is
 // returned; when none is sound, the first error is.
 func (s *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	return s.get(ctx, id, true)
+}
+
+// GetUnparsed is Get without the json body's parse
+// (objects.DecodeEnvelopeUnparsedAs).
+func (s *Store) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	return s.get(ctx, id, false)
+}
+
+// get is Get, parsing a json body only when parse.
+func (s *Store) get(ctx context.Context, id objects.OID, parse bool) (*objects.Object, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -241,7 +252,7 @@ func (s *Store) Get(ctx context.Context, id objects.OID) (*objects.Object, error
 			// pack to Damaged.
 			s.trusted()
 			err = fmt.Errorf("object %s: %w", id, corruptFile(filepath.Join(s.dir, p.name+".idx"), err))
-		} else if o, err = p.read(id, i); err == nil {
+		} else if o, err = p.read(id, i, parse); err == nil {
 			return o, nil
 		}
 		if first == nil {

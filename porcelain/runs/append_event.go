@@ -37,9 +37,9 @@ func appendOne(ctx context.Context, r *plumbing.Repo, h *head, payload objects.V
 	if err := commitAppend(ctx, r, h, actor, objs); err != nil {
 		return nil, err
 	}
-	res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: h.run == nil}
-	if h.run != nil {
-		res.Previous = h.run.ID.String()
+	res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: !h.exists()}
+	if h.exists() {
+		res.Previous = h.id().String()
 	}
 	return res, nil
 }
@@ -92,7 +92,7 @@ func AppendEvent(ctx context.Context, r *plumbing.Repo, opt AppendEventOptions) 
 	}
 	var set []objects.Member
 	if _, ok := spec.Get("parent_ids"); !ok {
-		set = append(set, objects.Member{Key: "parent_ids", Value: OIDValues(h.tips())})
+		set = append(set, objects.Member{Key: "parent_ids", Value: OIDValues(h.tips)})
 	}
 	if _, ok := spec.Get("time_unix"); !ok {
 		set = append(set, objects.Member{Key: "time_unix", Value: TimeValue(now)})

@@ -27,7 +27,9 @@
 // compare-and-swap and refreshes the derived catalog (Commit; the verbs
 // that append go through Repo.WriteAppend instead, which checks only the
 // new events and the run-graph delta against the run object they extend
-// and reads none of its older events: commitAppend); revisions resolve through the repository's resolver
+// and reads none of its older events, build the next run by splicing the
+// head's bytes (head.go), and leave the catalog to its next reader:
+// commitAppend, afterAppend); revisions resolve through the repository's resolver
 // (ResolveRun, Show, Tag, Fork); record also needs the repository root for
 // its recovery file and ref guards.
 //

@@ -125,13 +125,8 @@ func newImporter(ctx context.Context, r *plumbing.Repo, ref, dir string) (*impor
 		sr:    &specReader{algo: r.Algo(), dir: dir},
 		local: map[string]objects.OID{},
 		inRun: map[objects.OID]bool{},
-		prev:  h.tips(),
+		prev:  h.tips,
 		res:   &ImportResult{IDs: map[string]string{}},
-	}
-	if h.run != nil {
-		for _, id := range h.run.EventIDs() {
-			im.inRun[id] = true
-		}
 	}
 	return im, nil
 }
@@ -148,9 +143,9 @@ func (im *importer) commit(ctx context.Context, r *plumbing.Repo, actor string, 
 	if err := commitAppend(ctx, r, h, actor, append(im.objs, run)); err != nil {
 		return nil, err
 	}
-	im.res.AppendResult = AppendResult{Ref: h.ref, Run: run.ID.String(), Event: im.events[len(im.events)-1].ID.String(), Created: h.run == nil}
-	if h.run != nil {
-		im.res.Previous = h.run.ID.String()
+	im.res.AppendResult = AppendResult{Ref: h.ref, Run: run.ID.String(), Event: im.events[len(im.events)-1].ID.String(), Created: !h.exists()}
+	if h.exists() {
+		im.res.Previous = h.id().String()
 	}
 	return im.res, nil
 }
@@ -264,7 +259,7 @@ func (im *importer) spec(spec objects.Value) error {
 	if err != nil {
 		return err
 	}
-	if im.inRun[ev.ID] {
+	if im.holds(ev.ID) {
 		return fmt.Errorf("event %s is already in the run (an identical line)", ev.ID)
 	}
 	de, err := DecodeEvent(ev)
@@ -281,6 +276,12 @@ func (im *importer) spec(spec objects.Value) error {
 	im.res.Events = append(im.res.Events, ev.ID.String())
 	im.prev = []objects.OID{ev.ID}
 	return nil
+}
+
+// holds reports whether the run holds event id: one this import read, or
+// one of the run's own (found in its list's bytes: objects.RunBody.Index).
+func (im *importer) holds(id objects.OID) bool {
+	return im.inRun[id] || im.h.holds(id)
 }
 
 // localID reads and checks the optional "id".
@@ -312,7 +313,7 @@ func (im *importer) refsList(key string, v objects.Value) ([]objects.OID, error)
 		id, ok := im.local[e.Str]
 		if !ok {
 			oid, err := objects.ParseOID(e.Str)
-			if err != nil || !im.inRun[oid] {
+			if err != nil || !im.holds(oid) {
 				return nil, fmt.Errorf("%s[%d]: %q is neither the id of an earlier line nor an event of the run", key, i, e.Str)
 			}
 			id = oid

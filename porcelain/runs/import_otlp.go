@@ -52,13 +52,14 @@ func otlpRunSpans(ctx context.Context, r *plumbing.Repo, h *head, spans []*otlpS
 		}
 	}
 	known := map[string]objects.OID{}
-	if !need || h.run == nil {
+	if !need || !h.exists() {
 		return known, nil
 	}
-	if err := LoadEvents(ctx, r.Objects(), h.run, nil); err != nil {
+	run, err := LoadRun(ctx, r.Objects(), h.id())
+	if err != nil {
 		return nil, err
 	}
-	for _, e := range h.run.Events {
+	for _, e := range run.Events {
 		if e.Missing {
 			continue
 		}

@@ -151,7 +151,7 @@ func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordRe
 	ctx = context.WithoutCancel(ctx)
 	outBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stdout))
 	errBlob := objects.NewBlob(r.Algo(), red.Blob(cr.stderr))
-	payload := withWorkspace(recordPayload(red, opt.Argv, dir, env, cr, h.tips(), outBlob.ID, errBlob.ID), ws.Summary)
+	payload := withWorkspace(recordPayload(red, opt.Argv, dir, env, cr, h.tips, outBlob.ID, errBlob.ID), ws.Summary)
 	payload = withParams(red, payload, opt.Params)
 	blobs := []*objects.Object{outBlob, errBlob}
 	var code objects.OID

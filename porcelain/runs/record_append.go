@@ -24,12 +24,14 @@ const maxAppendAttempts = 100
 const maxLockedBackoff = 100 * time.Millisecond
 
 // appendRecorded appends the finished event ev to whatever the run at ref
-// has become since before was read, without ever re-running anything: the
-// blobs and the event are stored once (content addressed, so they are
-// valid whatever the run becomes), then each attempt re-reads the ref and
-// builds the run as its current events plus ev, with tips its current tips
-// minus ev's parents (the tips record saw before running) plus ev, and
-// moves the ref by compare-and-swap. Concurrent records thus show as
+// has become since before was read, without ever re-running anything:
+// each attempt re-reads the ref, builds the run as its current events plus
+// ev, with tips its current tips minus ev's parents (the tips record saw
+// before running) plus ev, writes the blobs, the event and the run
+// together (one storage pack where appends write packs: one round of
+// fsyncs; content addressed, so a later attempt skips the blobs and the
+// event an earlier one stored, valid whatever the run becomes), and moves
+// the ref by compare-and-swap. Concurrent records thus show as
 // several tips. A lost compare-and-swap or a held guard is retried, a
 // bounded number of times; a run that stopped running, was deleted or
 // rewritten without ev's parents is an error.
@@ -41,39 +43,32 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.WriteValidated(ctx, append(slices.Clone(blobs), ev), nil); err != nil {
-		return nil, err
-	}
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
 		h, err := currentHead(ctx, r, before)
 		if err != nil {
 			return nil, err
 		}
-		if h.run != nil && slices.Contains(h.run.EventIDs(), ev.ID) {
+		if h.holds(ev.ID) {
 			// An earlier attempt committed and then reported an error.
-			return &AppendResult{Ref: h.ref, Run: h.run.ID.String(), Event: ev.ID.String()}, nil
+			return &AppendResult{Ref: h.ref, Run: h.id().String(), Event: ev.ID.String()}, nil
 		}
 		if err := h.acceptsRecorded(before, de); err != nil {
 			return nil, err
 		}
 		var extra []objects.Member
 		if !code.IsZero() {
-			var base objects.Value
-			if h.run != nil {
-				base = h.run.Value
-			}
-			extra = append(extra, codeManifests(base, code))
+			extra = append(extra, codeManifests(h.member("manifests"), code))
 		}
 		run, err := h.appendedRun(r.Algo(), []*Event{de}, status, now, extra...)
 		if err != nil {
 			return nil, err
 		}
-		err = commitAppend(ctx, r, h, actor, []*objects.Object{run})
+		err = commitAppend(ctx, r, h, actor, append(append(slices.Clone(blobs), ev), run))
 		if err == nil {
-			res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: h.run == nil}
-			if h.run != nil {
-				res.Previous = h.run.ID.String()
+			res := &AppendResult{Ref: h.ref, Run: run.ID.String(), Event: ev.ID.String(), Created: !h.exists()}
+			if h.exists() {
+				res.Previous = h.id().String()
 			}
 			return res, nil
 		}
@@ -96,9 +91,9 @@ func appendRecorded(ctx context.Context, r *plumbing.Repo, before *head, ev *obj
 func currentHead(ctx context.Context, r *plumbing.Repo, before *head) (*head, error) {
 	id, err := r.Refs().Read(ctx, before.ref)
 	switch {
-	case errors.Is(err, refs.ErrNotFound) && before.run == nil:
+	case errors.Is(err, refs.ErrNotFound) && !before.exists():
 		return before, nil
-	case err == nil && before.run != nil && id == before.run.ID:
+	case err == nil && before.exists() && id == before.id():
 		return before, nil
 	}
 	return readHead(ctx, r, before.ref)
@@ -108,19 +103,18 @@ func currentHead(ctx context.Context, r *plumbing.Repo, before *head) (*head, er
 // a way the event cannot follow: it stopped running, it was deleted after
 // record read it, or it no longer holds de's parents.
 func (h *head) acceptsRecorded(before *head, de *Event) error {
-	if h.run == nil {
-		if before.run != nil {
+	if !h.exists() {
+		if before.exists() {
 			return fmt.Errorf("ref %s was deleted while the command ran", h.ref)
 		}
 		return nil
 	}
-	if h.run.Status != StatusRunning {
-		return fmt.Errorf("run %s at %s became %s while the command ran: %w; run tine resume %s first", h.run.ID, h.ref, h.run.Status, ErrNotRunning, h.ref)
+	if h.status != StatusRunning {
+		return fmt.Errorf("run %s at %s became %s while the command ran: %w; run tine resume %s first", h.id(), h.ref, h.status, ErrNotRunning, h.ref)
 	}
-	ids := h.run.EventIDs()
 	for _, p := range de.Parents {
-		if !slices.Contains(ids, p) {
-			return fmt.Errorf("run %s at %s no longer holds event %s, the tip the command was recorded after: %w", h.run.ID, h.ref, p, ErrEventNotInRun)
+		if !h.holds(p) {
+			return fmt.Errorf("run %s at %s no longer holds event %s, the tip the command was recorded after: %w", h.id(), h.ref, p, ErrEventNotInRun)
 		}
 	}
 	return nil

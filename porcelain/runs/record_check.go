@@ -15,30 +15,38 @@ import (
 )
 
 // checkBase refuses, before record runs its command, a run the append
-// could not extend: its object must parse with valid links (objects.Links:
-// events, roots and tips well-formed oids, roots and tips among events)
-// and each of its tips must be a readable, intact event. That costs the
-// run object and its tips, never the older events, and it is enough: the
-// append reads nothing else. The new event names the tips as parents, and
-// the new run is checked against the run object alone
-// (Repo.WriteAppend), so an older event's damage cannot make the append
-// fail after the command ran. Such damage is fsck's to find, as git commit
-// does not re-read history before committing.
+// could not extend: its object must be a run with valid links (events,
+// roots and tips well-formed oids, roots and tips among events, manifests
+// and *_blob members blob oids: SplitRunBody and RunBody.CheckLinks) and
+// each of its tips must be a readable, intact event. It fills h's roots
+// and tips. That costs the run object and its tips, never the older
+// events, and it is enough: the append reads nothing else. The new event
+// names the tips as parents, and the new run is checked against the run
+// object alone (Repo.WriteAppend), so an older event's damage cannot make
+// the append fail after the command ran. Such damage is fsck's to find, as
+// git commit does not re-read history before committing.
 func checkBase(ctx context.Context, g objects.Getter, h *head) error {
-	if h.run == nil {
+	if !h.exists() {
 		return nil
 	}
-	if _, err := objects.Links(h.run.Object); err != nil {
-		return fmt.Errorf("ref %s: %w", h.ref, err)
+	if err := h.body.CheckLinks(); err != nil {
+		return fmt.Errorf("ref %s: run %s: %w", h.ref, h.id(), err)
 	}
-	for _, id := range h.run.Tips {
+	var err error
+	if h.roots, err = oidList(objects.ObjectValue(objects.Member{Key: "roots", Value: h.member("roots")}), "roots"); err != nil {
+		return fmt.Errorf("ref %s: run %s: %w", h.ref, h.id(), err)
+	}
+	if h.tips, err = oidList(objects.ObjectValue(objects.Member{Key: "tips", Value: h.member("tips")}), "tips"); err != nil {
+		return fmt.Errorf("ref %s: run %s: %w", h.ref, h.id(), err)
+	}
+	for _, id := range h.tips {
 		_, err := g.Get(ctx, id)
 		if errors.Is(err, objects.ErrNotFound) {
 			// A shallow fetch (depth 0) leaves a run's tips out.
-			return fmt.Errorf("ref %s: run %s: tip %s is not stored: %w", h.ref, h.run.ID, id, ErrBeyondShallow)
+			return fmt.Errorf("ref %s: run %s: tip %s is not stored: %w", h.ref, h.id(), id, ErrBeyondShallow)
 		}
 		if err != nil {
-			return fmt.Errorf("ref %s: run %s: tip %s: %w", h.ref, h.run.ID, id, err)
+			return fmt.Errorf("ref %s: run %s: tip %s: %w", h.ref, h.id(), id, err)
 		}
 	}
 	return nil

@@ -108,23 +108,23 @@ func TestAppendRecordedJoinsConcurrentAppend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tips := []string{h.run.Tips[0].String(), h.run.Tips[1].String()}
+	tips := []string{h.tips[0].String(), h.tips[1].String()}
 	slices.Sort(tips)
 	want := []string{other.Event, ev.ID.String()}
 	slices.Sort(want)
-	if len(h.run.Tips) != 2 || !slices.Equal(tips, want) {
+	if len(h.tips) != 2 || !slices.Equal(tips, want) {
 		t.Fatalf("tips %v, want %v", tips, want)
 	}
 	de, _ := DecodeEvent(ev)
 	if len(de.Parents) != 1 || de.Parents[0].String() != first.Event {
 		t.Fatalf("parents %v, want the tip seen before the command (%s)", de.Parents, first.Event)
 	}
-	if _, err := LoadRun(ctx, r.Objects(), h.run.ID); err != nil {
+	if _, err := LoadRun(ctx, r.Objects(), h.id()); err != nil {
 		t.Fatalf("the joined run does not validate: %v", err)
 	}
 	// Appending the same event again finds it there and writes nothing.
 	again, err := appendRecorded(ctx, r, before, ev, nil, objects.OID{}, "", time.Unix(1767225600, 0), "")
-	if err != nil || again.Run != h.run.ID.String() {
+	if err != nil || again.Run != h.id().String() {
 		t.Fatalf("repeat append: %+v %v", again, err)
 	}
 }
@@ -171,7 +171,7 @@ func TestRecoveryFileAppendsTheSameEvent(t *testing.T) {
 	}
 	out := objects.NewBlob(r.Algo(), redactBlob(cr.stdout))
 	errOut := objects.NewBlob(r.Algo(), redactBlob(cr.stderr))
-	payload := recordPayload(objects.NewEnvRedactor([]string{"A=1"}), []string{"sh", "-c", "x"}, "/w", []string{"A=1"}, cr, before.tips(), out.ID, errOut.ID)
+	payload := recordPayload(objects.NewEnvRedactor([]string{"A=1"}), []string{"sh", "-c", "x"}, "/w", []string{"A=1"}, cr, before.tips, out.ID, errOut.ID)
 	ev, err := objects.NewJSONObject(r.Algo(), objects.TypeEvent, 1, payload)
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func recordedEvent(t *testing.T, r *plumbing.Repo, before *head) *objects.Object
 	if err := r.Objects().Put(context.Background(), empty); err != nil {
 		t.Fatal(err)
 	}
-	payload := recordPayload(objects.NewEnvRedactor(nil), []string{"true"}, "/", nil, cr, before.tips(), empty.ID, empty.ID)
+	payload := recordPayload(objects.NewEnvRedactor(nil), []string{"true"}, "/", nil, cr, before.tips, empty.ID, empty.ID)
 	ev, err := objects.NewJSONObject(r.Algo(), objects.TypeEvent, 1, payload)
 	if err != nil {
 		t.Fatal(err)

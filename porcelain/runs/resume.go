@@ -47,25 +47,25 @@ func Resume(ctx context.Context, r *plumbing.Repo, opt ResumeOptions) (*ResumeRe
 	if err != nil {
 		return nil, err
 	}
-	if h.run == nil {
+	if !h.exists() {
 		return nil, fmt.Errorf("ref %s: %w", ref, refs.ErrNotFound)
 	}
-	res := &ResumeResult{Ref: ref, PreviousStatus: h.run.Status, Continue: "tine record --ref " + ref + " -- CMD ARGS..."}
-	for _, t := range h.run.Tips {
+	res := &ResumeResult{Ref: ref, PreviousStatus: h.status, Continue: "tine record --ref " + ref + " -- CMD ARGS..."}
+	for _, t := range h.tips {
 		res.Tips = append(res.Tips, t.String())
 	}
-	if h.run.Status == StatusRunning {
-		res.Run, res.AlreadyRunning = h.run.ID.String(), true
+	if h.status == StatusRunning {
+		res.Run, res.AlreadyRunning = h.id().String(), true
 		return res, nil
 	}
-	payload := derivePayload(h.run.Value, []objects.Member{{Key: "status", Value: objects.String(StatusRunning)}}, legacyFields)
-	run, err := objects.NewJSONObject(r.Algo(), objects.TypeRun, 1, payload)
+	// The run's payload with status running, spliced from its body.
+	run, err := h.body.Append(nil, []objects.Member{{Key: "status", Value: objects.String(StatusRunning)}}, legacyFields)
 	if err != nil {
-		return nil, fmt.Errorf("build resumed run of %s: %w", h.run.ID, err)
+		return nil, fmt.Errorf("build resumed run of %s: %w", h.id(), err)
 	}
 	if err := commitAppend(ctx, r, h, opt.Actor, []*objects.Object{run}); err != nil {
 		return nil, err
 	}
-	res.Run, res.Previous = run.ID.String(), h.run.ID.String()
+	res.Run, res.Previous = run.ID.String(), h.id().String()
 	return res, nil
 }

@@ -37,12 +37,12 @@ func withWorkspace(payload objects.Value, w *Workspace) objects.Value {
 	return objects.ObjectValue(out...)
 }
 
-// codeManifests is the manifests member of a run (whose payload is base,
-// the zero Value for a new run) that also names the code state code.
-func codeManifests(base objects.Value, code objects.OID) objects.Member {
+// codeManifests is the manifests member of a run (whose current manifests
+// are cur, the zero Value for none) that also names the code state code.
+func codeManifests(cur objects.Value, code objects.OID) objects.Member {
 	key := WorkspaceManifestPrefix + code.String()
 	var ms []objects.Member
-	if cur, ok := base.Get("manifests"); ok && cur.Kind == objects.KindObject {
+	if cur.Kind == objects.KindObject {
 		for _, m := range cur.Object {
 			if m.Key != "code" && m.Key != key {
 				ms = append(ms, m)
