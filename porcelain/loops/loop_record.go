@@ -266,10 +266,17 @@ func (lr *LoopRecorder) Fork(ctx context.Context, f loop.ForkRecord) error {
 	if err := lr.putRun(ctx, parent, snap); err != nil {
 		return err
 	}
+	// Both branches' next runs are spliced from snap: split it once.
+	var snapBody *objects.RunBody
+	if parent.lastRun == snap {
+		if body, err := objects.SplitRunBody(lr.r.Algo(), snap.Body); err == nil {
+			snapBody, parent.lastBody = body, body
+		}
+	}
 	st := f.State
 	n := len(parent.events)
 	b := &loopBranch{id: f.BranchID, parent: f.ParentBranch, events: parent.events[:n:n], created: lr.opt.Now(),
-		fromIter: f.FromIteration, adopted: &st, dirty: true, lastRun: snap,
+		fromIter: f.FromIteration, adopted: &st, dirty: true, lastRun: snap, lastBody: snapBody,
 		forkedFrom: objects.ObjectValue(
 			objects.Member{Key: "event", Value: objects.String(parent.tip().String())},
 			objects.Member{Key: "reason", Value: objects.String(fmt.Sprintf("loop %s: %s forks candidate %d (score %s) of iteration %d",
