@@ -40,3 +40,21 @@ func CheckTarget(name string, target *objects.Object) error {
 	}
 	return nil
 }
+
+// checkHeldTarget checks held, the target of an UpdateHeld, as fetchTarget
+// checks a fetched one, without reading anything: the oid's form and
+// profile, that held's type is its oid's, and CheckTarget on the caller's
+// copy. That the store has it is the caller's word (see UpdateHeld).
+func (s *Store) checkHeldTarget(name string, held *objects.Object) error {
+	id := held.ID
+	if id.IsZero() {
+		return objects.Errorf(objects.ReasonOidMalformed, "ref %s: no target oid", name)
+	}
+	if id.Algo != s.algo {
+		return objects.Errorf(objects.ReasonOidMalformed, "ref %s: target %s does not use this repository's %s", name, id, s.algo)
+	}
+	if held.Type != id.Type {
+		return objects.Errorf(objects.ReasonEnvelopeOidMismatch, "ref %s: held object of type %s under oid %s", name, held.Type, id)
+	}
+	return CheckTarget(name, held)
+}

@@ -34,6 +34,9 @@ type txOp struct {
 	expect Expect
 	cur    objects.OID // value under the guard, set by Commit
 	row    []byte      // reflog row, for updates
+	// held is the target of an UpdateHeld: checked in memory and for
+	// presence instead of read back.
+	held *objects.Object
 }
 
 // Transaction is a set of ref updates, deletions and checks applied all or
@@ -57,6 +60,22 @@ func (t *Transaction) Update(name string, newID objects.OID, expect Expect) {
 	t.ops = append(t.ops, txOp{kind: opUpdate, name: name, newID: newID, expect: expect})
 }
 
+// UpdateHeld records moving name to o if its value meets expect, where o
+// is an object the caller holds and has already stored durably (a loop's
+// checkpoint moving many refs to the runs it has just written). Commit
+// checks o as it checks a fetched target (its oid, CheckTarget) but on the
+// caller's copy, and takes the caller's word that the store has it: reading
+// every such target back would rebuild and re-hash what was just written.
+// The caller must hold the repository's writers' lock from the write to the
+// Commit (the store's Put does), so gc cannot prune o in between.
+func (t *Transaction) UpdateHeld(name string, o *objects.Object, expect Expect) {
+	if o == nil {
+		t.Update(name, objects.OID{}, expect) // refused by Commit: no target
+		return
+	}
+	t.ops = append(t.ops, txOp{kind: opUpdate, name: name, newID: o.ID, expect: expect, held: o})
+}
+
 // Create records creating name at newID; the ref must not exist.
 func (t *Transaction) Create(name string, newID objects.OID) {
 	t.Update(name, newID, ExpectAbsent)
@@ -74,8 +93,8 @@ func (t *Transaction) Verify(name string, expect Expect) {
 }
 
 // Commit applies the transaction. It fetches and type-checks every new
-// target, takes every guard in name order, checks every expectation, and
-// only then changes anything; any failure before that point leaves all refs
+// target (an UpdateHeld target is checked in memory), takes every guard in
+// name order, checks every expectation, and only then changes anything; any failure before that point leaves all refs
 // and reflogs as they were. Errors: *StaleError (first failed expectation
 // in name order), *LockedError (a live writer holds a guard; dead writers'
 // guards are recovered), ErrDuplicateRef, ErrNameClash, ErrBadExpect,
@@ -100,6 +119,10 @@ func (t *Transaction) Commit(ctx context.Context) error {
 		}
 		op.norm = norm
 		switch {
+		case op.kind == opUpdate && op.held != nil:
+			if err := s.checkHeldTarget(norm, op.held); err != nil {
+				return err
+			}
 		case op.kind == opUpdate:
 			if _, err := s.fetch(ctx, norm, op.newID, false); err != nil {
 				return err

@@ -118,6 +118,7 @@ func (c *loopRunCmd) Run(e *env) error {
 			return err
 		}
 	}
+	defer raiseGC(loopRunGCPercent)()
 	res, runErr := loops.LoopRun(e.ctx, r, loops.LoopRunOptions{
 		Name: name, Base: c.From, Goal: c.Goal, Context: c.Context, Strategy: c.Strategy, StepCmd: c.StepCmd,
 		StepHTTP: c.StepHTTP, Model: c.Model, KeyEnv: c.KeyEnv,
@@ -151,6 +152,15 @@ func countSet(ss ...string) int {
 	}
 	return n
 }
+
+// loopRunGCPercent is the collector's target during loop run. A loop keeps
+// little (each branch's newest run) but writes a new run object per branch
+// and checkpoint, each a copy of the branch's history: the 1,000-iteration
+// numeric loop allocates about 0.5 GB and keeps at most about 60 MB. At
+// 400 the collector took a fifth less CPU there (0.79 s of user time
+// instead of 1.02 s) for a peak of about 250 MiB instead of 165 MiB, what
+// the loop peaked at before its runs were spliced.
+const loopRunGCPercent = 400
 
 // printLoopRun renders a loop run: one line per branch with the gate that
 // ended it, then the best.

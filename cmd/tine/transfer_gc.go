@@ -16,10 +16,14 @@ const transferGCPercent = 400
 
 // transferGC raises the collector's target for one transfer verb unless
 // the user set GOGC, and returns the function restoring it.
-func transferGC() func() {
+func transferGC() func() { return raiseGC(transferGCPercent) }
+
+// raiseGC sets the collector's target to percent for one verb unless the
+// user set GOGC, and returns the function restoring it.
+func raiseGC(percent int) func() {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
 	}
-	old := debug.SetGCPercent(transferGCPercent)
+	old := debug.SetGCPercent(percent)
 	return func() { debug.SetGCPercent(old) }
 }

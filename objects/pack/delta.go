@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 )
 
 // Delta blocks. A run object lists every event of its run, so a run
@@ -69,20 +71,22 @@ var errDeltaBase = errors.New("delta base is not in any storage pack")
 // list) is matched against base in blocks of deltaBlock bytes, so the
 // shared event list is still copied, not inserted.
 func encodeDelta(base, target []byte) []byte {
-	n := min(len(base), len(target))
-	p := 0
-	for p < n && base[p] == target[p] {
-		p++
-	}
-	s := 0
-	for s < n-p && base[len(base)-1-s] == target[len(target)-1-s] {
-		s++
-	}
+	return encodeDeltaIndexed(base, target, nil)
+}
+
+// encodeDeltaIndexed is encodeDelta for a base tried against several
+// targets (a writer's recent runs): where a target's middle is most of
+// base, base's whole block index is built once into *idx and reused by
+// later calls. With idx nil, or a middle under a quarter of base, only
+// base's own middle is indexed, for this call alone.
+func encodeDeltaIndexed(base, target []byte, idx *deltaIndex) []byte {
+	p := commonPrefix(base, target)
+	s := commonSuffix(base[p:], target[p:])
 	var ops []byte
 	if p > 0 {
 		ops = appendCopy(ops, 0, p)
 	}
-	ops = appendMiddle(ops, base, len(base)-s, target[:len(target)-s], p)
+	ops = appendMiddle(ops, base, len(base)-s, target[:len(target)-s], p, idx)
 	if s > 0 {
 		ops = appendCopy(ops, len(base)-s, s)
 	}
@@ -92,29 +96,62 @@ func encodeDelta(base, target []byte) []byte {
 // deltaBlock is the match unit of appendMiddle.
 const deltaBlock = 32
 
+// deltaIndex maps the hash of each indexed deltaBlock-long block of a
+// base to the first offset holding it. Keys are hashes, not the blocks,
+// so that building it is cheap; a lookup compares the bytes, and a block
+// whose hash collides with an earlier one is simply not indexed.
+type deltaIndex map[uint64]int32
+
+// blockHash hashes the deltaBlock bytes at b (multiply-xor of its words).
+func blockHash(b []byte) uint64 {
+	const m = 0x9E3779B97F4A7C15
+	h := binary.LittleEndian.Uint64(b) * m
+	h = (h ^ binary.LittleEndian.Uint64(b[8:])) * m
+	h = (h ^ binary.LittleEndian.Uint64(b[16:])) * m
+	h = (h ^ binary.LittleEndian.Uint64(b[24:])) * m
+	return h ^ h>>29
+}
+
+// newDeltaIndex indexes the blocks of base[from:end], from from on.
+func newDeltaIndex(base []byte, from, end int) deltaIndex {
+	index := make(deltaIndex, max(end-from, 0)/deltaBlock)
+	for o := from; o+deltaBlock <= end; o += deltaBlock {
+		h := blockHash(base[o:])
+		if _, dup := index[h]; !dup {
+			index[h] = int32(o)
+		}
+	}
+	return index
+}
+
 // appendMiddle appends instructions building target[from:]: runs of base
-// found through an index of the deltaBlock-aligned blocks of base's own
-// middle, base[from:baseEnd], are copied (extended byte by byte both ways),
-// the rest inserted. Short middles are inserted whole. Only base's middle
-// is indexed: what target shares with base's prefix and suffix is copied
-// already, so for an append onto a long run (whose middle in base is the
-// old list's tail, tips and status) the index costs the change, not the
-// run; for a fork's run the middle is most of base, as before.
-func appendMiddle(ops, base []byte, baseEnd int, target []byte, from int) []byte {
-	if len(target)-from < 4*deltaBlock || len(base) < deltaBlock {
+// found through a block index are copied (extended both ways), the rest
+// inserted. Short middles are inserted whole. The index covers base's own
+// middle, base[from:baseEnd], when idx is nil or that middle is under a
+// quarter of base: what target shares with base's prefix and suffix is
+// copied already, so for an append onto a long run (whose middle in base
+// is the old list's tail, tips and status) the index costs the change, not
+// the run. Otherwise it is base's whole index, built into *idx on first
+// need and kept for the next target.
+func appendMiddle(ops, base []byte, baseEnd int, target []byte, from int, idx *deltaIndex) []byte {
+	if len(target)-from < 4*deltaBlock || len(base) < deltaBlock || len(base) > math.MaxInt32 {
 		return appendInsert(ops, target[from:])
 	}
-	index := make(map[[deltaBlock]byte]int, max(baseEnd-from, 0)/deltaBlock)
-	for o := from; o+deltaBlock <= baseEnd; o += deltaBlock {
-		k := [deltaBlock]byte(base[o : o+deltaBlock])
-		if _, dup := index[k]; !dup {
-			index[k] = o
-		}
+	var index deltaIndex
+	switch {
+	case idx == nil || 4*(baseEnd-from) < len(base):
+		index = newDeltaIndex(base, from, baseEnd)
+	case *idx == nil:
+		*idx = newDeltaIndex(base, 0, len(base))
+		index = *idx
+	default:
+		index = *idx
 	}
 	lit := from
 	for i := from; i+deltaBlock <= len(target); {
-		o, ok := index[[deltaBlock]byte(target[i:i+deltaBlock])]
-		if !ok {
+		o32, ok := index[blockHash(target[i:])]
+		o := int(o32)
+		if !ok || !bytes.Equal(base[o:o+deltaBlock], target[i:i+deltaBlock]) {
 			i++
 			continue
 		}
@@ -122,15 +159,45 @@ func appendMiddle(ops, base []byte, baseEnd int, target []byte, from int) []byte
 		for start > lit && bstart > 0 && target[start-1] == base[bstart-1] {
 			start, bstart = start-1, bstart-1
 		}
-		end, bend := i+deltaBlock, o+deltaBlock
-		for end < len(target) && bend < len(base) && target[end] == base[bend] {
-			end, bend = end+1, bend+1
-		}
+		k := deltaBlock + commonPrefix(base[o+deltaBlock:], target[i+deltaBlock:])
+		end := i + k
 		ops = appendInsert(ops, target[lit:start])
 		ops = appendCopy(ops, bstart, end-start)
 		lit, i = end, end
 	}
 	return appendInsert(ops, target[lit:])
+}
+
+// commonPrefix returns the length of the longest common prefix of a and
+// b, comparing a word at a time.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix returns the length of the longest common suffix of a and b.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := binary.BigEndian.Uint64(a[len(a)-i-8:]) ^ binary.BigEndian.Uint64(b[len(b)-i-8:])
+		if x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
 }
 
 // appendInsert appends an insert instruction for lit, if not empty.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -291,4 +292,61 @@ func FuzzEncodeDelta(f *testing.F) {
 			t.Fatalf("round trip: %v", err)
 		}
 	})
+}
+
+// TestCommonPrefixSuffix compares the word-at-a-time scans with a byte
+// loop on random pairs sharing random heads and tails.
+func TestCommonPrefixSuffix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		a := make([]byte, rng.IntN(70))
+		for i := range a {
+			a[i] = byte('a' + rng.IntN(3))
+		}
+		b := append([]byte(nil), a...)
+		if len(b) > 0 && rng.IntN(4) > 0 {
+			b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
+		}
+		b = append(b, make([]byte, rng.IntN(9))...)
+		if rng.IntN(2) == 0 {
+			b = append(make([]byte, rng.IntN(9)), b...)
+		}
+		p := 0
+		for p < min(len(a), len(b)) && a[p] == b[p] {
+			p++
+		}
+		s := 0
+		for s < min(len(a), len(b)) && a[len(a)-1-s] == b[len(b)-1-s] {
+			s++
+		}
+		if got := commonPrefix(a, b); got != p {
+			t.Fatalf("commonPrefix(%q, %q) = %d, want %d", a, b, got, p)
+		}
+		if got := commonSuffix(a, b); got != s {
+			t.Fatalf("commonSuffix(%q, %q) = %d, want %d", a, b, got, s)
+		}
+	}
+}
+
+// TestEncodeDeltaIndexReused builds several targets against one base
+// through one kept index: each rebuilds exactly, and the index is built
+// once.
+func TestEncodeDeltaIndexReused(t *testing.T) {
+	_, runs := spTestRuns(t, objects.BLAKE3, 200)
+	base := runs[150].Stored()
+	var idx deltaIndex
+	for _, r := range runs[100:] {
+		target := []byte(strings.Replace(string(r.Stored()), `"created_at":1700000000`, `"created_at":1800000000`, 1))
+		ops := encodeDeltaIndexed(base, target, &idx)
+		got, err := applyDelta(base, ops, uint32(len(target)))
+		if err != nil || string(got) != string(target) {
+			t.Fatalf("applyDelta: %v", err)
+		}
+		if len(ops) > len(target)/2 {
+			t.Fatalf("%d bytes of instructions for a %d-byte target", len(ops), len(target))
+		}
+	}
+	if len(idx) == 0 {
+		t.Fatal("no index kept")
+	}
 }

@@ -4,8 +4,10 @@ import "fmt"
 
 // Writing run deltas (delta.go). A Writer remembers the last few runs
 // added to it; a new run is stored as a delta against whichever of them
-// gives the shortest instructions, when those are under half the run's
-// size and the base's chain is shorter than the writer's depth bound.
+// gives the shortest instructions (or the first, newest first, giving
+// instructions under 1/64 of the run), when those are under half the
+// run's size and the base's chain is shorter than the writer's depth
+// bound.
 // Otherwise the run is stored whole and starts a new chain. Bases are
 // always in the same pack, so every pack stays readable on its own. A
 // delta block is queued until the block holding its base (or anything
@@ -19,14 +21,20 @@ const (
 	// spMaxDeltaTarget is the largest run considered for a delta; larger
 	// ones are streamed whole like any large object.
 	spMaxDeltaTarget = LargeObject * 64
+	// spGoodDelta: a delta at most 1/spGoodDelta of its run's size ends
+	// the search for a base.
+	spGoodDelta = 64
 )
 
 // spRecent is a run the writer added: its key, envelope and the number of
-// deltas a read follows to rebuild it (0 when stored whole).
+// deltas a read follows to rebuild it (0 when stored whole), and its block
+// index once a target needed it (kept: the run is tried as the base of
+// each of the next spDeltaWindow runs).
 type spRecent struct {
 	key   spKey
 	env   []byte
 	depth int
+	index deltaIndex
 }
 
 // spEntryBlock is a whole delta block waiting to be written, with its
@@ -42,13 +50,21 @@ func (w *Writer) addRun(e spEntry, head, body []byte) bool {
 	env := make([]byte, 0, len(head)+len(body))
 	env = append(append(env, head...), body...)
 	best, bestOps := -1, []byte(nil)
-	for i, r := range w.recent {
+	// Newest first: the run just before is the best base nearly always
+	// (a loop's checkpoint writes sibling branches' runs one after the
+	// other: 1,899 times in 1,968), and a delta under 1/64 of the run
+	// is taken without trying the others.
+	for i := len(w.recent) - 1; i >= 0; i-- {
+		r := &w.recent[i]
 		if r.depth >= w.deltaDepth {
 			continue
 		}
-		ops := encodeDelta(r.env, env)
+		ops := encodeDeltaIndexed(r.env, env, &r.index)
 		if best < 0 || len(ops) < len(bestOps) {
 			best, bestOps = i, ops
+		}
+		if len(bestOps) <= len(env)/spGoodDelta {
+			break
 		}
 	}
 	depth := 0

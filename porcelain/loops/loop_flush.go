@@ -106,7 +106,7 @@ func (lr *LoopRecorder) putRun(ctx context.Context, b *loopBranch, run *objects.
 // an ended branch gets no further run, so it keeps none (a loop may end
 // many branches, each run O(events) in memory).
 func (b *loopBranch) keepRun(run *objects.Object) {
-	b.lastRun = run
+	b.lastRun, b.lastBody = run, nil
 	if b.ended {
 		b.lastRun = nil
 	}
@@ -152,7 +152,11 @@ func (lr *LoopRecorder) stateBlob(s loop.Snapshot) *objects.Object {
 	return objects.NewBlob(lr.r.Algo(), objects.RedactBlob(s.Stored))
 }
 
-// runObject builds branch b's run as it stands.
+// runObject builds branch b's run as it stands: by splicing its new
+// events and members into the bytes of its last run (spliceRun), or, for a
+// branch's first run or where the splice declines, by the full encoder.
+// Both give the same bytes (objects.RunBody.Append is NewJSONObject's
+// encoding), so which one ran never shows.
 func (lr *LoopRecorder) runObject(b *loopBranch, withResult bool) (*objects.Object, error) {
 	status := runs.StatusRunning
 	if b.ended {
@@ -163,7 +167,6 @@ func (lr *LoopRecorder) runObject(b *loopBranch, withResult bool) (*objects.Obje
 	}
 	set := []objects.Member{
 		{Key: "created_at", Value: runs.UnixSeconds(b.created)},
-		{Key: "events", Value: runs.OIDValues(b.events)},
 		{Key: "roots", Value: runs.OIDValues(lr.roots())},
 		{Key: "tips", Value: runs.OIDValues([]objects.OID{b.tip()})},
 		{Key: "status", Value: objects.String(status)},
@@ -176,11 +179,52 @@ func (lr *LoopRecorder) runObject(b *loopBranch, withResult bool) (*objects.Obje
 		set = append(set, objects.Member{Key: "manifests", Value: objects.ObjectValue(
 			objects.Member{Key: "code", Value: objects.String(lr.opt.Code.ID.String())})})
 	}
+	if spliceRuns {
+		if o := lr.spliceRun(b, set); o != nil {
+			return o, nil
+		}
+	}
+	set = append(set, objects.Member{Key: "events", Value: runs.OIDValues(b.events)})
 	o, err := objects.NewJSONObject(lr.r.Algo(), objects.TypeRun, 1, objects.ObjectValue(set...))
 	if err != nil {
 		return nil, fmt.Errorf("loop %s: run of branch %s: %w", lr.opt.Name, b.id, err)
 	}
 	return o, nil
+}
+
+// spliceRuns is cleared by a test to build every run with the full
+// encoder, which must give the same loop byte for byte.
+var spliceRuns = true
+
+// optionalRunMembers are the members of a loop's run that set may leave
+// out; a splice drops them from the last run unless set has them.
+var optionalRunMembers = map[string]bool{"forked_from": true, "manifests": true}
+
+// spliceRun builds b's run from its last run's bytes: the events added
+// since appended to its events list, every other member replaced by set's
+// (objects.RunBody.Append: a copy of the last run's bytes, no Value or oid
+// per event). It returns nil when b has no last run or the splice declines;
+// runObject then encodes the run in full, which also reports any error.
+func (lr *LoopRecorder) spliceRun(b *loopBranch, set []objects.Member) *objects.Object {
+	if b.lastRun == nil {
+		return nil
+	}
+	if b.lastBody == nil {
+		body, err := objects.SplitRunBody(lr.r.Algo(), b.lastRun.Body)
+		if err != nil {
+			return nil
+		}
+		b.lastBody = body
+	}
+	n := b.lastBody.Len()
+	if n > len(b.events) {
+		return nil
+	}
+	o, err := b.lastBody.Append(b.events[n:], set, optionalRunMembers)
+	if err != nil {
+		return nil
+	}
+	return o
 }
 
 // roots are every branch run's roots: the init event, or the base run's
@@ -207,6 +251,7 @@ func (lr *LoopRecorder) Checkpoint(ctx context.Context, best *loop.BestSnapshot)
 	type move struct {
 		ref    string
 		run    objects.OID
+		held   *objects.Object // the run object, when this checkpoint built it
 		expect refs.Expect
 		b      *loopBranch
 	}
@@ -224,18 +269,18 @@ func (lr *LoopRecorder) Checkpoint(ctx context.Context, best *loop.BestSnapshot)
 			return err
 		}
 		lr.stats.Runs++
-		moves = append(moves, move{ref: lr.Ref(id), run: o.ID, expect: b.expect, b: b})
+		moves = append(moves, move{ref: lr.Ref(id), run: o.ID, held: o, expect: b.expect, b: b})
 	}
 	if best != nil {
 		if b, ok := lr.byID[best.BranchID]; ok {
-			run := b.run
+			run, held := b.run, (*objects.Object)(nil)
 			for _, m := range moves {
 				if m.b == b {
-					run = m.run
+					run, held = m.run, m.held
 				}
 			}
 			if run != lr.bestRun {
-				moves = append(moves, move{ref: lr.Ref(LoopBestBranch), run: run, expect: lr.bestRef})
+				moves = append(moves, move{ref: lr.Ref(LoopBestBranch), run: run, held: held, expect: lr.bestRef})
 			}
 		}
 	}
@@ -252,7 +297,13 @@ func (lr *LoopRecorder) Checkpoint(ctx context.Context, best *loop.BestSnapshot)
 	}
 	tx := lr.r.Refs().NewTransaction(actor)
 	for _, m := range moves {
-		tx.Update(m.ref, m.run, m.expect)
+		// The runs this checkpoint built were just made durable: the
+		// transaction checks them for presence, not by reading them back.
+		if m.held != nil {
+			tx.UpdateHeld(m.ref, m.held, m.expect)
+		} else {
+			tx.Update(m.ref, m.run, m.expect)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		if errors.Is(err, refs.ErrStale) {

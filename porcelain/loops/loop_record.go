@@ -109,14 +109,16 @@ type loopBranch struct {
 	expect     refs.Expect // the ref's value at the last checkpoint
 	run        objects.OID // the run written at the last checkpoint
 	// lastRun is the branch's newest run object queued (a checkpoint's, or
-	// for a new branch its fork-point snapshot): the next run is checked
-	// against it incrementally (putRun).
-	lastRun *objects.Object
-	dirty   bool
-	ended   bool
-	gate    loop.Gate
-	reason  string
-	steps   int
+	// for a new branch its fork-point snapshot): the next run is built
+	// from its bytes (spliceRun) and checked against it incrementally
+	// (putRun). lastBody is lastRun split, once the next run needed it.
+	lastRun  *objects.Object
+	lastBody *objects.RunBody
+	dirty    bool
+	ended    bool
+	gate     loop.Gate
+	reason   string
+	steps    int
 	// adopted is the state the branch holds but has not evaluated yet.
 	adopted *loop.Snapshot
 	result  objects.Value // loop.result, on the best branch at Finish
@@ -264,10 +266,17 @@ func (lr *LoopRecorder) Fork(ctx context.Context, f loop.ForkRecord) error {
 	if err := lr.putRun(ctx, parent, snap); err != nil {
 		return err
 	}
+	// Both branches' next runs are spliced from snap: split it once.
+	var snapBody *objects.RunBody
+	if parent.lastRun == snap {
+		if body, err := objects.SplitRunBody(lr.r.Algo(), snap.Body); err == nil {
+			snapBody, parent.lastBody = body, body
+		}
+	}
 	st := f.State
 	n := len(parent.events)
 	b := &loopBranch{id: f.BranchID, parent: f.ParentBranch, events: parent.events[:n:n], created: lr.opt.Now(),
-		fromIter: f.FromIteration, adopted: &st, dirty: true, lastRun: snap,
+		fromIter: f.FromIteration, adopted: &st, dirty: true, lastRun: snap, lastBody: snapBody,
 		forkedFrom: objects.ObjectValue(
 			objects.Member{Key: "event", Value: objects.String(parent.tip().String())},
 			objects.Member{Key: "reason", Value: objects.String(fmt.Sprintf("loop %s: %s forks candidate %d (score %s) of iteration %d",
