@@ -67,7 +67,7 @@ func openHistLayer(name string, b []byte, algo objects.Algo) (*histLayer, error)
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("history layer %s: %s: %w", name, fmt.Sprintf(format, args...), ErrHistoryCorrupt)
 	}
-	if len(b) < histHeaderSize+histFanout+histTrailer || len(b) > maxHistLayerBytes {
+	if len(b) < histHeaderSize+histFanout+histTrailer || int64(len(b)) > maxHistLayerBytes {
 		return nil, bad("%d bytes is not a layer's size", len(b))
 	}
 	le := binary.LittleEndian

@@ -81,8 +81,8 @@ func readSized(r io.Reader, size int64, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(buf)+len(rest) > objects.MaxLooseObjectSize {
-		return nil, fmt.Errorf("hash-object: %s is larger than %d bytes: %w", name, objects.MaxLooseObjectSize, ErrBadInput)
+	if int64(len(buf)+len(rest)) > objects.MaxLooseObjectSize {
+		return nil, fmt.Errorf("hash-object: %s is larger than %d bytes: %w", name, int64(objects.MaxLooseObjectSize), ErrBadInput)
 	}
 	return append(buf, rest...), nil
 }
