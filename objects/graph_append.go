@@ -75,16 +75,9 @@ func checkRunAppend(run, base *Object, r Resolver) error {
 			return fmt.Errorf("%w: event %d differs from base %s", ErrNotAppend, i, base.ID)
 		}
 	}
-	added := make([]*Object, 0, len(events)-len(baseEvents))
-	for _, id := range events[len(baseEvents):] {
-		ev, err := r.Resolve(id)
-		if err != nil {
-			return fmt.Errorf("event %s: %w", id, err)
-		}
-		if ev == nil {
-			return fmt.Errorf("%w: appended event %s is absent", ErrNotAppend, id)
-		}
-		added = append(added, ev)
+	added, err := resolveAppended(r, events[len(baseEvents):])
+	if err != nil {
+		return err
 	}
 	// A set of ids, no event body read: membership and index.
 	position := make(map[OID]int, len(events))
@@ -189,4 +182,21 @@ func RunEventIDs(run *Object) ([]OID, error) {
 		return nil, err
 	}
 	return runEvents(&p, pl)
+}
+
+// resolveAppended reads the events an append adds through r; one that r
+// does not hold is ErrNotAppend (an append writes its events first).
+func resolveAppended(r Resolver, ids []OID) ([]*Object, error) {
+	out := make([]*Object, 0, len(ids))
+	for _, id := range ids {
+		ev, err := r.Resolve(id)
+		if err != nil {
+			return nil, fmt.Errorf("event %s: %w", id, err)
+		}
+		if ev == nil {
+			return nil, fmt.Errorf("%w: appended event %s is absent", ErrNotAppend, id)
+		}
+		out = append(out, ev)
+	}
+	return out, nil
 }

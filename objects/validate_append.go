@@ -188,16 +188,9 @@ func (v *appendCheck) graph(r Resolver) error {
 	if st, ok := pl.Get("status"); ok && (st.Kind != KindString || !runStatuses[st.Str]) {
 		return Errorf(ReasonGraphStatusInvalid, "status must be running, paused, completed or failed")
 	}
-	evs := make([]*Object, 0, len(v.added))
-	for _, id := range v.added {
-		ev, err := r.Resolve(id)
-		if err != nil {
-			return fmt.Errorf("event %s: %w", id, err)
-		}
-		if ev == nil {
-			return fmt.Errorf("%w: appended event %s is absent", ErrNotAppend, id)
-		}
-		evs = append(evs, ev)
+	evs, err := resolveAppended(r, v.added)
+	if err != nil {
+		return err
 	}
 	if err := checkLegacyRefs(&v.p, pl, v.position); err != nil {
 		return err

@@ -150,21 +150,7 @@ func diffRevisions(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA
 func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*DiffResult, error) {
 	res := &DiffResult{Common: []string{}, OnlyA: []EventBrief{}, OnlyB: []EventBrief{}, Aligned: []AlignedPair{}}
 	idsA, idsB := runIDs(a), runIDs(b)
-	inA, inB := oidSet(idsA), oidSet(idsB)
-	var divA, divB []int
-	for i, id := range idsA {
-		if inB[id] {
-			res.Common = append(res.Common, id.String())
-			res.CommonAncestor = id.String()
-			continue
-		}
-		divA = append(divA, i)
-	}
-	for i, id := range idsB {
-		if !inA[id] {
-			divB = append(divB, i)
-		}
-	}
+	divA, divB := splitDivergent(res, idsA, idsB, 0)
 	evA, err := divergent(ctx, g, a, idsA, divA)
 	if err != nil {
 		return nil, err
@@ -187,6 +173,28 @@ func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*D
 		return nil, err
 	}
 	return finishDiff(ctx, g, res, divA, divB, evA, evB, opt)
+}
+
+// splitDivergent tells the events of a and b (two event lists from
+// position offset on) shared by both from those only one holds: shared
+// ones are added to res.Common in a's order (the last becomes the common
+// ancestor), and the positions of the others are returned.
+func splitDivergent(res *DiffResult, a, b []objects.OID, offset int) (divA, divB []int) {
+	inA, inB := oidSet(a), oidSet(b)
+	for i, id := range a {
+		if inB[id] {
+			res.Common = append(res.Common, id.String())
+			res.CommonAncestor = id.String()
+			continue
+		}
+		divA = append(divA, offset+i)
+	}
+	for i, id := range b {
+		if !inA[id] {
+			divB = append(divB, offset+i)
+		}
+	}
+	return divA, divB
 }
 
 // finishDiff aligns the divergent events evA and evB (at positions divA

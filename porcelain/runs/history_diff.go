@@ -91,21 +91,7 @@ func diffFromIndex(ctx context.Context, r *plumbing.Repo, g objects.Getter, h *i
 	if p > 0 {
 		res.CommonAncestor = res.Common[p-1]
 	}
-	inA, inB := oidSet(tailA), oidSet(tailB)
-	var divA, divB []int
-	for i, id := range tailA {
-		if inB[id] {
-			res.Common = append(res.Common, id.String())
-			res.CommonAncestor = id.String()
-			continue
-		}
-		divA = append(divA, p+i)
-	}
-	for i, id := range tailB {
-		if !inA[id] {
-			divB = append(divB, p+i)
-		}
-	}
+	divA, divB := splitDivergent(res, tailA, tailB, p)
 	evA, ok, err := divergentIndexed(ctx, g, a.ID, tailA, p, divA)
 	if !ok || err != nil {
 		return nil, ok, err
