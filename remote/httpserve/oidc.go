@@ -79,7 +79,10 @@ func (v *oidcVerifier) key(ctx context.Context, kid, alg string) (verifyKey, str
 	}
 	if v.tried.IsZero() || now.Sub(v.tried) >= jwksRefetch {
 		v.tried = now
-		if keys, err := v.src.load(ctx); err == nil {
+		// The load outlives the caller who triggered it (the client's
+		// timeout still bounds it): it is rate-limited, so a caller who
+		// hangs up must not cancel it for everyone else.
+		if keys, err := v.src.load(context.WithoutCancel(ctx)); err == nil {
 			v.keys, v.loadedAt = keys, now
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,9 +44,16 @@ var errTrailingJSON = errors.New("data after the JSON object")
 type jwtHeader struct {
 	Alg  string          `json:"alg"`
 	Kid  string          `json:"kid"`
-	Typ  *string         `json:"typ"`
+	Typ  json.RawMessage `json:"typ"`
 	Crit json.RawMessage `json:"crit"`
 }
+
+// The names jwtHeader and jwtClaims read: strictJSON hands the decoder
+// these members alone, matched exactly.
+var (
+	headerNames = []string{"alg", "kid", "typ", "crit"}
+	claimNames  = []string{"iss", "sub", "aud", "azp", "exp", "nbf", "tenant", "roles"}
+)
 
 // jwtClaims is the claims the verifier reads; aud and roles take either
 // of their two JSON shapes.
@@ -54,8 +62,8 @@ type jwtClaims struct {
 	Sub    string          `json:"sub"`
 	Aud    json.RawMessage `json:"aud"`
 	Azp    *string         `json:"azp"`
-	Exp    *json.Number    `json:"exp"`
-	Nbf    *json.Number    `json:"nbf"`
+	Exp    json.RawMessage `json:"exp"`
+	Nbf    json.RawMessage `json:"nbf"`
 	Tenant *string         `json:"tenant"`
 	Roles  json.RawMessage `json:"roles"`
 }
@@ -78,14 +86,17 @@ func (v *oidcVerifier) identify(ctx context.Context, tok string) (identity, stri
 		return identity{}, reasonMalformed
 	}
 	var h jwtHeader
-	if strictJSON(hb, &h) != nil || h.Crit != nil {
+	if strictJSON(hb, &h, headerNames) != nil || h.Crit != nil {
 		return identity{}, reasonMalformed
 	}
 	if h.Alg != "RS256" && h.Alg != "ES256" {
 		return identity{}, reasonAlg
 	}
-	if h.Typ != nil && !strings.EqualFold(*h.Typ, "JWT") && !strings.EqualFold(*h.Typ, "at+jwt") {
-		return identity{}, reasonTyp
+	if h.Typ != nil {
+		var typ string
+		if jsonString(h.Typ, &typ) != nil || !strings.EqualFold(typ, "JWT") && !strings.EqualFold(typ, "at+jwt") {
+			return identity{}, reasonTyp
+		}
 	}
 	k, why := v.key(ctx, h.Kid, h.Alg)
 	if why != "" {
@@ -95,7 +106,7 @@ func (v *oidcVerifier) identify(ctx context.Context, tok string) (identity, stri
 		return identity{}, reasonSignature
 	}
 	var c jwtClaims
-	if strictJSON(cb, &c) != nil {
+	if strictJSON(cb, &c, claimNames) != nil || !numberOrNull(c.Exp) || !numberOrNull(c.Nbf) {
 		return identity{}, reasonMalformed
 	}
 	return v.claims(c)
@@ -122,7 +133,7 @@ func (v *oidcVerifier) claims(c jwtClaims) (identity, string) {
 	if !ok || now.After(exp.Add(oidcLeeway)) {
 		return identity{}, reasonExpired
 	}
-	if c.Nbf != nil {
+	if !isNull(c.Nbf) {
 		nbf, ok := numericDate(c.Nbf)
 		if !ok || now.Before(nbf.Add(-oidcLeeway)) {
 			return identity{}, reasonNotYet
@@ -164,17 +175,30 @@ func checkSig(k verifyKey, signed, sig []byte) bool {
 	return false
 }
 
-// strictJSON decodes one JSON object into v, numbers kept exact.
-func strictJSON(b []byte, v any) error {
+// strictJSON decodes one JSON object into v, which reads the members
+// names. Only members spelt exactly so reach v: JOSE and JWT names are
+// case-sensitive (RFC 7515 §4, RFC 7519 §4), while encoding/json would
+// take "ISS" or "Roles" for iss or roles.
+func strictJSON(b []byte, v any, names []string) error {
+	var m map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
+	if err := dec.Decode(&m); err != nil {
 		return err
 	}
 	if dec.More() {
 		return errTrailingJSON
 	}
-	return nil
+	exact := make(map[string]json.RawMessage, len(names))
+	for _, n := range names {
+		if raw, ok := m[n]; ok {
+			exact[n] = raw
+		}
+	}
+	kept, err := json.Marshal(exact)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(kept, v)
 }
 
 // stringOrList decodes a claim that is a string or a list of strings;
@@ -194,13 +218,24 @@ func stringOrList(raw json.RawMessage) ([]string, bool) {
 	return nil, false
 }
 
+// numberOrNull reports whether raw is absent, null or a JSON number
+// (json.Number alone would also take a string holding one).
+func numberOrNull(raw json.RawMessage) bool {
+	if isNull(raw) {
+		return true
+	}
+	_, err := strconv.ParseFloat(string(raw), 64)
+	return (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') && err == nil
+}
+
 // numericDate reads a NumericDate (seconds since the epoch, possibly
-// fractional); nil or a value outside any sane range is not one.
-func numericDate(n *json.Number) (time.Time, bool) {
-	if n == nil {
+// fractional: a JSON number, never a string holding one); absent, null or
+// a value outside any sane range is not one.
+func numericDate(raw json.RawMessage) (time.Time, bool) {
+	if isNull(raw) || !numberOrNull(raw) {
 		return time.Time{}, false
 	}
-	f, err := n.Float64()
+	f, err := json.Number(raw).Float64()
 	if err != nil || math.IsNaN(f) || f < 0 || f > 1e11 {
 		return time.Time{}, false
 	}
