@@ -54,14 +54,19 @@ func (s *Server) postPacks(c *call) *httpError {
 // first, in one batch, so an interrupted install leaves a link-closed
 // subset and a ref can never name a missing object.
 func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, lim objects.PackLimits, binary bool) (string, int, *httpError) {
-	if len(frame) == 0 {
-		return "", 0, invalid("empty pack")
-	}
 	release, herr := slot(ctx, s.packSlots)
 	if herr != nil {
 		return "", 0, herr
 	}
 	defer release()
+	return s.installHeld(ctx, tenant, frame, lim, binary)
+}
+
+// installHeld is installPack for a caller that holds a pack slot.
+func (s *Server) installHeld(ctx context.Context, tenant string, frame []byte, lim objects.PackLimits, binary bool) (string, int, *httpError) {
+	if len(frame) == 0 {
+		return "", 0, invalid("empty pack")
+	}
 	r, err := s.repo(tenant, true)
 	if err != nil {
 		return "", 0, internal(err.Error())

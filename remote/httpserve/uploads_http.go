@@ -118,7 +118,20 @@ func (s *Server) uploadChunk(c *call) *httpError {
 // it (binary), else as TINEPACK3. A digest mismatch or an
 // invalid pack ends the upload (its state is removed); a server-side
 // failure keeps it, so the client may retry.
+//
+// The install slot is taken before the upload is read: an upload is read
+// whole into memory (up to the declared size, 256 MiB), so reading before
+// waiting for a slot would let many uploads finishing at once hold that
+// much each while they wait.
 func (s *Server) finalize(c *call, id string, m *uploadMeta, lim objects.PackLimits, binary bool) *httpError {
+	release, herr := slot(c.r.Context(), s.packSlots)
+	if herr != nil {
+		return herr
+	}
+	defer release()
+	if uploadReadHook != nil {
+		uploadReadHook(s)
+	}
 	frame, err := s.uploads.readAll(c.tenant, id, m)
 	if err != nil {
 		return internal(err.Error())
@@ -128,7 +141,7 @@ func (s *Server) finalize(c *call, id string, m *uploadMeta, lim objects.PackLim
 		_ = s.uploads.remove(c.tenant, id)
 		return invalid("upload does not hash to its declared sha256")
 	}
-	packID, n, herr := s.installPack(c.r.Context(), c.tenant, frame, lim, binary)
+	packID, n, herr := s.installHeld(c.r.Context(), c.tenant, frame, lim, binary)
 	if herr != nil {
 		if herr.status == http.StatusBadRequest {
 			_ = s.uploads.remove(c.tenant, id)
@@ -173,3 +186,7 @@ func jsonInt(v json.RawMessage) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
 }
+
+// uploadReadHook, when set (tests), runs just before finalize reads an
+// upload whole.
+var uploadReadHook func(*Server)
