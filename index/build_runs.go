@@ -15,14 +15,14 @@ import (
 // events that run lacks are read (ARCHITECTURE §4: runs are snapshots).
 func (b *builder) indexRun(run objects.OID, refs []RefEntry) (RunEntry, error) {
 	e := RunEntry{Run: run}
-	o, err := b.get(run)
+	o, err := b.getRun(run)
 	if err != nil || o == nil {
 		return e, err
 	}
-	events := runEvents(o)
+	events := o.events
 	var known map[objects.OID]bool
 	for _, rel := range b.related(o, refs) {
-		ro, err := b.get(rel.Run)
+		ro, err := b.getRun(rel.Run)
 		if err != nil {
 			return e, err
 		}
@@ -34,7 +34,7 @@ func (b *builder) indexRun(run objects.OID, refs []RefEntry) (RunEntry, error) {
 			inRun[ev] = true
 		}
 		known = make(map[objects.OID]bool)
-		for _, ev := range runEvents(ro) {
+		for _, ev := range ro.events {
 			known[ev] = true
 		}
 		for _, k := range rel.Keyed {
@@ -61,10 +61,10 @@ func (b *builder) indexRun(run objects.OID, refs []RefEntry) (RunEntry, error) {
 
 // related returns the indexed runs whose events o most likely extends: the
 // old values of the refs that now name o, then its fork source.
-func (b *builder) related(o *objects.Object, refs []RefEntry) []*RunEntry {
+func (b *builder) related(o *runView, refs []RefEntry) []*RunEntry {
 	var out []*RunEntry
 	for _, r := range refs {
-		if r.ID != o.ID {
+		if r.ID != o.id {
 			continue
 		}
 		if prev, ok := b.oldRef[r.Name]; ok {

@@ -10,9 +10,9 @@ import (
 // every event has a summary: one the old catalog or this build already
 // holds is reused, so a run that extends or forks an indexed run reads
 // only the events it adds.
-func (b *builder) summarizeRun(o *objects.Object, events []objects.OID, e *RunEntry) error {
+func (b *builder) summarizeRun(o *runView, events []objects.OID, e *RunEntry) error {
 	e.Status, e.CreatedAt, e.HasCreatedAt = runStatus(o)
-	e.tipIDs, e.Exact = runTips(o, events)
+	e.tipIDs, e.Exact = runTips(o)
 	for _, ev := range events {
 		if _, ok := b.summ[ev]; ok {
 			continue
@@ -24,7 +24,11 @@ func (b *builder) summarizeRun(o *objects.Object, events []objects.OID, e *RunEn
 			return err
 		}
 	}
-	b.runEvents[o.ID] = events
+	nums := make([]int32, len(events))
+	for i, ev := range events {
+		nums[i] = b.intern(ev)
+	}
+	b.runEvents[o.id] = nums
 	return nil
 }
 
@@ -49,26 +53,25 @@ func (b *builder) eventTable(d *data) {
 		oldN = len(b.old.events)
 	}
 	used := make([]bool, oldN)
-	fresh := map[objects.OID]bool{}
 	for _, r := range d.runs {
-		ids, indexedNow := b.runEvents[r.Run]
-		if !indexedNow {
+		if _, indexedNow := b.runEvents[r.Run]; !indexedNow {
 			for _, n := range r.Events {
 				used[n] = true
 			}
-			continue
-		}
-		for _, id := range ids {
-			if i, ok := b.oldEvent(id); ok {
-				used[i] = true
-			} else {
-				fresh[id] = true
-			}
 		}
 	}
-	add := make([]objects.OID, 0, len(fresh))
-	for id := range fresh {
-		add = append(add, id)
+	// Each event the runs indexed now list, once: its old position, or
+	// -1 for an event the old table lacks.
+	oldPos := make([]int, len(b.eventIDs))
+	var add []objects.OID
+	for k, id := range b.eventIDs {
+		oldPos[k] = -1
+		if i, ok := b.oldEvent(id); ok {
+			used[i] = true
+			oldPos[k] = i
+		} else {
+			add = append(add, id)
+		}
 	}
 	sortOIDs(add)
 	remap := make([]int, oldN)
@@ -134,6 +137,15 @@ func (b *builder) eventTable(d *data) {
 			e.parents = ps
 		}
 	}
+	// Every interned event's place in the new table.
+	final := make([]int32, len(b.eventIDs))
+	for k, id := range b.eventIDs {
+		if oldPos[k] >= 0 {
+			final[k] = int32(remap[oldPos[k]])
+		} else {
+			final[k] = int32(newPos[id])
+		}
+	}
 	for k := range d.runs {
 		r := &d.runs[k]
 		ids, indexedNow := b.runEvents[r.Run]
@@ -151,12 +163,8 @@ func (b *builder) eventTable(d *data) {
 			continue
 		}
 		r.Events = make([]int32, len(ids))
-		for x, id := range ids {
-			if n, ok := b.oldEvent(id); ok {
-				r.Events[x] = int32(remap[n])
-			} else {
-				r.Events[x] = int32(newPos[id])
-			}
+		for x, k := range ids {
+			r.Events[x] = final[k]
 		}
 		r.Tips = make([]int32, 0, len(r.tipIDs))
 		for _, id := range r.tipIDs {

@@ -155,8 +155,8 @@ func runEvents(o *objects.Object) []objects.OID {
 }
 
 // forkSource returns forked_from.run of a run payload, if it names a run.
-func forkSource(o *objects.Object) (objects.OID, bool) {
-	ff, ok := o.Value.Get("forked_from")
+func forkSource(o *runView) (objects.OID, bool) {
+	ff, ok := o.members.Get("forked_from")
 	if !ok {
 		return objects.OID{}, false
 	}
@@ -164,6 +164,6 @@ func forkSource(o *objects.Object) (objects.OID, bool) {
 	if !ok || v.Kind != objects.KindString {
 		return objects.OID{}, false
 	}
-	id, err := objects.ParseOIDFor(o.ID.Algo, v.Str)
+	id, err := objects.ParseOIDFor(o.id.Algo, v.Str)
 	return id, err == nil && id.Type == objects.TypeRun
 }

@@ -153,7 +153,25 @@ func summarizeEvent(o *objects.Object) EventSummary {
 		}
 	}
 	logFields(o, &s)
+	s.detach()
 	return s
+}
+
+// detach copies s's strings out of the parsed body they were sliced from:
+// the parser keeps one string of the whole body and every parsed string
+// shares it, so a summary holding one of them would keep the whole event
+// (or run) alive as long as the catalog build or log keeps the summary.
+func (s *EventSummary) detach() {
+	for _, p := range []*string{&s.Kind, &s.Label, &s.Argv, &s.Model, &s.Tool, &s.Error} {
+		*p = strings.Clone(*p)
+	}
+	for i := range s.Params {
+		s.Params[i].Name = strings.Clone(s.Params[i].Name)
+		s.Params[i].Value = strings.Clone(s.Params[i].Value)
+	}
+	for i := range s.Words {
+		s.Words[i] = strings.Clone(s.Words[i])
+	}
 }
 
 // EventParams returns the parameters an event payload declares, sorted by
@@ -239,13 +257,20 @@ func foldRun(run objects.OID, status string, created float64, hasCreated bool, e
 
 // runStatus returns a run payload's status and created_at (SPEC §3.5: an
 // absent status means running).
-func runStatus(o *objects.Object) (string, float64, bool) {
-	status := strMember(o.Value, "status")
+func runStatus(o *runView) (string, float64, bool) {
+	status := ""
+	if s, ok := o.members.Get("status"); ok && s.Kind == objects.KindString {
+		status = s.Str
+	}
 	if status == "" {
 		status = "running"
 	}
-	status = clipText(status, MaxLabelBytes)
-	created, ok := meter(o.Value, "created_at")
+	status = strings.Clone(clipText(status, MaxLabelBytes)) // not the whole run body: see detach
+	m, ok := o.members.Get("created_at")
+	if !ok {
+		return status, 0, false
+	}
+	created, ok := meterValue(m)
 	return status, created, ok
 }
 
@@ -264,6 +289,11 @@ func meter(v objects.Value, key string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
+	return meterValue(m)
+}
+
+// meterValue is meter on the member's value.
+func meterValue(m objects.Value) (float64, bool) {
 	if f, ok := finiteNumber(m); ok {
 		return f, true
 	}

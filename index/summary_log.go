@@ -123,15 +123,12 @@ func parentsParse(o *objects.Object) bool {
 // string of 1..MaxLabelBytes bytes (the catalog says "running" for an
 // empty one, the porcelain ""); events absent, null or a list the catalog
 // parses whole; tips absent, null or a list of event oids.
-func runTips(o *objects.Object, events []objects.OID) ([]objects.OID, bool) {
-	exact := true
-	if st, ok := o.Value.Get("status"); ok && st.Kind == objects.KindString && (st.Str == "" || len(st.Str) > MaxLabelBytes) {
+func runTips(o *runView) ([]objects.OID, bool) {
+	exact := o.wholeList
+	if st, ok := o.members.Get("status"); ok && st.Kind == objects.KindString && (st.Str == "" || len(st.Str) > MaxLabelBytes) {
 		exact = false
 	}
-	if l, ok := o.Value.Get("events"); ok && l.Kind != objects.KindNull && (l.Kind != objects.KindArray || len(l.Array) != len(events)) {
-		exact = false
-	}
-	l, ok := o.Value.Get("tips")
+	l, ok := o.members.Get("tips")
 	if !ok || l.Kind == objects.KindNull {
 		return nil, exact
 	}
@@ -143,7 +140,7 @@ func runTips(o *objects.Object, events []objects.OID) ([]objects.OID, bool) {
 		if t.Kind != objects.KindString {
 			return nil, false
 		}
-		id, err := objects.ParseOIDFor(o.ID.Algo, t.Str)
+		id, err := objects.ParseOIDFor(o.id.Algo, t.Str)
 		if err != nil || id.Type != objects.TypeEvent {
 			return nil, false
 		}

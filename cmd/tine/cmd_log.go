@@ -43,6 +43,12 @@ Examples:
     $ tine log --graph --all`
 }
 
+// The collector's target and soft memory limit during log --all.
+const (
+	logAllGCPercent   = 300
+	logAllMemoryLimit = 60 << 20
+)
+
 // Run lists the events.
 func (c *logCmd) Run(e *env) error {
 	if c.JSON && (c.Oneline || c.Graph) {
@@ -62,6 +68,15 @@ func (c *logCmd) Run(e *env) error {
 		if c.Rev, err = runs.RefOrCurrent(r, c.Rev); err != nil {
 			return err
 		}
+	}
+	if c.All {
+		// --all may first bring the catalog up to date, reading every
+		// new run (the first log --all after a 1,000-branch loop reads
+		// 1,000 runs): at the default target the collector ran a fifth
+		// of that time for a small live heap. 300% within 60 MiB took
+		// such a log from 1.2 s to 0.86 s, 50 to 63 MiB, and a 30,000-event
+		// graph from 0.09 s to 0.08 s of CPU.
+		defer raiseGCWithin(logAllGCPercent, logAllMemoryLimit)()
 	}
 	direct := e.getenv != nil && e.getenv(logDirectEnv) == "1"
 	res, err := runs.Log(e.ctx, r, runs.LogOptions{Rev: c.Rev, All: c.All, Graph: c.Graph, Limit: c.Limit, Direct: direct})
