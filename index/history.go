@@ -131,6 +131,12 @@ func (h *History) Run(id objects.OID) (*HistoryRun, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
+	// Every position of a run is one own event of a record on its chain
+	// of bases, so a run longer than the index's own events is a damaged
+	// or forged record: refused here, before a reader sizes a list by it.
+	if _, _, events := h.Layers(); r.prefix+r.own > events {
+		return nil, fmt.Errorf("history layer %s: run %s claims %d events, the index holds %d: %w", r.layer.name, id, r.prefix+r.own, events, ErrHistoryCorrupt)
+	}
 	hr := &HistoryRun{ID: id, Len: r.prefix + r.own, rec: r}
 	if hr.Status, hr.Tips, err = h.meta(r); err != nil {
 		return nil, err

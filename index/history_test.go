@@ -433,3 +433,30 @@ func TestHistoryDeepChainStaysShort(t *testing.T) {
 		t.Fatalf("%d own events stored for 600", events)
 	}
 }
+
+// TestHistoryRunLongerThanIndexRefused: a record (checksums fixed up, as
+// a forged layer has them) claiming more events than the index holds is
+// ErrHistoryCorrupt when looked up, before a reader sizes a list by its
+// length (Newest of all its events would ask for 2^30 oids, 64 GiB).
+func TestHistoryRunLongerThanIndexRefused(t *testing.T) {
+	m := newHistModel(5)
+	a := m.next()
+	h := &History{algo: objects.BLAKE3}
+	d, err := h.runData(a, map[[32]byte]*histRunData{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.base, d.prefix = d.id, MaxHistoryEvents
+	l, err := openHistLayer("x", encodeHistLayer("blake3", []histRunData{*d}), objects.BLAKE3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hh := &History{algo: objects.BLAKE3, layers: []*histLayer{l}}
+	hr, err := hh.Run(a.Run)
+	if err == nil {
+		_, err = hh.Newest(hr, 0)
+	}
+	if !errors.Is(err, ErrHistoryCorrupt) {
+		t.Fatalf("run of %d claimed events: %v, want ErrHistoryCorrupt", MaxHistoryEvents+len(a.Own), err)
+	}
+}
