@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gofrs/flock"
@@ -52,13 +53,20 @@ func OpenHistory(root string, algo objects.Algo) (*History, error) {
 }
 
 // load reads the chain and opens its layers. A layer deleted between the
-// two reads was merged by another writer: the chain is read once more.
+// two reads was merged by another writer: the chain is read again, as
+// long as it keeps changing (writers merging one after another while
+// the layers are opened), up to maxChainRereads times. Only a chain that
+// names a missing layer twice in a row is damage.
 func (h *History) load() error {
 	var err error
-	for try := 0; try < 2; try++ {
+	var prev [][32]byte
+	for try := 0; ; try++ {
 		h.release()
 		if h.names, err = readChain(h.dir, h.algo); err != nil {
 			return err
+		}
+		if testHookChainRead != nil {
+			testHookChainRead()
 		}
 		err = nil
 		for _, n := range h.names {
@@ -72,10 +80,22 @@ func (h *History) load() error {
 		if err == nil || !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+		if (try > 0 && slices.Equal(h.names, prev)) || try >= maxChainRereads {
+			break
+		}
+		prev = h.names
 	}
 	h.release()
 	return fmt.Errorf("%w: %w", err, ErrHistoryCorrupt)
 }
+
+// maxChainRereads bounds how often load reads a chain that moved on
+// while its layers were being opened.
+const maxChainRereads = 64
+
+// testHookChainRead, when set (by tests), runs after load reads the
+// chain and before it opens the layers the chain names.
+var testHookChainRead func()
 
 // release unmaps the layers.
 func (h *History) release() {
@@ -130,6 +150,12 @@ func (h *History) Run(id objects.OID) (*HistoryRun, error) {
 	r, ok, err := h.lookup(id.Digest)
 	if err != nil || !ok {
 		return nil, err
+	}
+	// Every position of a run is one own event of a record on its chain
+	// of bases, so a run longer than the index's own events is a damaged
+	// or forged record: refused here, before a reader sizes a list by it.
+	if _, _, events := h.Layers(); r.prefix+r.own > events {
+		return nil, fmt.Errorf("history layer %s: run %s claims %d events, the index holds %d: %w", r.layer.name, id, r.prefix+r.own, events, ErrHistoryCorrupt)
 	}
 	hr := &HistoryRun{ID: id, Len: r.prefix + r.own, rec: r}
 	if hr.Status, hr.Tips, err = h.meta(r); err != nil {

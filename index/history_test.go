@@ -433,3 +433,79 @@ func TestHistoryDeepChainStaysShort(t *testing.T) {
 		t.Fatalf("%d own events stored for 600", events)
 	}
 }
+
+// TestHistoryRunLongerThanIndexRefused: a record (checksums fixed up, as
+// a forged layer has them) claiming more events than the index holds is
+// ErrHistoryCorrupt when looked up, before a reader sizes a list by its
+// length (Newest of all its events would ask for 2^30 oids, 64 GiB).
+func TestHistoryRunLongerThanIndexRefused(t *testing.T) {
+	m := newHistModel(5)
+	a := m.next()
+	h := &History{algo: objects.BLAKE3}
+	d, err := h.runData(a, map[[32]byte]*histRunData{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.base, d.prefix = d.id, MaxHistoryEvents
+	l, err := openHistLayer("x", encodeHistLayer("blake3", []histRunData{*d}), objects.BLAKE3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hh := &History{algo: objects.BLAKE3, layers: []*histLayer{l}}
+	hr, err := hh.Run(a.Run)
+	if err == nil {
+		_, err = hh.Newest(hr, 0)
+	}
+	if !errors.Is(err, ErrHistoryCorrupt) {
+		t.Fatalf("run of %d claimed events: %v, want ErrHistoryCorrupt", MaxHistoryEvents+len(a.Own), err)
+	}
+}
+
+// TestHistoryOpenDuringMerges: a reader whose chain is replaced twice
+// while it opens the layers (two writers merging in turn, each deleting
+// the layer the reader's chain named) reads the newest chain, instead of
+// calling a healthy index corrupt (which makes the reader empty it).
+func TestHistoryOpenDuringMerges(t *testing.T) {
+	root := t.TempDir()
+	m := newHistModel(6)
+	w, err := OpenHistory(root, objects.BLAKE3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add([]HistoryAdd{m.next()}); err != nil {
+		t.Fatal(err)
+	}
+	// big is a run of more own events than the index holds, so adding it
+	// merges every layer into the new one and deletes them.
+	big := func() HistoryAdd {
+		a := HistoryAdd{Run: m.oid(objects.TypeRun), Status: "running"}
+		_, _, events := w.Layers()
+		for range 2*events + 64 {
+			a.Own = append(a.Own, HistoryEvent{ID: m.oid(objects.TypeEvent), Step: "tool"})
+		}
+		return a
+	}
+	merges, writing := 0, false
+	testHookChainRead = func() {
+		// The writer's own loads pass here too: only the reader's merge.
+		if merges < 2 && !writing {
+			merges++
+			writing = true
+			if err := w.Add([]HistoryAdd{big()}); err != nil {
+				t.Error(err)
+			}
+			writing = false
+		}
+	}
+	defer func() { testHookChainRead = nil }()
+	r, err := OpenHistory(root, objects.BLAKE3)
+	testHookChainRead = nil
+	if err != nil {
+		t.Fatalf("open while writers merge: %v", err)
+	}
+	defer r.Close()
+	if n, runs, _ := r.Layers(); n != 1 || runs != 3 {
+		t.Fatalf("opened %d layers holding %d runs, want the merged layer of 3 runs", n, runs)
+	}
+}
