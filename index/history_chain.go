@@ -107,12 +107,7 @@ func openLayerFile(dir string, sum [32]byte, algo objects.Algo) (*histLayer, err
 	name := layerFile(sum)
 	b, unmap, err := mapHistFile(dir, name)
 	if err != nil {
-		// A layer deleted since the chain was read is a merge (load
-		// reads the chain again); anything else unreadable is damage.
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrHistoryCorrupt) {
-			err = fmt.Errorf("%w: %w", err, ErrHistoryCorrupt)
-		}
-		return nil, err
+		return nil, layerOpenError(err)
 	}
 	l, err := openHistLayer(name, b, algo)
 	if err != nil {
@@ -140,4 +135,17 @@ func historyDirSafe(root string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// layerOpenError classifies a failure to open a layer file. A layer
+// deleted since the chain was read is a merge (load reads the chain
+// again); a layer that is a symlink or not a regular file is damage.
+// Anything else (too many open files, a mapping refused, permission) says
+// nothing about the index: the reader answers from the objects this time,
+// and the index is not reset for it.
+func layerOpenError(err error) error {
+	if errors.Is(err, fsutil.ErrSymlink) || errors.Is(err, fsutil.ErrNotRegular) {
+		return fmt.Errorf("%w: %w", err, ErrHistoryCorrupt)
+	}
+	return err
 }
