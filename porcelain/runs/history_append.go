@@ -11,11 +11,12 @@ import (
 // indexAppend is the writers' eager update of the history index after an
 // append moved a ref from prev's run to run (prev nil for a new ref): the
 // new run is indexed as prev's run plus the events the append wrote, in
-// O(those events). prev's and run's event lists are compared string for
-// string from the payloads the writer already holds parsed (no oid is
-// parsed but the new ones), and the new events' summaries come from objs,
-// the objects just written. When prev's run is not indexed, or the lists
-// do not line up, the run is indexed as a reader would (indexedRun).
+// O(those events). prev's and run's event lists are compared as bytes
+// from the bodies the writer already holds (split, not parsed; no oid is
+// spelt out but the new ones), and the new events' summaries come from
+// objs, the objects just written. When prev's run is not indexed, or the lists
+// do not line up, the run is indexed as a reader would (indexedRun), but
+// not in a shallow repository.
 // Errors are dropped: the index is derived, and a reader finds the run
 // missing and indexes it then.
 func indexAppend(ctx context.Context, r *plumbing.Repo, prev, run *objects.Object, objs []*objects.Object) {
@@ -32,6 +33,12 @@ func indexAppend(ctx context.Context, r *plumbing.Repo, prev, run *objects.Objec
 	}
 	add, ok := appendedRun(ctx, r.Objects(), h, prev, run, objs)
 	if ok && h.Add([]index.HistoryAdd{add}) == nil {
+		return
+	}
+	// In a shallow repository prev is not indexed because it has events
+	// beyond the boundary, and so has run: reading run whole to find
+	// that out again would cost every append the run's length.
+	if sh, err := r.Refs().ReadShallow(); err != nil || len(sh) > 0 {
 		return
 	}
 	_, _ = indexedRun(ctx, r.Objects(), h, run.ID)
