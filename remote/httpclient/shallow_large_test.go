@@ -2,7 +2,6 @@ package httpclient_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -25,22 +24,8 @@ func TestShallowFetchOfLargeRun(t *testing.T) {
 		t.Skip("21,001 objects take too long under the race detector; the run without it covers this test")
 	}
 	ctx := context.Background()
-	s, err := httpserve.New(httpserve.Config{Root: t.TempDir(), Tenant: "acme", Token: []byte(testToken),
-		Role: httpserve.RoleWriter, ObjectFormat: objects.BLAKE3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() { hs.Close(); s.Close() })
-	blake3Repo := func() *plumbing.Repo {
-		r, _, err := plumbing.Init(t.TempDir(), objects.BLAKE3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close() })
-		return r
-	}
-	local := blake3Repo()
+	hs, _ := startServerWith(t, httpserve.Config{Root: t.TempDir(), ObjectFormat: objects.BLAKE3})
+	local := newRepoOf(t, objects.BLAKE3)
 	run := storeChain(t, local, 10500)
 	tr := openRemote(t, hs.URL)
 	src, err := plumbing.RepoTransferSource(ctx, local)
@@ -55,7 +40,7 @@ func TestShallowFetchOfLargeRun(t *testing.T) {
 		Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}}); err != nil {
 		t.Fatal(err)
 	}
-	clone := blake3Repo()
+	clone := newRepoOf(t, objects.BLAKE3)
 	sink, err := remote.NewRepoSink(clone)
 	if err != nil {
 		t.Fatal(err)

@@ -100,9 +100,12 @@ func (p *cutProxy) upstream(c, s net.Conn) {
 	}
 }
 
-func newRepo(t *testing.T) *plumbing.Repo {
+func newRepo(t *testing.T) *plumbing.Repo { return newRepoOf(t, objects.SHA256) }
+
+// newRepoOf is newRepo with hash profile a.
+func newRepoOf(t *testing.T, a objects.Algo) *plumbing.Repo {
 	t.Helper()
-	r, _, err := plumbing.Init(t.TempDir(), objects.SHA256)
+	r, _, err := plumbing.Init(t.TempDir(), a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +176,10 @@ func startServer(t *testing.T) (*httptest.Server, *httpserve.Server) {
 // settings.
 func startServerWith(t *testing.T, cfg httpserve.Config) (*httptest.Server, *httpserve.Server) {
 	t.Helper()
-	cfg.Tenant, cfg.Token, cfg.Role, cfg.ObjectFormat = "acme", []byte(testToken), httpserve.RoleWriter, objects.SHA256
+	cfg.Tenant, cfg.Token, cfg.Role = "acme", []byte(testToken), httpserve.RoleWriter
+	if cfg.ObjectFormat == "" {
+		cfg.ObjectFormat = objects.SHA256
+	}
 	s, err := httpserve.New(cfg)
 	if err != nil {
 		t.Fatal(err)
