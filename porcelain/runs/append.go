@@ -60,7 +60,7 @@ func commitAppend(ctx context.Context, r *plumbing.Repo, h *head, actor string, 
 	if err := r.Refs().UpdateExpect(ctx, h.ref, run.ID, h.expect, actor); err != nil {
 		return fmt.Errorf("move %s to %s: %w", h.ref, run.ID, err)
 	}
-	afterAppend(ctx, r, h.ref, h.obj, objs)
+	afterAppend(ctx, r, h.ref, h.obj, h.body, objs)
 	return nil
 }
 

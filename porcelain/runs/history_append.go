@@ -19,7 +19,7 @@ import (
 // not in a shallow repository.
 // Errors are dropped: the index is derived, and a reader finds the run
 // missing and indexes it then.
-func indexAppend(ctx context.Context, r *plumbing.Repo, prev, run *objects.Object, objs []*objects.Object) {
+func indexAppend(ctx context.Context, r *plumbing.Repo, prev *objects.Object, prevBody *objects.RunBody, run *objects.Object, objs []*objects.Object) {
 	if noHistoryIndex {
 		return
 	}
@@ -31,7 +31,7 @@ func indexAppend(ctx context.Context, r *plumbing.Repo, prev, run *objects.Objec
 	if hr, err := h.Run(run.ID); err != nil || hr != nil {
 		return
 	}
-	add, ok := appendedRun(ctx, r.Objects(), h, prev, run, objs)
+	add, ok := appendedRun(ctx, r.Objects(), h, prev, prevBody, run, objs)
 	if ok && h.Add([]index.HistoryAdd{add}) == nil {
 		return
 	}
@@ -47,10 +47,11 @@ func indexAppend(ctx context.Context, r *plumbing.Repo, prev, run *objects.Objec
 // appendedRun builds the index entry of run from prev's (indexed) entry
 // and the new events: from objs when the write holds them, else read
 // through g (record writes its event before the run); ok is false when it
-// cannot. Neither body is parsed (an append's run is spliced, its head
+// cannot; pb is prev's body split, or nil to split it here. Neither body
+// is parsed (an append's run is spliced, its head
 // read unparsed): both are split (objects.SplitRunBody), the lists
 // compared as bytes, and only the new oids spelt out.
-func appendedRun(ctx context.Context, g objects.Getter, h *index.History, prev, run *objects.Object, objs []*objects.Object) (index.HistoryAdd, bool) {
+func appendedRun(ctx context.Context, g objects.Getter, h *index.History, prev *objects.Object, pb *objects.RunBody, run *objects.Object, objs []*objects.Object) (index.HistoryAdd, bool) {
 	rb, err := objects.SplitRunBody(run.ID.Algo, run.Body)
 	if err != nil {
 		return index.HistoryAdd{}, false
@@ -63,8 +64,12 @@ func appendedRun(ctx context.Context, g objects.Getter, h *index.History, prev, 
 		return add, false
 	}
 	if prev != nil {
-		pb, err := objects.SplitRunBody(prev.ID.Algo, prev.Body)
-		if err != nil || !rb.Extends(pb) {
+		if pb == nil { // the head the append read split it already
+			if pb, err = objects.SplitRunBody(prev.ID.Algo, prev.Body); err != nil {
+				return add, false
+			}
+		}
+		if !rb.Extends(pb) {
 			return add, false
 		}
 		base, err := h.Run(prev.ID)

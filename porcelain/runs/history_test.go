@@ -143,7 +143,7 @@ func TestAppendIndexesNewEventsOnly(t *testing.T) {
 	}
 	defer h.Close()
 	c := newCounting(r.Objects())
-	add, ok := appendedRun(ctx, c, h, prev, run, nil)
+	add, ok := appendedRun(ctx, c, h, prev, nil, run, nil)
 	if !ok || add.Base != prevID || add.Prefix != 2000 || len(add.Own) != 3 {
 		t.Fatalf("append entry: ok %v, base %s, prefix %d, own %d", ok, add.Base, add.Prefix, len(add.Own))
 	}

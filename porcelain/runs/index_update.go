@@ -50,11 +50,11 @@ func RefreshIndex(ctx context.Context, r *plumbing.Repo) error {
 //     reading only the new events (index package, "Trust and staleness").
 //
 // Derived data that can be updated in the append's own cost belongs here.
-func afterAppend(ctx context.Context, r *plumbing.Repo, ref string, prev *objects.Object, objs []*objects.Object) {
+func afterAppend(ctx context.Context, r *plumbing.Repo, ref string, prev *objects.Object, prevBody *objects.RunBody, objs []*objects.Object) {
 	var prevID objects.OID
 	if prev != nil {
 		prevID = prev.ID
 	}
 	_ = r.NoteRefMove(ref, prevID, objs[len(objs)-1].ID)
-	indexAppend(ctx, r, prev, objs[len(objs)-1], objs)
+	indexAppend(ctx, r, prev, prevBody, objs[len(objs)-1], objs)
 }
