@@ -83,8 +83,9 @@ func (s *Server) search(c *call) *httpError {
 	return nil
 }
 
-// errPageFull stops a listing whose page is full.
-var errPageFull = errors.New("search page full")
+// errListDone stops a listing that has what it needs: a full page and
+// one more id, or every id of its type.
+var errListDone = errors.New("search listing done")
 
 // listUnjournalled returns, in enumeration order, the first room ids of
 // kind (an object type or journalAll) that st holds and picked lacks, and
@@ -98,7 +99,7 @@ func listUnjournalled(ctx context.Context, st objects.Store, kind string, picked
 		visited++
 		if kind != journalAll && string(id.Type) != kind {
 			if string(id.Type) > kind {
-				return errPageFull // past kind's ids: none follow
+				return errListDone // past kind's ids: none follow
 			}
 			return nil
 		}
@@ -107,7 +108,7 @@ func listUnjournalled(ctx context.Context, st objects.Store, kind string, picked
 		}
 		if len(out) == room {
 			more = true
-			return errPageFull
+			return errListDone
 		}
 		out = append(out, id)
 		return nil
@@ -115,7 +116,7 @@ func listUnjournalled(ctx context.Context, st objects.Store, kind string, picked
 	if searchListHook != nil {
 		searchListHook(visited)
 	}
-	if err != nil && !errors.Is(err, errPageFull) {
+	if err != nil && !errors.Is(err, errListDone) {
 		return nil, false, err
 	}
 	return out, more, nil
