@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/refs"
@@ -28,19 +29,22 @@ func (r *Repo) shallowSet() (map[objects.OID]bool, error) {
 }
 
 // readShallow parses the shallow file with the reader rules of SPEC §2.7,
-// within the bounds of the repository's hash profile.
+// within the bounds of the repository's hash profile, every oid of that
+// profile. Errors name the file (and the line, for a bad oid): a damaged
+// boundary is refused, never repaired.
 func (r *Repo) readShallow() ([]objects.OID, error) {
 	_, maxBytes := refs.ShallowBounds(r.algo)
 	b, err := readConfined(r.root, "shallow", int64(maxBytes))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	path := filepath.Join(r.root, "shallow")
 	if err != nil {
-		return nil, fmt.Errorf("read shallow: %w", err)
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	ids, err := refs.ParseShallowFor(b, r.algo)
 	if err != nil {
-		return nil, fmt.Errorf("shallow: %w", err)
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return ids, nil
 }

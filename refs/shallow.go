@@ -2,6 +2,7 @@ package refs
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 
 	"github.com/tinehq/tine/objects"
@@ -44,18 +45,21 @@ func ShallowBounds(a objects.Algo) (entries, size int) {
 // (shallow.too-many), a line that is not an oid (oid.malformed) and a
 // repeated oid (shallow.duplicate).
 func ParseShallow(b []byte) ([]objects.OID, error) {
-	return parseShallow(b, MaxShallowEntries, MaxShallowBytes)
+	return parseShallow(b, MaxShallowEntries, MaxShallowBytes, "")
 }
 
 // ParseShallowFor is ParseShallow with the bounds of a repository of hash
 // profile a (ShallowBounds).
+// Every oid must also use a: a blake3 repository's boundary names blake3
+// objects only, and the other way round (oid.malformed, naming the line).
 func ParseShallowFor(b []byte, a objects.Algo) ([]objects.OID, error) {
 	entries, size := ShallowBounds(a)
-	return parseShallow(b, entries, size)
+	return parseShallow(b, entries, size, a)
 }
 
-// parseShallow is ParseShallow within maxEntries and maxBytes.
-func parseShallow(b []byte, maxEntries, maxBytes int) ([]objects.OID, error) {
+// parseShallow is ParseShallow within maxEntries and maxBytes; a non-empty
+// algo also requires every oid to use it.
+func parseShallow(b []byte, maxEntries, maxBytes int, algo objects.Algo) ([]objects.OID, error) {
 	if len(b) > maxBytes {
 		return nil, objects.Errorf(objects.ReasonShallowOversized, "shallow file of %d bytes, limit %d", len(b), maxBytes)
 	}
@@ -83,7 +87,10 @@ func parseShallow(b []byte, maxEntries, maxBytes int) ([]objects.OID, error) {
 		}
 		id, err := objects.ParseOID(string(line))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("shallow file line %d: %w", len(ids)+1, err)
+		}
+		if algo != "" && id.Algo != algo {
+			return nil, objects.Errorf(objects.ReasonOidMalformed, "shallow file line %d: %s uses %s, this repository uses %s", len(ids)+1, id, id.Algo, algo)
 		}
 		ids = append(ids, id)
 	}

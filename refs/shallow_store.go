@@ -37,11 +37,6 @@ func (s *Store) ReadShallow() ([]objects.OID, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shallow file: %w", err)
 	}
-	for _, id := range ids {
-		if id.Algo != s.algo {
-			return nil, objects.Errorf(objects.ReasonOidMalformed, "shallow file lists %s, but this repository uses %s", id, s.algo)
-		}
-	}
 	return ids, nil
 }
 

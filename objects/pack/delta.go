@@ -221,6 +221,12 @@ func appendCopy(ops []byte, off, n int) []byte {
 // rawLen bytes. Every offset and length is checked before use, so hostile
 // instructions cost at most rawLen bytes and never panic.
 func applyDelta(base, ops []byte, rawLen uint32) ([]byte, error) {
+	// The output is allocated first, so a claim the instructions cannot
+	// build is refused before: a copy takes at least 3 bytes and yields at
+	// most the base, an insert of n bytes takes more than n.
+	if uint64(rawLen) > uint64(len(ops)/3)*uint64(len(base))+uint64(len(ops)) {
+		return nil, fmt.Errorf("delta: claims %d bytes, more than its %d bytes of instructions can build", rawLen, len(ops))
+	}
 	out := make([]byte, 0, rawLen)
 	for len(ops) > 0 {
 		op := ops[0]

@@ -290,6 +290,9 @@ func blockRaw(e spEntry, blk, dst []byte) (raw []byte, stored bool, err error) {
 		}
 		return payload, true, nil
 	case spKindZstd:
+		if uint64(rawLen) > zstdMaxDecoded(len(payload)) {
+			return nil, false, fmt.Errorf("zstd block claims %d bytes, more than its %d can decode to", rawLen, len(payload))
+		}
 		if uint32(cap(dst)) < rawLen {
 			dst = make([]byte, 0, rawLen)
 		}
@@ -335,6 +338,15 @@ func (p *spPack) streamBlock(id objects.OID, e spEntry, r io.Reader) ([]byte, er
 	kind, rawLen := hdr[0], binary.BigEndian.Uint32(hdr[1:])
 	if rawLen > spMaxRaw || e.start != 0 || e.length != rawLen || kind > spKindZstd {
 		return nil, p.corruptEntry(id, e.off, "bad large block header")
+	}
+	// The envelope's buffer is allocated before the payload is read:
+	// refuse a length the payload cannot hold first.
+	payload := e.size - spBlockHeader
+	if kind == spKindStored && uint64(rawLen) != uint64(payload) {
+		return nil, p.corruptEntry(id, e.off, "stored block of the wrong length")
+	}
+	if kind == spKindZstd && uint64(rawLen) > zstdMaxDecoded(int(payload)) {
+		return nil, p.corruptEntry(id, e.off, fmt.Sprintf("zstd block claims %d bytes, more than its %d can decode to", rawLen, payload))
 	}
 	crc := crc32.Update(0, crc32c, hdr[:])
 	sec := &crcReader{r: r, crc: crc}

@@ -58,6 +58,14 @@ func getDecoder() (*zstd.Decoder, error) {
 		zstd.WithDecodeAllCapLimit(true))
 }
 
+// zstdMaxDecoded bounds what n bytes of zstd frames can decode to: a block
+// that yields bytes takes at least 4 (a 3-byte header and the byte an RLE
+// block repeats) and yields at most 128 KiB (RFC 8878 §3.1.1.2.4,
+// Block_Maximum_Size); frame headers only add bytes. A block header
+// claiming more than its payload's bound is damage, refused before a
+// buffer of the claimed size is allocated.
+func zstdMaxDecoded(n int) uint64 { return (uint64(n)/4 + 1) << 17 }
+
 // putDecoder returns a decoder to the idle set, closing it if full.
 func putDecoder(d *zstd.Decoder) {
 	select {

@@ -57,6 +57,11 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 		return nil, err
 	}
 	rec := &Receipt{}
+	if offset == size {
+		// A declaration that resumed an upload whose bytes all arrived:
+		// the empty final PATCH asks the server to finish it.
+		return c.finish(ctx, id, frame, rec)
+	}
 	limit := int((size+c.chunk-1)/c.chunk) + maxRecoveries + 4
 	for iter := 0; offset < size; iter++ {
 		if iter > limit {
@@ -94,6 +99,12 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 			return nil, fmt.Errorf("upload: %w", err)
 		}
 		switch {
+		case status == http.StatusConflict && next == size:
+			// The server already holds every byte (an earlier delivery of
+			// this chunk landed, or finishing it failed and the server kept
+			// the state, spec §9): finish as after a recovery, instead of
+			// leaving the loop without a receipt.
+			return c.finish(ctx, id, frame, rec)
 		case status == http.StatusConflict && next > offset && next <= size:
 		case status == http.StatusConflict:
 			return nil, fmt.Errorf("upload: the server is at offset %d, not ahead of %d", next, offset)
@@ -109,14 +120,16 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 }
 
 // finish sends the empty final PATCH of an upload whose bytes all arrived
-// and reads the receipt.
+// and reads the receipt. A failure says the bytes arrived and what to do:
+// the upload's state may be gone because an earlier request installed the
+// pack and its reply was lost, so a new push is the way on either way.
 func (c *Client) finish(ctx context.Context, id string, frame []byte, rec *Receipt) (*Receipt, error) {
 	status, m, err := c.patch(ctx, id, int64(len(frame)), nil, wire.IsFrame(frame))
-	if err != nil {
-		return nil, fmt.Errorf("upload: %w", err)
+	if err == nil && status != http.StatusCreated {
+		err = fmt.Errorf("%w: status %d", ErrProtocol, status)
 	}
-	if status != http.StatusCreated {
-		return nil, fmt.Errorf("upload: %w: status %d finishing a complete upload", ErrProtocol, status)
+	if err != nil {
+		return nil, fmt.Errorf("upload: the server holds all %d bytes but did not finish the upload (push again to start a new one): %w", len(frame), err)
 	}
 	return c.receipt(m, frame, rec)
 }

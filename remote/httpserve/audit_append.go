@@ -1,10 +1,12 @@
 package httpserve
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,7 +72,39 @@ func (l *auditLog) append(row *auditRow) error {
 	if err != nil {
 		return fmt.Errorf("%w: append: %w", ErrAudit, err)
 	}
-	return l.writeHead(auditHead{MAC: row.MAC, Seq: row.Seq})
+	first := h.First
+	switch {
+	case created:
+		first = row.Seq
+	case first == 0:
+		// A head from before First: the log's first row as it is now
+		// (earlier cuts cannot be told, later ones will be).
+		if fr, err := firstRow(p, l.key); err == nil && fr != nil {
+			first = fr.Seq
+		}
+	}
+	return l.writeHead(auditHead{First: first, MAC: row.MAC, Seq: row.Seq})
+}
+
+// firstRow returns the first row of the chain file path, its MAC checked,
+// or nil when the file is missing or empty.
+func firstRow(path string, key []byte) (*auditRow, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, maxAuditRow+1).ReadSlice('\n')
+	switch {
+	case errors.Is(err, io.EOF) && len(line) == 0:
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: first row: %w", path, err)
+	}
+	return parseRow(line[:len(line)-1], key)
 }
 
 // segments returns the chain's files oldest first: the closed segments

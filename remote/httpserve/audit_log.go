@@ -207,6 +207,14 @@ func (l *auditLog) adoptTail(h auditHead) error {
 	if err != nil || why != "" || !found || prev.Seq != last.Seq {
 		return err
 	}
+	// The head keeps its First unless the adopted rows began a new log
+	// (a segment was closed after the head): then the log's first row is
+	// one of them. A first row at or before the head's is left for
+	// verification to compare.
+	prev.First = h.First
+	if fr, err := firstRow(l.path(auditLogFile), l.key); err == nil && fr != nil && fr.Seq > h.Seq {
+		prev.First = fr.Seq
+	}
 	return l.writeHead(prev)
 }
 

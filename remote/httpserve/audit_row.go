@@ -117,11 +117,15 @@ func parseRow(line, key []byte) (*auditRow, error) {
 // auditHead is audit/head: the seq and MAC of the last row, authenticated
 // by Auth (HMAC under the key), so deleting the newest rows (which a
 // chain alone cannot show) is detected, and a head cannot be rolled back
-// without the key.
+// without the key. First is the seq of audit/log's first row, so rows cut
+// from its front are detected too, even with no segment before it to
+// link to; 0 is unknown (a head from a tine serve before it, or no row
+// yet), and is left out of the encoding, so such heads still authenticate.
 type auditHead struct {
-	Auth string `json:"auth,omitempty"`
-	MAC  string `json:"mac"`
-	Seq  int64  `json:"seq"`
+	Auth  string `json:"auth,omitempty"`
+	First int64  `json:"first,omitempty"`
+	MAC   string `json:"mac"`
+	Seq   int64  `json:"seq"`
 }
 
 // encode returns the head's file content with Auth set.
@@ -138,7 +142,7 @@ func decodeHead(b, key []byte) (auditHead, error) {
 	var h auditHead
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil || h.Seq < 0 {
+	if err := dec.Decode(&h); err != nil || h.Seq < 0 || h.First < 0 || h.First > h.Seq {
 		return auditHead{}, errors.New("audit head is not a head record")
 	}
 	want := h.Auth

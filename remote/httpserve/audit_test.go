@@ -382,3 +382,61 @@ func TestAuditHeadBehindAdopted(t *testing.T) {
 		t.Errorf("forged row: verify = %s", got)
 	}
 }
+
+// TestAuditFrontCutDetected: rows cut from the front of audit/log are
+// found even when no segment precedes it (the head records where the log
+// begins), while archiving the oldest segments stays allowed.
+func TestAuditFrontCutDetected(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		root := chainRoot(t, 5, httpserve.Config{})
+		editLog(t, root, func(l [][]byte) [][]byte { return l[n:] })
+		if got := verifyAudit(t, root); got != invalidChain {
+			t.Errorf("the first %d rows cut, no segment: verify = %s, want %s", n, got, invalidChain)
+		}
+	}
+	// With segments: archive all of them, then cut the log's front.
+	root := chainRoot(t, 30, httpserve.Config{AuditMaxBytes: 2000})
+	segs, _ := filepath.Glob(filepath.Join(root, "audit", "log.*"))
+	if len(segs) == 0 {
+		t.Fatal("no segment")
+	}
+	for _, s := range segs {
+		if err := os.Rename(s, filepath.Join(t.TempDir(), "archived")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := verifyAudit(t, root); got != verified {
+		t.Fatalf("every segment archived: verify = %s", got)
+	}
+	editLog(t, root, func(l [][]byte) [][]byte { return l[1:] })
+	if got := verifyAudit(t, root); got != invalidChain {
+		t.Errorf("every segment archived, then the log's first row cut: verify = %s", got)
+	}
+}
+
+// TestAuditHeadBehindAcrossSegment: a head left behind by a crash, with a
+// segment closed in the rows after it, is adopted with the new log's
+// first row, and the chain verifies.
+func TestAuditHeadBehindAcrossSegment(t *testing.T) {
+	root := chainRoot(t, 2, httpserve.Config{AuditMaxBytes: 2000})
+	head := filepath.Join(root, "audit", "head")
+	old, err := os.ReadFile(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, httpserve.Config{Root: root, AuditMaxBytes: 2000})
+	for i := 0; i < 10; i++ {
+		ts.raw(t, "GET", "/v1/tenants/acme/refs", "", "", nil)
+	}
+	ts.http.Close()
+	ts.srv.Close()
+	if segs, _ := filepath.Glob(filepath.Join(root, "audit", "log.*")); len(segs) == 0 {
+		t.Fatal("no segment closed after the old head")
+	}
+	if err := os.WriteFile(head, old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := verifyAudit(t, root); got != verified {
+		t.Errorf("head behind a closed segment: verify = %s, want it adopted and verified", got)
+	}
+}

@@ -59,6 +59,22 @@ func (l *auditLog) verify() (string, error) {
 	case last != nil && (last.Seq != h.Seq || last.MAC != h.MAC):
 		return fmt.Sprintf("the last row is %d but the head names row %d", last.Seq, h.Seq), nil
 	}
+	// The rows above are linked to each other; only the head knows where
+	// audit/log began, so rows cut from its front are found here (with a
+	// segment before it, the link to that segment's last row breaks too).
+	if h.First != 0 {
+		fr, err := firstRow(l.path(auditLogFile), l.key)
+		if err != nil {
+			return fmt.Sprintf("log: %v", err), nil
+		}
+		if fr == nil || fr.Seq != h.First {
+			got := "no row"
+			if fr != nil {
+				got = fmt.Sprintf("row %d", fr.Seq)
+			}
+			return fmt.Sprintf("log starts with %s but the head says it starts with row %d: rows were cut from its front", got, h.First), nil
+		}
+	}
 	return "", nil
 }
 

@@ -15,7 +15,8 @@
 //	audit/log                one JSON row per request, each row's "mac"
 //	                         chained to the one before by "prev"
 //	audit/log.<seq>          a closed segment ending at row seq
-//	audit/head               {"auth","mac","seq"} of the last row,
-//	                         authenticated under the key
+//	audit/head               {"auth","first","mac","seq"}: the seq of
+//	                         audit/log's first row, the mac and seq of the
+//	                         last row, authenticated under the key
 //	audit/lock, search/<t>/lock   flock'd by the processes sharing Root
 package httpserve

@@ -9,3 +9,24 @@ func SetUploadReadHook(f func(*Server)) func() {
 
 // PackSlotsInUse returns how many fetch and install slots are taken.
 func PackSlotsInUse(s *Server) int { return len(s.packSlots) }
+
+// HoldWalkSlots takes every negotiate slot until the returned function
+// gives them back.
+func HoldWalkSlots(s *Server) func() {
+	n := cap(s.walkSlots)
+	for range n {
+		s.walkSlots <- struct{}{}
+	}
+	return func() {
+		for range n {
+			<-s.walkSlots
+		}
+	}
+}
+
+// SetSearchListHook sets the hook that receives how many ids a search's
+// listing visited, for the duration of a test.
+func SetSearchListHook(f func(visited int)) func() {
+	searchListHook = f
+	return func() { searchListHook = nil }
+}

@@ -1,6 +1,8 @@
 package httpserve
 
 import (
+	"context"
+	"errors"
 	"net/http"
 
 	"github.com/tinehq/tine/objects"
@@ -17,7 +19,12 @@ type searchReply struct {
 // exist. Newest is the order the server received them (search_journal.go);
 // objects it holds but never received in a pack (written into the tenant
 // repository by other means, or received while the journal could not be
-// written) follow every journalled one, in descending oid order.
+// written) follow every journalled one, in ascending oid order: their age
+// is unknown, and that is the order the store lists them in, so the
+// listing stops as soon as the page is full and one more is seen. A
+// search takes a negotiate slot (two at a time, like negotiate): it reads
+// the journal and lists ids, so a burst of searches waits, or gets 503,
+// instead of listing a large tenant many times at once.
 func (s *Server) search(c *call) *httpError {
 	body, herr := readObject(c.r, s.cfg.MaxBodyBytes, "type")
 	if herr != nil {
@@ -32,6 +39,11 @@ func (s *Server) search(c *call) *httpError {
 		kind = t
 	}
 	c.detail("type", kind)
+	release, herr := slot(c.r.Context(), s.walkSlots)
+	if herr != nil {
+		return herr
+	}
+	defer release()
 	reply := searchReply{Objects: []string{}}
 	r, err := s.repo(c.tenant, false)
 	if err != nil {
@@ -59,34 +71,57 @@ func (s *Server) search(c *call) *httpError {
 			reply.Objects = append(reply.Objects, id.String())
 		}
 	}
-	// The rest, in descending oid order: keep the last ids of the
-	// ascending enumeration in a ring of the room left.
-	room := SearchPage - len(reply.Objects)
-	ring := make([]objects.OID, 0, room)
-	next, total := 0, 0
-	err = r.Objects().List(ctx, func(id objects.OID) error {
-		if kind != journalAll && string(id.Type) != kind {
-			return nil
-		}
-		total++
-		if picked[id] || room == 0 {
-			return nil
-		}
-		if len(ring) < room {
-			ring = append(ring, id)
-		} else {
-			ring[next] = id
-			next = (next + 1) % room
-		}
-		return nil
-	})
+	rest, more, err := listUnjournalled(ctx, r.Objects(), kind, picked, SearchPage-len(reply.Objects))
 	if err != nil {
 		return internal(err.Error())
 	}
-	for i := len(ring) - 1; i >= 0; i-- {
-		reply.Objects = append(reply.Objects, ring[(next+i)%len(ring)].String())
+	for _, id := range rest {
+		reply.Objects = append(reply.Objects, id.String())
 	}
-	reply.Truncated = total > len(reply.Objects)
+	reply.Truncated = more
 	writeJSON(c.w, http.StatusOK, reply)
 	return nil
 }
+
+// errListDone stops a listing that has what it needs: a full page and
+// one more id, or every id of its type.
+var errListDone = errors.New("search listing done")
+
+// listUnjournalled returns, in enumeration order, the first room ids of
+// kind (an object type or journalAll) that st holds and picked lacks, and
+// whether st holds more. The listing stops at the first id past those, or
+// past kind's type (enumeration is by type first), so the ids it visits
+// are at most those of the types before kind, len(picked) and room+1.
+func listUnjournalled(ctx context.Context, st objects.Store, kind string, picked map[objects.OID]bool, room int) ([]objects.OID, bool, error) {
+	var out []objects.OID
+	more, visited := false, 0
+	err := st.List(ctx, func(id objects.OID) error {
+		visited++
+		if kind != journalAll && string(id.Type) != kind {
+			if string(id.Type) > kind {
+				return errListDone // past kind's ids: none follow
+			}
+			return nil
+		}
+		if picked[id] {
+			return nil
+		}
+		if len(out) == room {
+			more = true
+			return errListDone
+		}
+		out = append(out, id)
+		return nil
+	})
+	if searchListHook != nil {
+		searchListHook(visited)
+	}
+	if err != nil && !errors.Is(err, errListDone) {
+		return nil, false, err
+	}
+	return out, more, nil
+}
+
+// searchListHook, when set (tests), receives how many ids a search's
+// listing visited.
+var searchListHook func(visited int)

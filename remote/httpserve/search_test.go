@@ -1,12 +1,15 @@
 package httpserve_test
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/remote/httpserve"
@@ -133,7 +136,7 @@ func TestSearchTruncated(t *testing.T) {
 
 // TestSearchUnjournalled: objects the journal does not name (written into
 // the tenant by other means, or its journal moved aside) follow the
-// journalled ones in descending oid order; a damaged journal is an error,
+// journalled ones in ascending oid order; a damaged journal is an error,
 // not silently dropped.
 func TestSearchUnjournalled(t *testing.T) {
 	ts := startServer(t, httpserve.Config{ObjectFormat: objects.BLAKE3})
@@ -146,7 +149,6 @@ func TestSearchUnjournalled(t *testing.T) {
 	r := ts.search(t, `{"type":"event"}`)
 	sorted := strs(src.events)
 	slices.Sort(sorted)
-	slices.Reverse(sorted)
 	if !r.Truncated || !slices.Equal(r.Objects, sorted[:1000]) {
 		t.Errorf("unjournalled events: %d ids, truncated %v, first %v", len(r.Objects), r.Truncated, r.Objects[:2])
 	}
@@ -161,5 +163,70 @@ func TestSearchUnjournalled(t *testing.T) {
 	}
 	if status, body, _ := ts.raw(t, "POST", "/v1/tenants/acme/search", "", "", []byte(`{"type":"event"}`)); status != 500 {
 		t.Errorf("search over a damaged journal = %d %s, want 500", status, body)
+	}
+}
+
+// TestSearchTakesSlot: a search takes a negotiate slot, so while every
+// slot is held a search waits (here until its caller gives up) instead of
+// listing the tenant beside them; once they are free it answers.
+func TestSearchTakesSlot(t *testing.T) {
+	ts := startServer(t, httpserve.Config{})
+	src := newSource(t, objects.SHA256, "a", 3)
+	ts.install(t, src, src.run)
+	release := httpserve.HoldWalkSlots(ts.srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", ts.http.URL+"/v1/tenants/acme/search", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Fatal("a search answered 200 while every negotiate slot was held")
+		}
+	}
+	release()
+	if r := ts.search(t, "{}"); len(r.Objects) != 7 {
+		t.Errorf("search after the slots were freed = %d ids, want 7", len(r.Objects))
+	}
+}
+
+// TestSearchListingBounded: the listing of objects the journal does not
+// name stops once the page is full and one more is seen (and, for a type,
+// after that type's ids), instead of visiting every object of the tenant.
+func TestSearchListingBounded(t *testing.T) {
+	ts := startServer(t, httpserve.Config{ObjectFormat: objects.BLAKE3})
+	src := newSource(t, objects.BLAKE3, "a", 1100) // 1,100 events and blobs, a run
+	ts.install(t, src, src.run)
+	if err := os.RemoveAll(filepath.Join(ts.root, "search", "acme")); err != nil {
+		t.Fatal(err)
+	}
+	visited := 0
+	defer httpserve.SetSearchListHook(func(n int) { visited = n })()
+	for _, c := range []struct {
+		body string
+		max  int
+	}{
+		{`{}`, httpserve.SearchPage + 1},
+		{`{"type":"blob"}`, httpserve.SearchPage + 1},         // blobs list first
+		{`{"type":"event"}`, 1100 + httpserve.SearchPage + 1}, // after the blobs
+		{`{"type":"annotation"}`, 1},                          // none: the first blob ends it
+	} {
+		visited = 0
+		r := ts.search(t, c.body)
+		if visited == 0 {
+			t.Fatalf("search %s: the listing did not run", c.body)
+		}
+		if visited > c.max {
+			t.Errorf("search %s visited %d ids, want at most %d", c.body, visited, c.max)
+		}
+		if c.body != `{"type":"annotation"}` && (len(r.Objects) != httpserve.SearchPage || !r.Truncated) {
+			t.Errorf("search %s = %d ids, truncated %v", c.body, len(r.Objects), r.Truncated)
+		}
+	}
+	if r := ts.search(t, `{"type":"run"}`); len(r.Objects) != 1 || r.Truncated || r.Objects[0] != src.run.String() {
+		t.Errorf("runs = %+v", r)
 	}
 }

@@ -86,7 +86,7 @@ type Server struct {
 	audit   *auditLog
 	anon    anonState
 	// packSlots bounds concurrent fetch and install work, walkSlots
-	// concurrent negotiations (two each, spec §11).
+	// concurrent negotiations and searches (two each, spec §11).
 	packSlots, walkSlots chan struct{}
 
 	mu      sync.Mutex

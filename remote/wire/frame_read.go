@@ -168,11 +168,20 @@ func inflateFrame(stream []byte) ([]byte, error) {
 	if len(stream) == 0 {
 		return nil, fmt.Errorf("%w: no body", ErrBadFrame)
 	}
-	// The size the writer declared, when within the bound, sizes the
-	// buffer; the decoder still stops at the bound whatever it declared.
+	// The size the writer declared sizes the buffer, so it is checked
+	// before anything is allocated: against the bound, and against what
+	// the stream's own bytes can inflate to (a few bytes declaring 256 MiB
+	// are refused, not given 256 MiB first). The decoder still stops at
+	// the bound whatever a frame declared.
 	var h zstd.Header
 	var dst []byte
-	if h.Decode(stream) == nil && h.HasFCS && h.FrameContentSize <= objects.MaxPackBodyBytes {
+	if h.Decode(stream) == nil && h.HasFCS {
+		if h.FrameContentSize > objects.MaxPackBodyBytes {
+			return nil, fmt.Errorf("%w: the zstd body declares %d bytes, over %d", ErrBadFrame, h.FrameContentSize, objects.MaxPackBodyBytes)
+		}
+		if h.FrameContentSize > zstdMaxDecoded(len(stream)) {
+			return nil, fmt.Errorf("%w: the zstd body declares %d bytes, more than its %d bytes can inflate to", ErrBadFrame, h.FrameContentSize, len(stream))
+		}
 		dst = make([]byte, 0, h.FrameContentSize)
 	}
 	body, err := d.DecodeAll(stream, dst)
@@ -184,3 +193,9 @@ func inflateFrame(stream []byte) ([]byte, error) {
 	}
 	return body, nil
 }
+
+// zstdMaxDecoded bounds what n bytes of zstd frames can inflate to: a
+// block that yields bytes takes at least 4 (a 3-byte header and the byte
+// an RLE block repeats) and yields at most 128 KiB (RFC 8878 §3.1.1.2.4,
+// Block_Maximum_Size); frame headers only add bytes.
+func zstdMaxDecoded(n int) uint64 { return (uint64(n)/4 + 1) << 17 }

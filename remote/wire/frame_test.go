@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -163,5 +165,41 @@ func TestWriteFrameRefusals(t *testing.T) {
 	}
 	if _, _, err := WriteFrame(objs[:1], []objects.OID{objs[0].ID}, objects.DefaultPackLimits, false); !errors.Is(err, ErrBadFrame) {
 		t.Errorf("a shallow id also sent: %v", err)
+	}
+}
+
+// zstdDeclaring returns a zstd stream of a few bytes whose header declares
+// size bytes of content: one RLE block of 100 bytes follows.
+func zstdDeclaring(size uint64) []byte {
+	s := []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0} // magic; an 8-byte content size, single segment
+	s = binary.LittleEndian.AppendUint64(s, size)
+	blk := uint32(1 | 1<<1 | 100<<3) // last block, RLE, 100 bytes
+	return append(s, byte(blk), byte(blk>>8), byte(blk>>16), 'a')
+}
+
+// TestFrameDeclaredSizeRefusedBeforeAlloc: a frame of a few dozen bytes
+// whose zstd header declares 256 MiB is refused with an error saying so,
+// and reading it allocates next to nothing (the reader sized its buffer
+// from the declaration, 256 MiB, before the decoder failed).
+func TestFrameDeclaredSizeRefusedBeforeAlloc(t *testing.T) {
+	// Warm the decoder pool, so its tables are not counted.
+	if _, err := ReadFrame(sealBody(t, []byte{0, 0}), objects.SHA256, objects.DefaultPackLimits); err != nil {
+		t.Fatal(err)
+	}
+	stream := zstdDeclaring(objects.MaxPackBodyBytes)
+	frame := append(append([]byte(FrameMagic), make([]byte, sha256.Size)...), codecZstd)
+	frame = append(frame, stream...)
+	if len(frame) > 64 {
+		t.Fatalf("the test frame is %d bytes", len(frame))
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadFrame(frame, objects.SHA256, objects.DefaultPackLimits)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+		t.Errorf("refusing a %d-byte frame allocated %d bytes", len(frame), grew)
+	}
+	if !errors.Is(err, ErrBadFrame) || !strings.Contains(err.Error(), "declares 268435456 bytes") {
+		t.Fatalf("ReadFrame of a %d-byte frame declaring 256 MiB = %v, want ErrBadFrame saying what it declares", len(frame), err)
 	}
 }
