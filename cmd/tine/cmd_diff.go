@@ -27,7 +27,9 @@ ancestor is the newest of them), the events only one holds, divergent
 events aligned step by step with the fields that changed (kind, model,
 tool, command, exit code, error, cost, duration, usage, blobs), the
 change in total cost, duration, tokens and score (b minus a), and each
-run's tool path. Divergent events are aligned by the longest common
+run's tool path: whole, or, when the paths start with more than ` + strconv.Itoa(runs.ShortSharedSteps) + `
+steps in common, that count and each run's steps after them (--json
+holds both whole paths). Divergent events are aligned by the longest common
 subsequence of (kind, tool or model, program); the rest pair by position.
 
 Exit status: 0 on success; with --exit-code, 0 when the runs hold the

@@ -188,6 +188,7 @@ func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*D
 	if res.B, err = diffSide(ctx, g, b, idsB, divB, evB, shared); err != nil {
 		return nil, err
 	}
+	// From offset 0 the view never asks for earlier steps: no error.
 	res.ToolPaths, _ = newToolPathView(res.A.ToolPath, res.B.ToolPath, 0, nil)
 	if opt.Brief {
 		res.A.ToolPath, res.B.ToolPath = nil, nil
@@ -202,16 +203,20 @@ func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*D
 // positions of the others are returned.
 func splitDivergent(res *DiffResult, a, b []objects.OID, offset int, list bool) (divA, divB []int) {
 	inA, inB := oidSet(a), oidSet(b)
+	last := -1
 	for i, id := range a {
 		if inB[id] {
-			res.CommonAncestor = id.String()
+			last = i
 			res.CommonCount++
 			if list {
-				res.Common = append(res.Common, res.CommonAncestor)
+				res.Common = append(res.Common, id.String())
 			}
 			continue
 		}
 		divA = append(divA, offset+i)
+	}
+	if last >= 0 {
+		res.CommonAncestor = a[last].String()
 	}
 	for i, id := range b {
 		if !inA[id] {
