@@ -134,8 +134,7 @@ func printToolPaths(p *printer, v runs.ToolPathView) {
 	}
 	if v.Shared <= runs.ShortSharedSteps {
 		p.printf("\ntool path:\n")
-		head := strings.Join(v.Head, " ")
-		p.printf("  a: %s\n  b: %s%s\n", sanitize(joinSteps(head, v.A)), sanitize(joinSteps(head, v.B)), mark)
+		p.printf("  a: %s\n  b: %s%s\n", sanitize(joinSteps(v.Head, v.A)), sanitize(joinSteps(v.Head, v.B)), mark)
 		return
 	}
 	if !v.Changed() {
@@ -146,13 +145,9 @@ func printToolPaths(p *printer, v runs.ToolPathView) {
 	p.printf("  a: %s\n  b: %s\n", sanitize(stepsAfter(v.A)), sanitize(stepsAfter(v.B)))
 }
 
-// joinSteps spells head followed by steps, space-separated.
-func joinSteps(head string, steps []string) string {
-	rest := strings.Join(steps, " ")
-	if head == "" || rest == "" {
-		return head + rest
-	}
-	return head + " " + rest
+// joinSteps spells the whole path: head, then steps, space-separated.
+func joinSteps(head, steps []string) string {
+	return strings.Join(append(append(make([]string, 0, len(head)+len(steps)), head...), steps...), " ")
 }
 
 // stepsAfter spells the steps a path takes after the shared ones.
