@@ -75,7 +75,7 @@ func TestDiffBriefCostsTheDivergence(t *testing.T) {
 	}
 	shared := make([]string, 300)
 	for i := range shared {
-		shared[i] = []string{"sh", "go", "curl"}[i%3]
+		shared[i] = []string{"npm", "go", "curl"}[i%3]
 	}
 	imp("heads/main", "s", shared...)
 	if _, err := Fork(ctx, r, ForkOptions{Source: "heads/main", From: "heads/main", Ref: "experiments/b", Now: now}); err != nil {
@@ -97,6 +97,17 @@ func TestDiffBriefCostsTheDivergence(t *testing.T) {
 		}
 		if len(full.Common) != 300 || full.CommonCount != 300 || len(full.A.ToolPath) != 303 || len(full.B.ToolPath) != 302 {
 			t.Fatalf("indexed %v: full diff: %d common (count %d), tool paths %d and %d", indexed, len(full.Common), full.CommonCount, len(full.A.ToolPath), len(full.B.ToolPath))
+		}
+		// The JSON's whole lists, as before: every step ("tool:program").
+		wantA, wantB := []string{}, []string{}
+		for _, tool := range append(append([]string{}, shared...), "python", "go", "make") {
+			wantA = append(wantA, tool+":"+tool)
+		}
+		for _, tool := range append(append([]string{}, shared...), "python", "curl") {
+			wantB = append(wantB, tool+":"+tool)
+		}
+		if fmt.Sprint(full.A.ToolPath) != fmt.Sprint(wantA) || fmt.Sprint(full.B.ToolPath) != fmt.Sprint(wantB) || full.CommonAncestor != full.Common[299] {
+			t.Fatalf("indexed %v: full diff's tool paths\n%q\n%q", indexed, full.A.ToolPath, full.B.ToolPath)
 		}
 		if brief.Common != nil || brief.A.ToolPath != nil || brief.B.ToolPath != nil {
 			t.Fatalf("indexed %v: a brief diff holds the whole lists", indexed)
