@@ -27,7 +27,9 @@ ancestor is the newest of them), the events only one holds, divergent
 events aligned step by step with the fields that changed (kind, model,
 tool, command, exit code, error, cost, duration, usage, blobs), the
 change in total cost, duration, tokens and score (b minus a), and each
-run's tool path. Divergent events are aligned by the longest common
+run's tool path: whole, or, when the paths start with more than ` + strconv.Itoa(runs.ShortSharedSteps) + `
+steps in common, that count and each run's steps after them (--json
+holds both whole paths). Divergent events are aligned by the longest common
 subsequence of (kind, tool or model, program); the rest pair by position.
 
 Exit status: 0 on success; with --exit-code, 0 when the runs hold the
@@ -56,7 +58,9 @@ func (c *diffCmd) Run(e *env) error {
 	if r != nil {
 		defer r.Close()
 	}
-	res, err := trust.DiffTargets(e.ctx, r, c.A, c.B, runs.DiffOptions{Text: c.Text})
+	// Only the JSON holds the whole lists of common events and tool
+	// paths; the human outputs count them, at the cost of what diverged.
+	res, err := trust.DiffTargets(e.ctx, r, c.A, c.B, runs.DiffOptions{Text: c.Text, Brief: !c.JSON})
 	if err != nil {
 		return err
 	}
@@ -98,12 +102,12 @@ func printDiff(p *printer, res *runs.DiffResult) {
 	p.printf("a: %s %s, %d events\n", p.style(styleYellow, res.A.Run), diffSideName(res.A), res.A.Totals.Events)
 	p.printf("b: %s %s, %d events\n", p.style(styleYellow, res.B.Run), diffSideName(res.B), res.B.Totals.Events)
 	if res.CommonAncestor != "" {
-		p.printf("common ancestor: %s (%d shared events)\n", p.style(styleYellow, shortOID(res.CommonAncestor)), len(res.Common))
+		p.printf("common ancestor: %s (%d shared events)\n", p.style(styleYellow, shortOID(res.CommonAncestor)), res.CommonCount)
 	} else {
 		p.printf("common ancestor: none (no shared events)\n")
 	}
 	if res.Identical {
-		p.printf("%s: the runs hold the same %d events\n", p.good("same"), len(res.Common))
+		p.printf("%s: the runs hold the same %d events\n", p.good("same"), res.CommonCount)
 		return
 	}
 	printDiffLegend(p)
@@ -117,12 +121,41 @@ func printDiff(p *printer, res *runs.DiffResult) {
 	}
 	p.printf("\ntotals (a -> b):\n")
 	printDeltas(p, res)
-	p.printf("\ntool path:\n")
+	printToolPaths(p, res.ToolPaths)
+}
+
+// printToolPaths renders the tool paths: whole when they share few steps,
+// else the count of shared steps and each path's steps after them (a
+// fork of a long run would otherwise print the shared steps twice).
+func printToolPaths(p *printer, v runs.ToolPathView) {
 	mark := ""
-	if !res.ToolPathChanged {
+	if !v.Changed() {
 		mark = p.dim(" (unchanged)")
 	}
-	p.printf("  a: %s\n  b: %s%s\n", sanitize(strings.Join(res.A.ToolPath, " ")), sanitize(strings.Join(res.B.ToolPath, " ")), mark)
+	if v.Shared <= runs.ShortSharedSteps {
+		p.printf("\ntool path:\n")
+		p.printf("  a: %s\n  b: %s%s\n", sanitize(joinSteps(v.Head, v.A)), sanitize(joinSteps(v.Head, v.B)), mark)
+		return
+	}
+	if !v.Changed() {
+		p.printf("\ntool path: %d steps in both%s\n", v.Shared, mark)
+		return
+	}
+	p.printf("\ntool path: %d shared steps, then\n", v.Shared)
+	p.printf("  a: %s\n  b: %s\n", sanitize(stepsAfter(v.A)), sanitize(stepsAfter(v.B)))
+}
+
+// joinSteps spells the whole path: head, then steps, space-separated.
+func joinSteps(head, steps []string) string {
+	return strings.Join(append(append(make([]string, 0, len(head)+len(steps)), head...), steps...), " ")
+}
+
+// stepsAfter spells the steps a path takes after the shared ones.
+func stepsAfter(steps []string) string {
+	if len(steps) == 0 {
+		return "(no more steps)"
+	}
+	return strings.Join(steps, " ")
 }
 
 // printDiffLegend explains the markers of the event lists below it.
@@ -304,7 +337,7 @@ func printDiffStat(p *printer, res *runs.DiffResult) {
 		verdict = p.good("same")
 	}
 	p.printf("%s..%s: %s\n", diffSideName(res.A), diffSideName(res.B), verdict)
-	p.printf(" %d common, %d only in a, %d only in b, %d aligned (%d changed)\n", len(res.Common), len(res.OnlyA), len(res.OnlyB), len(res.Aligned), changed)
+	p.printf(" %d common, %d only in a, %d only in b, %d aligned (%d changed)\n", res.CommonCount, len(res.OnlyA), len(res.OnlyB), len(res.Aligned), changed)
 	d := res.Delta
 	line := fmt.Sprintf(" events %s, cost %s, duration %s, tokens %s", signed(strconv.Itoa(d.Events), float64(d.Events)), signedMoney(d.Cost), signedDuration(d.Duration), signed(fmtNumber(d.Tokens), d.Tokens))
 	if d.Score != nil {
@@ -312,6 +345,9 @@ func printDiffStat(p *printer, res *runs.DiffResult) {
 	}
 	if res.ToolPathChanged {
 		line += "; tool path changed"
+		if n := res.ToolPaths.Shared; n > 0 {
+			line += fmt.Sprintf(" after %d shared steps", n)
+		}
 	}
 	p.printf("%s\n", line)
 }

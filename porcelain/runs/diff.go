@@ -22,7 +22,8 @@ import (
 //     pair reports the fields that differ (diff_fields.go).
 //   - totals (cost, duration, tokens, events) and the run score are
 //     compared as B minus A, and the tool path (what each run called, in
-//     order) is shown for both.
+//     order) is shown for both: whole, and as the steps both start with
+//     and each one's steps after them (diff_toolpath.go).
 //
 // The runs are the same when their event sets are equal, whatever their
 // status or other run fields: this is what `tine diff --exit-code` gates.
@@ -35,6 +36,11 @@ type DiffOptions struct {
 	// TextOptions bounds those diffs (size cap, context lines); the names
 	// are filled in by Diff.
 	TextOptions TextDiffOptions
+	// Brief leaves out the two lists that grow with the runs' length,
+	// DiffResult.Common and each side's ToolPath (both nil): a caller that
+	// shows counts and DiffResult.ToolPaths (the human output) then pays
+	// for the divergent events only, not for every shared one.
+	Brief bool
 }
 
 // DiffSide describes one run of a diff.
@@ -50,7 +56,8 @@ type DiffSide struct {
 	// RunScore), absent when no event carries one.
 	Totals Totals   `json:"totals"`
 	Score  *float64 `json:"score,omitempty"`
-	// ToolPath lists what each event called, in the run's order.
+	// ToolPath lists what each event called, in the run's order; nil
+	// with DiffOptions.Brief.
 	ToolPath []string `json:"tool_path"`
 }
 
@@ -99,9 +106,11 @@ type DiffResult struct {
 	// Identical reports equal event sets: the runs recorded the same work.
 	Identical bool `json:"identical"`
 	// CommonAncestor is the newest event in both runs, "" when they share
-	// none; Common lists every shared event in A's order.
+	// none; Common lists every shared event in A's order (nil with
+	// DiffOptions.Brief) and CommonCount counts them.
 	CommonAncestor string   `json:"common_ancestor"`
 	Common         []string `json:"common_events"`
+	CommonCount    int      `json:"-"`
 	// OnlyA and OnlyB are the divergent events in their runs' order.
 	OnlyA []EventBrief `json:"only_a"`
 	OnlyB []EventBrief `json:"only_b"`
@@ -110,6 +119,10 @@ type DiffResult struct {
 	Delta   Delta         `json:"delta"`
 	// ToolPathChanged reports different tool paths.
 	ToolPathChanged bool `json:"tool_path_changed"`
+	// ToolPaths is the tool paths as the human output shows them: the
+	// steps both start with, counted, and each one's steps after them.
+	// It is not in the JSON, whose tool_path fields hold the whole paths.
+	ToolPaths ToolPathView `json:"-"`
 }
 
 // DiffRevisions resolves two revisions with ResolveRun and diffs the runs.
@@ -148,9 +161,12 @@ func diffRevisions(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA
 // run whose events are not loaded (EventsLoaded) are read through g, and
 // so are blobs (opt.Text).
 func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*DiffResult, error) {
-	res := &DiffResult{Common: []string{}, OnlyA: []EventBrief{}, OnlyB: []EventBrief{}, Aligned: []AlignedPair{}}
+	res := &DiffResult{OnlyA: []EventBrief{}, OnlyB: []EventBrief{}, Aligned: []AlignedPair{}}
+	if !opt.Brief {
+		res.Common = []string{}
+	}
 	idsA, idsB := runIDs(a), runIDs(b)
-	divA, divB := splitDivergent(res, idsA, idsB, 0)
+	divA, divB := splitDivergent(res, idsA, idsB, 0, !opt.Brief)
 	evA, err := divergent(ctx, g, a, idsA, divA)
 	if err != nil {
 		return nil, err
@@ -172,22 +188,35 @@ func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*D
 	if res.B, err = diffSide(ctx, g, b, idsB, divB, evB, shared); err != nil {
 		return nil, err
 	}
+	// From offset 0 the view never asks for earlier steps: no error.
+	res.ToolPaths, _ = newToolPathView(res.A.ToolPath, res.B.ToolPath, 0, nil)
+	if opt.Brief {
+		res.A.ToolPath, res.B.ToolPath = nil, nil
+	}
 	return finishDiff(ctx, g, res, divA, divB, evA, evB, opt)
 }
 
 // splitDivergent tells the events of a and b (two event lists from
 // position offset on) shared by both from those only one holds: shared
-// ones are added to res.Common in a's order (the last becomes the common
-// ancestor), and the positions of the others are returned.
-func splitDivergent(res *DiffResult, a, b []objects.OID, offset int) (divA, divB []int) {
+// ones are counted in res.CommonCount and, when list is set, added to
+// res.Common in a's order (the last becomes the common ancestor); the
+// positions of the others are returned.
+func splitDivergent(res *DiffResult, a, b []objects.OID, offset int, list bool) (divA, divB []int) {
 	inA, inB := oidSet(a), oidSet(b)
+	last := -1
 	for i, id := range a {
 		if inB[id] {
-			res.Common = append(res.Common, id.String())
-			res.CommonAncestor = id.String()
+			last = i
+			res.CommonCount++
+			if list {
+				res.Common = append(res.Common, id.String())
+			}
 			continue
 		}
 		divA = append(divA, offset+i)
+	}
+	if last >= 0 {
+		res.CommonAncestor = a[last].String()
 	}
 	for i, id := range b {
 		if !inA[id] {
@@ -230,7 +259,7 @@ func finishDiff(ctx context.Context, g objects.Getter, res *DiffResult, divA, di
 		d := *res.B.Score - *res.A.Score
 		res.Delta.Score = &d
 	}
-	res.ToolPathChanged = !sameStringList(res.A.ToolPath, res.B.ToolPath)
+	res.ToolPathChanged = res.ToolPaths.Changed()
 	return res, nil
 }
 
@@ -322,17 +351,4 @@ func blobLabel(side, field string, id objects.OID) string {
 		return "/dev/null"
 	}
 	return side + "/" + field + " " + Short(id)
-}
-
-// sameStringList reports equal string lists.
-func sameStringList(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -46,11 +46,62 @@ func diffIndexed(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA, 
 	return res, true, nil
 }
 
-// tailOf lists positions [from, Len) of run.
-func tailOf(h *index.History, run *index.HistoryRun, from int) ([]objects.OID, error) {
-	out := make([]objects.OID, 0, run.Len-from)
-	err := h.Each(run, from, run.Len, func(_ int, id objects.OID, _ string) error {
-		out = append(out, id)
+// tailOf lists the event oids and tool-path steps of positions [from,
+// Len) of run.
+func tailOf(h *index.History, run *index.HistoryRun, from int) ([]objects.OID, []string, error) {
+	ids, steps := make([]objects.OID, 0, run.Len-from), make([]string, 0, run.Len-from)
+	err := h.Each(run, from, run.Len, func(_ int, id objects.OID, step string) error {
+		ids, steps = append(ids, id), append(steps, step)
+		return nil
+	})
+	return ids, steps, err
+}
+
+// agreeing returns how many positions from p on runs a and b hold the
+// same events. Past the prefix their chains of bases share they may still
+// agree position by position: two imports of the same events, or runs
+// indexed whole before the run they extend (a rebuild indexes refs in
+// name order). The positions are compared a chunk at a time, in reused
+// buffers from a small first chunk, so a fork found by its bases costs a
+// few reads and an agreement found this way costs index reads, not
+// memory.
+func agreeing(h *index.History, a, b *index.HistoryRun, p int) (int, error) {
+	limit := min(a.Len, b.Len)
+	var bufA, bufB []objects.OID
+	n, chunk := 0, 16
+	for from := p; from < limit; from, chunk = from+chunk, min(4*chunk, 1024) {
+		to := min(from+chunk, limit)
+		var err error
+		if bufA, err = oidsInto(h, a, from, to, bufA[:0]); err != nil {
+			return 0, err
+		}
+		if bufB, err = oidsInto(h, b, from, to, bufB[:0]); err != nil {
+			return 0, err
+		}
+		for k := range bufA {
+			if bufA[k] != bufB[k] {
+				return n, nil
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// oidsInto appends the event oids of positions [from, to) of run to buf.
+func oidsInto(h *index.History, run *index.HistoryRun, from, to int, buf []objects.OID) ([]objects.OID, error) {
+	err := h.Each(run, from, to, func(_ int, id objects.OID, _ string) error {
+		buf = append(buf, id)
+		return nil
+	})
+	return buf, err
+}
+
+// stepsOf lists the tool-path steps of positions [0, n) of run.
+func stepsOf(h *index.History, run *index.HistoryRun, n int) ([]string, error) {
+	out := make([]string, 0, n)
+	err := h.Each(run, 0, n, func(_ int, _ objects.OID, step string) error {
+		out = append(out, step)
 		return nil
 	})
 	return out, err
@@ -59,39 +110,38 @@ func tailOf(h *index.History, run *index.HistoryRun, from int) ([]objects.OID, e
 // diffFromIndex is Diff over two indexed runs. Run lists hold no
 // duplicates (a link rule), so an event past the shared prefix of one run
 // cannot be in the other's prefix: the common events are the prefix and
-// the events both tails hold.
+// the events both tails hold. The prefix holds the same events at the
+// same positions in both runs, so its tool-path steps are the same too:
+// the tool paths are compared, and shown, from the tails; only --json's
+// whole lists (without opt.Brief) read the prefix, one pass per list.
 func diffFromIndex(ctx context.Context, r *plumbing.Repo, g objects.Getter, h *index.History, a, b *index.HistoryRun, opt DiffOptions) (*DiffResult, bool, error) {
 	p, err := h.SharedPrefix(a, b)
 	if err != nil {
 		historyFailed(r, err)
 		return nil, false, nil
 	}
-	tailA, err := tailOf(h, a, p)
+	n, err := agreeing(h, a, b, p)
 	if err != nil {
 		historyFailed(r, err)
 		return nil, false, nil
 	}
-	tailB, err := tailOf(h, b, p)
+	p += n
+	tailA, stepsA, err := tailOf(h, a, p)
 	if err != nil {
 		historyFailed(r, err)
 		return nil, false, nil
 	}
-	// Events past the structural prefix may still agree position by
-	// position (two imports of the same events).
-	n := 0
-	for n < len(tailA) && n < len(tailB) && tailA[n] == tailB[n] {
-		n++
-	}
-	p, tailA, tailB = p+n, tailA[n:], tailB[n:]
-	res := &DiffResult{OnlyA: []EventBrief{}, OnlyB: []EventBrief{}, Aligned: []AlignedPair{}}
-	if res.Common, err = oidStrings(h, a, p); err != nil {
+	tailB, stepsB, err := tailOf(h, b, p)
+	if err != nil {
 		historyFailed(r, err)
 		return nil, false, nil
 	}
-	if p > 0 {
-		res.CommonAncestor = res.Common[p-1]
+	res := &DiffResult{OnlyA: []EventBrief{}, OnlyB: []EventBrief{}, Aligned: []AlignedPair{}, CommonCount: p}
+	if err := commonPrefix(h, a, p, res, !opt.Brief); err != nil {
+		historyFailed(r, err)
+		return nil, false, nil
 	}
-	divA, divB := splitDivergent(res, tailA, tailB, p)
+	divA, divB := splitDivergent(res, tailA, tailB, p, !opt.Brief)
 	evA, ok, err := divergentIndexed(ctx, g, a.ID, tailA, p, divA)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -106,16 +156,45 @@ func diffFromIndex(ctx context.Context, r *plumbing.Repo, g objects.Getter, h *i
 	for k, i := range divB {
 		res.OnlyB = append(res.OnlyB, briefEvent(evB[k], i))
 	}
-	if res.A, err = sideFromIndex(h, a); err != nil {
+	if res.A, err = sideFromIndex(h, a, !opt.Brief); err != nil {
 		historyFailed(r, err)
 		return nil, false, nil
 	}
-	if res.B, err = sideFromIndex(h, b); err != nil {
+	if res.B, err = sideFromIndex(h, b, !opt.Brief); err != nil {
+		historyFailed(r, err)
+		return nil, false, nil
+	}
+	res.ToolPaths, err = newToolPathView(stepsA, stepsB, p, func() ([]string, error) { return stepsOf(h, a, p) })
+	if err != nil {
 		historyFailed(r, err)
 		return nil, false, nil
 	}
 	res, err = finishDiff(ctx, g, res, divA, divB, evA, evB, opt)
 	return res, true, err
+}
+
+// commonPrefix records in res the first p events of run, which both runs
+// hold: their oids when list is set, else only the newest of them (the
+// common ancestor, unless the tails share a later one).
+func commonPrefix(h *index.History, run *index.HistoryRun, p int, res *DiffResult, list bool) error {
+	if list {
+		var err error
+		if res.Common, err = oidStrings(h, run, p); err != nil {
+			return err
+		}
+		if p > 0 {
+			res.CommonAncestor = res.Common[p-1]
+		}
+		return nil
+	}
+	if p > 0 {
+		id, err := h.EventAt(run, p-1)
+		if err != nil {
+			return err
+		}
+		res.CommonAncestor = id.String()
+	}
+	return nil
 }
 
 // divergentIndexed reads the events at positions div (of a run whose
@@ -137,18 +216,23 @@ func divergentIndexed(ctx context.Context, g objects.Getter, run objects.OID, ta
 }
 
 // sideFromIndex is diffSide from the index: totals and score from the
-// run's cumulative sums, the tool path from its events' steps.
-func sideFromIndex(h *index.History, run *index.HistoryRun) (DiffSide, error) {
+// run's cumulative sums, the whole tool path from its events' steps when
+// path is set.
+func sideFromIndex(h *index.History, run *index.HistoryRun, path bool) (DiffSide, error) {
 	sums, err := h.Sums(run)
 	if err != nil {
 		return DiffSide{}, err
 	}
-	s := DiffSide{Run: run.ID.String(), Stored: true, ToolPath: make([]string, 0, run.Len),
+	s := DiffSide{Run: run.ID.String(), Stored: true,
 		Totals: Totals{Events: run.Len, Cost: sums.Cost, Duration: sums.Duration, Tokens: sums.Tokens}}
 	if sums.HasScore {
 		v := sums.Score
 		s.Score = &v
 	}
+	if !path {
+		return s, nil
+	}
+	s.ToolPath = make([]string, 0, run.Len)
 	err = h.Each(run, 0, run.Len, func(_ int, _ objects.OID, step string) error {
 		s.ToolPath = append(s.ToolPath, step)
 		return nil

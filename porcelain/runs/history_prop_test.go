@@ -147,6 +147,9 @@ func propCompare(t *testing.T, r *plumbing.Repo, refNames []string, rng *rand.Ra
 				return DiffRevisions(ctx, r, a, b, DiffOptions{Text: text})
 			})
 		}
+		both(fmt.Sprintf("brief diff %s %s", a, b), func() (any, error) {
+			return briefDiff(ctx, t, r, a, b)
+		})
 		if id, err := r.Refs().Read(ctx, a); err == nil {
 			both("diff by oid "+a, func() (any, error) {
 				return DiffRevisions(ctx, r, id.String(), b, DiffOptions{})
@@ -154,4 +157,45 @@ func propCompare(t *testing.T, r *plumbing.Repo, refNames []string, rng *rand.Ra
 		}
 		both("show "+a, func() (any, error) { return Show(ctx, r, ShowOptions{Rev: a}) })
 	}
+}
+
+// briefView is a brief diff with the fields the JSON leaves out.
+type briefView struct {
+	Res         *DiffResult
+	CommonCount int
+	ToolPaths   ToolPathView
+}
+
+// briefDiff is the brief diff of a and b, checked against the full one:
+// the same but for the lists it leaves out, which its counts and tool-path
+// view agree with.
+func briefDiff(ctx context.Context, t *testing.T, r *plumbing.Repo, a, b string) (*briefView, error) {
+	t.Helper()
+	full, err := DiffRevisions(ctx, r, a, b, DiffOptions{})
+	if err != nil {
+		return nil, err
+	}
+	res, err := DiffRevisions(ctx, r, a, b, DiffOptions{Brief: true})
+	if err != nil {
+		return nil, err
+	}
+	v := &briefView{Res: res, CommonCount: res.CommonCount, ToolPaths: res.ToolPaths}
+	if res.Common != nil || res.A.ToolPath != nil || res.B.ToolPath != nil {
+		t.Fatalf("brief diff %s %s holds the whole lists", a, b)
+	}
+	pa, pb, tv := full.A.ToolPath, full.B.ToolPath, res.ToolPaths
+	whole := func(rest []string) string { return fmt.Sprint(append(append([]string{}, tv.Head...), rest...)) }
+	if res.CommonCount != len(full.Common) || tv.Shared > min(len(pa), len(pb)) ||
+		fmt.Sprint(tv.A) != fmt.Sprint(pa[tv.Shared:]) || fmt.Sprint(tv.B) != fmt.Sprint(pb[tv.Shared:]) ||
+		fmt.Sprint(pa[:tv.Shared]) != fmt.Sprint(pb[:tv.Shared]) || (tv.Shared < len(pa) && tv.Shared < len(pb) && pa[tv.Shared] == pb[tv.Shared]) ||
+		(tv.Shared <= ShortSharedSteps && (whole(tv.A) != fmt.Sprint(pa) || whole(tv.B) != fmt.Sprint(pb))) ||
+		(tv.Shared > ShortSharedSteps && tv.Head != nil) {
+		t.Fatalf("brief diff %s %s: %d common, view %+v; full: %d common, tool paths %q and %q", a, b, res.CommonCount, tv, len(full.Common), pa, pb)
+	}
+	c := *res
+	c.Common, c.A.ToolPath, c.B.ToolPath = full.Common, pa, pb
+	if g, w := jsonOf(t, &c), jsonOf(t, full); g != w {
+		t.Fatalf("brief diff %s %s:\n%s\nfull:\n%s", a, b, g, w)
+	}
+	return v, nil
 }

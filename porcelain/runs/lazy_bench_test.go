@@ -15,9 +15,10 @@ import (
 //	go test -bench 'Log|Diff' -benchmem ./porcelain/runs
 //
 // log -n 20 should stay flat as the run grows (the history index gives
-// the newest events without the run object); diff of two runs differing
-// in their last 100 events grows only with the tool paths it prints (the
-// shared events' totals come from the index's sums); log --graph --all
+// the newest events without the run object); so should diff of two runs
+// differing in their last 100 events (the shared events' totals come
+// from the index's sums, and the tool paths are shown from where they
+// part), unless asked for the JSON's whole lists; log --graph --all
 // over 50 runs sharing one history grows with the events it shows (read
 // from the catalog, not from the objects).
 
@@ -69,21 +70,32 @@ func BenchmarkLogAncestor20(b *testing.B) {
 	}
 }
 
+// BenchmarkDiff100Divergent is diff of a run of n events and a fork of
+// it at event n-100 that holds 100 others, indexed as the writers index
+// them (the shared run first): "N" as `tine diff` asks (DiffOptions.Brief:
+// counts and the tool paths from where they part), "N-json" with the
+// whole lists `tine diff --json` prints.
 func BenchmarkDiff100Divergent(b *testing.B) {
 	for _, n := range historySizes {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			r := lazyRepo(b)
-			shared := writeChain(b, r, "heads/base", nil, n-100, "s", false)
-			writeChain(b, r, "heads/main", shared, 100, "a", false)
-			writeChain(b, r, "experiments/b", shared, 100, "b", false)
-			indexHistory(b, r)
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := DiffRevisions(context.Background(), r, "heads/main", "experiments/b", DiffOptions{}); err != nil {
-					b.Fatal(err)
-				}
+		r := lazyRepo(b)
+		shared := writeChain(b, r, "heads/base", nil, n-100, "s", false)
+		indexHistory(b, r)
+		writeChain(b, r, "heads/main", shared, 100, "a", false)
+		writeChain(b, r, "experiments/b", shared, 100, "b", false)
+		indexHistory(b, r)
+		for _, json := range []bool{false, true} {
+			name := fmt.Sprint(n)
+			if json {
+				name += "-json"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := DiffRevisions(context.Background(), r, "heads/main", "experiments/b", DiffOptions{Brief: !json}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
