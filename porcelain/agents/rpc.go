@@ -31,12 +31,14 @@ var ErrFrameTooLarge = errors.New("inbound JSON-RPC frame exceeded the maximum l
 // method), a notification (a method, no id) or a response to a request of
 // ours (the server sends none, so responses are ignored).
 type message struct {
-	JSONRPC string           `json:"jsonrpc"`
-	ID      *json.RawMessage `json:"id"`
-	Method  string           `json:"method"`
-	Params  json.RawMessage  `json:"params"`
-	Result  json.RawMessage  `json:"result"`
-	Error   json.RawMessage  `json:"error"`
+	JSONRPC string `json:"jsonrpc"`
+	// ID is empty when absent (a notification); JSON null is kept as
+	// "null", which MCP does not allow for an id.
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
 }
 
 // response is one outbound JSON-RPC response.
@@ -79,7 +81,7 @@ func parse(line []byte) (*message, *rpcError) {
 	if m.JSONRPC != "2.0" {
 		return &m, errorf(codeInvalidRequest, "invalid request: jsonrpc is %q, want \"2.0\"", m.JSONRPC)
 	}
-	if m.ID != nil && !validID(*m.ID) {
+	if m.ID != nil && !validID(m.ID) {
 		m.ID = nil
 		return &m, errorf(codeInvalidRequest, "invalid request: an id is a string or an integer")
 	}
@@ -93,8 +95,8 @@ func parse(line []byte) (*message, *rpcError) {
 // null).
 func validID(id json.RawMessage) bool {
 	var s string
-	if json.Unmarshal(id, &s) == nil {
-		return true
+	if len(id) > 0 && id[0] == '"' {
+		return json.Unmarshal(id, &s) == nil
 	}
 	_, err := strconv.ParseInt(string(id), 10, 64)
 	return err == nil
@@ -104,7 +106,7 @@ func validID(id json.RawMessage) bool {
 // same for "7" spelt as a string twice, distinct from the number 7.
 func idKey(id json.RawMessage) string {
 	var s string
-	if json.Unmarshal(id, &s) == nil {
+	if len(id) > 0 && id[0] == '"' && json.Unmarshal(id, &s) == nil {
 		return "s" + s
 	}
 	return "n" + string(id)

@@ -107,7 +107,7 @@ func (ss *session) handle(ctx context.Context, line []byte) {
 	if perr != nil {
 		id := nullID
 		if m != nil && m.ID != nil {
-			id = *m.ID
+			id = m.ID
 		}
 		ss.write(response{JSONRPC: "2.0", ID: id, Error: perr})
 		return
@@ -119,7 +119,7 @@ func (ss *session) handle(ctx context.Context, line []byte) {
 		ss.notify(m)
 		return
 	}
-	id := *m.ID
+	id := m.ID
 	if m.Method != methodCallTool {
 		res, err := ss.dispatch(m)
 		ss.answer(id, res, err)
