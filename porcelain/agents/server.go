@@ -190,10 +190,11 @@ func call[In any](ctx context.Context, s *Server, in In, fn func(context.Context
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(out)
+	b, err := encodeLine(out)
 	if err != nil {
 		return nil, err
 	}
+	b = b[:len(b)-1]
 	if len(b) > MaxResultBytes {
 		return nil, fmt.Errorf("result is %d bytes, more than %d: %w; narrow the request (a limit, a depth, a prefix)", len(b), MaxResultBytes, ErrTooLarge)
 	}

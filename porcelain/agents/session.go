@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -209,11 +210,10 @@ func (ss *session) answer(id json.RawMessage, res any, err error) {
 // write sends one response as one line. A response that cannot be
 // encoded becomes an internal error for its id, never a broken line.
 func (ss *session) write(r response) {
-	b, err := json.Marshal(r)
+	b, err := encodeLine(r)
 	if err != nil {
-		b, _ = json.Marshal(response{JSONRPC: "2.0", ID: r.ID, Error: errorf(codeInternal, "encoding the response: %v", err)})
+		b, _ = encodeLine(response{JSONRPC: "2.0", ID: r.ID, Error: errorf(codeInternal, "encoding the response: %v", err)})
 	}
-	b = append(b, '\n')
 	ss.wmu.Lock()
 	defer ss.wmu.Unlock()
 	if ss.werr != nil {
@@ -222,6 +222,19 @@ func (ss *session) write(r response) {
 	if _, err := ss.w.Write(b); err != nil {
 		ss.werr = fmt.Errorf("writing to the client: %w", err)
 	}
+}
+
+// encodeLine is v as JSON ending in a newline. "<", ">" and "&" are left
+// as they are (text such as experiments/<source> reads as written); JSON
+// never holds a raw newline, so the line is one message.
+func encodeLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // writeErr is the first write error.
