@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"os"
 	"reflect"
@@ -127,6 +128,10 @@ func wantError(t *testing.T, m map[string]any, id any, code float64) string {
 	return e["message"].(string)
 }
 
+// update rewrites testdata/tools_list.golden.json from the server, for a
+// deliberate change of a tool; review the diff.
+var update = flag.Bool("update", false, "rewrite testdata/tools_list.golden.json")
+
 // TestToolsListMatchesGolden: tools/list publishes the tools, schemas and
 // annotations the MCP SDK with jsonschema-go published before tine served
 // MCP itself (testdata/tools_list.golden.json, captured from SDK v1.8.0
@@ -140,7 +145,17 @@ func TestToolsListMatchesGolden(t *testing.T) {
 	w.initialize()
 	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	got := w.recv()["result"]
-	b, err := os.ReadFile("testdata/tools_list.golden.json")
+	const golden = "testdata/tools_list.golden.json"
+	if *update {
+		b, err := json.MarshalIndent(got, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(golden)
 	if err != nil {
 		t.Fatal(err)
 	}
