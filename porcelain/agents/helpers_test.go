@@ -95,6 +95,13 @@ func (f *fixture) options() agents.Options {
 // returns the client session. Closing the client ends the server.
 func connect(t *testing.T, opt agents.Options) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, opt, nil)
+}
+
+// connectWith is connect with the client's session options (a protocol
+// version to ask for).
+func connectWith(t *testing.T, opt agents.Options, copt *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
 	srv, err := agents.NewServer(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +121,7 @@ func connect(t *testing.T, opt agents.Options) *mcp.ClientSession {
 			t.Errorf("server: %v", err)
 		}
 	})
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "test"}, nil).Connect(t.Context(), &mcp.IOTransport{Reader: toClient, Writer: fromClient}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "test"}, nil).Connect(t.Context(), &mcp.IOTransport{Reader: toClient, Writer: fromClient}, copt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tinehq/tine/porcelain/agents"
 )
 
@@ -115,4 +116,29 @@ func TestOversizedLineEndsSession(t *testing.T) {
 		t.Errorf("Serve: %v, answers %v; want ErrFrameTooLarge and none", err, rest)
 	}
 	before.same(t, f.snapshot(t), "oversized line")
+}
+
+// TestSDKClientOfEachVersion: the SDK's client asking for each protocol
+// version the server speaks (and for 2026-07-28, which it does not, so the
+// client falls back) gets a session, the tools and a call's structured
+// result.
+func TestSDKClientOfEachVersion(t *testing.T) {
+	f := newFixture(t)
+	for _, v := range append([]string{"2026-07-28"}, agents.ProtocolVersions...) {
+		cs := connectWith(t, f.options(), &mcp.ClientSessionOptions{ProtocolVersion: v})
+		want := v
+		if v == "2026-07-28" {
+			want = agents.ProtocolVersions[0]
+		}
+		if got := cs.InitializeResult().ProtocolVersion; got != want {
+			t.Errorf("asked for %s: negotiated %s, want %s", v, got, want)
+		}
+		if tools := toolNames(t, cs); len(tools) != len(agents.ReadToolNames)+len(agents.WriteToolNames) {
+			t.Errorf("%s: %d tools", v, len(tools))
+		}
+		if refs := call(t, cs, "list_refs", map[string]any{"prefix": "heads/"}); len(refs["refs"].([]any)) != 1 {
+			t.Errorf("%s: list_refs heads/: %v", v, refs)
+		}
+		cs.Close()
+	}
 }
