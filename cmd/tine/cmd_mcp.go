@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/agents"
 )
@@ -71,13 +69,9 @@ func (c *mcpCmd) Run(e *env) error {
 		KeyFiles:       c.KeyFile,
 		GateProject:    project,
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}, MaxLineLength: agents.MaxFrameBytes}
-	return agents.Serve(e.ctx, opt, t)
+	srv, err := agents.NewServer(opt)
+	if err != nil {
+		return err
+	}
+	return srv.Serve(e.ctx, e.stdin, e.stdout)
 }
-
-// nopWriteCloser lets the command's stdout serve as the transport's
-// writer without the transport closing it.
-type nopWriteCloser struct{ io.Writer }
-
-// Close does nothing: run's caller owns stdout.
-func (nopWriteCloser) Close() error { return nil }

@@ -314,3 +314,39 @@ func TestMCPOversizedMessage(t *testing.T) {
 		t.Errorf("%d objects and %d refs before, %d and %d after", objects, len(refs), n, len(after))
 	}
 }
+
+// TestMCPMalformedLineAnswered: a line that is not JSON is answered with
+// a JSON-RPC parse error (id null) on stdout and the session goes on;
+// stdout carries protocol messages only, and closing stdin exits 0.
+func TestMCPMalformedLineAnswered(t *testing.T) {
+	dir := mcpRepo(t)
+	in := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		"this is not json\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"
+	code, out, errs := tineRun(t, in, "--repo", dir, "mcp", "--project", dir)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q: want 0 and nothing", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("stdout %q: want three answers", out)
+	}
+	var answers []map[string]any
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("stdout line %q is no JSON object", l)
+		}
+		answers = append(answers, m)
+	}
+	if res, _ := answers[0]["result"].(map[string]any); res["protocolVersion"] != "2025-06-18" {
+		t.Errorf("initialize: %v", answers[0])
+	}
+	if e, _ := answers[1]["error"].(map[string]any); answers[1]["id"] != nil || e["code"] != -32700.0 {
+		t.Errorf("malformed line: %v, want a parse error with id null", answers[1])
+	}
+	if answers[2]["id"] != 1.0 || answers[2]["result"] == nil {
+		t.Errorf("ping after it: %v", answers[2])
+	}
+}

@@ -15,5 +15,12 @@
 //
 // agents owns no on-disk format: it writes through porcelain/runs and
 // porcelain/trust. It imports the rooms below it only (internal/archtest);
-// nothing here prints or exits: cmd/tine hands it the transport.
+// nothing here prints or exits: cmd/tine hands it stdin and stdout.
+//
+// The protocol is tine's own small implementation of MCP's tools over
+// stdio (session.go, methods.go, rpc.go; schemas in schema.go and
+// validate.go), not an SDK: every tine process pays the package
+// initialisation of what the binary links, and an SDK's JSON schema,
+// OAuth and HTTP transports cost each start of every verb. The SDK's
+// client is kept in the tests, as the conformance check.
 package agents

@@ -32,8 +32,8 @@ var (
 // checkInput enforces the bounds a tool's input type declares in its
 // `max` tags (string bytes, integer maximum, list items) and refuses any
 // string, alone or in a list, that begins with "-" or is not UTF-8. The
-// SDK validates the same bounds against the published schema first; this
-// check keeps them true whatever calls the handler.
+// schema check (decodeArgs) counts a string's code points, as JSON schema
+// does; this one counts its bytes, which is what the bounds protect.
 func checkInput(in any) error {
 	return checkStruct("", reflect.ValueOf(in))
 }

@@ -3,6 +3,7 @@ package agents_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,21 +90,38 @@ func (f *fixture) options() agents.Options {
 	}
 }
 
-// connect starts a server with opt and a client over the SDK's in-memory
-// transports, and returns the client session.
+// connect starts a server with opt and the SDK's client over a pair of
+// pipes, the client's IOTransport being what a stdio client speaks, and
+// returns the client session. Closing the client ends the server.
 func connect(t *testing.T, opt agents.Options) *mcp.ClientSession {
+	t.Helper()
+	return connectWith(t, opt, nil)
+}
+
+// connectWith is connect with the client's session options (a protocol
+// version to ask for).
+func connectWith(t *testing.T, opt agents.Options, copt *mcp.ClientSessionOptions) *mcp.ClientSession {
 	t.Helper()
 	srv, err := agents.NewServer(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "test"}, nil).Connect(t.Context(), ct, nil)
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := srv.Serve(context.Background(), toServer, fromServer)
+		fromServer.Close()
+		toServer.Close()
+		done <- err
+	}()
+	t.Cleanup(func() {
+		fromClient.Close()
+		if err := <-done; err != nil {
+			t.Errorf("server: %v", err)
+		}
+	})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "test"}, nil).Connect(t.Context(), &mcp.IOTransport{Reader: toClient, Writer: fromClient}, copt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,10 @@ const (
 	MaxClaimBytes = 64 << 10
 )
 
-// tools lists the adders of every tool the options allow: the read tools
-// always, the write tools unless ReadOnly, promote only with
+// toolAdders lists the adders of every tool the options allow: the read
+// tools always, the write tools unless ReadOnly, promote only with
 // AllowPromotion.
-func (s *server) tools() []adder {
+func (s *Server) toolAdders() []adder {
 	out := append(s.readTools(), s.compareTools()...)
 	if s.opt.ReadOnly {
 		return out

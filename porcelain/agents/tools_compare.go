@@ -12,7 +12,7 @@ import (
 // compareTools are the read tools over porcelain/compare: the runs table
 // and event search. Both answer from the derived catalog, which they bring
 // up to date first (derived files only, like the CLI verbs).
-func (s *server) compareTools() []adder {
+func (s *Server) compareTools() []adder {
 	return []adder{
 		tool(s, "runs", "Runs table", "The runs table: one row per run a heads/, experiments/ or promotions/ ref names, with status, events, cost, tokens, duration, the newest trusted score of each metric, gate decision, promotions and parameters; sort, filter (COL OP VALUE), only-changed columns and deltas to a baseline run. Same as `tine runs --json`.", readTool, s.runsTable),
 		tool(s, "search", "Search events", "Find events of ref'd runs by the words of their payload and blobs (every word must occur, whole words, case-insensitive); each hit is re-checked against its verified objects. Same as `tine search --json`.", readTool, search),
@@ -40,7 +40,7 @@ type runsOut struct {
 
 // runsTable is compare.BuildTable (tine runs); the release policy and keys
 // of promotion are the operator's, as for promote.
-func (s *server) runsTable(ctx context.Context, r *plumbing.Repo, in runsIn) (any, error) {
+func (s *Server) runsTable(ctx context.Context, r *plumbing.Repo, in runsIn) (any, error) {
 	opt := compare.TableOptions{SortBy: in.SortBy, Desc: in.Desc, OnlyChanged: in.OnlyChanged,
 		Baseline: in.Baseline, Remotes: in.Remotes, Trust: compare.TrustAll(in.Signer)}
 	for _, expr := range in.Filters {

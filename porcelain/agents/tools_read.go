@@ -10,7 +10,7 @@ import (
 )
 
 // readTools are the tools that write nothing.
-func (s *server) readTools() []adder {
+func (s *Server) readTools() []adder {
 	return []adder{
 		tool(s, "list_refs", "List refs", "List refs (OID, type, name) sorted by name, optionally under a prefix such as experiments/ or heads/.", readTool, listRefs),
 		tool(s, "log", "Log a run", "List a run's events newest first (kind, model or tool, cost, duration, tokens, score, parents), or with all=true every ref's run as one DAG. Same as `tine log --json`.", readTool, logRun),
@@ -90,7 +90,7 @@ type gateIn struct {
 
 // gateStatus is gates.GateStatus (tine gate status) over the operator's
 // project directory.
-func (s *server) gateStatus(ctx context.Context, r *plumbing.Repo, in gateIn) (any, error) {
+func (s *Server) gateStatus(ctx context.Context, r *plumbing.Repo, in gateIn) (any, error) {
 	return gates.GateStatus(ctx, r, gates.GateStatusOptions{Root: s.opt.GateProject, Phase: gates.GatePhase(in.Phase)})
 }
 

@@ -40,7 +40,7 @@ type showOut struct {
 
 // show is runs.Show (tine show). The store re-hashes every object it
 // reads, so a blob's prefix is a prefix of bytes verified whole.
-func (s *server) show(ctx context.Context, r *plumbing.Repo, in showIn) (any, error) {
+func (s *Server) show(ctx context.Context, r *plumbing.Repo, in showIn) (any, error) {
 	res, err := runs.Show(ctx, r, runs.ShowOptions{Rev: in.Rev, PreviewLines: in.Lines})
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ type contextOut struct {
 // context walks from the event through parent_ids and causal_ids, breadth
 // first, to the depth asked; each event is shown as runs.Show shows it
 // (payload and blob previews, verified on read).
-func (s *server) context(ctx context.Context, r *plumbing.Repo, in contextIn) (any, error) {
+func (s *Server) context(ctx context.Context, r *plumbing.Repo, in contextIn) (any, error) {
 	start, err := contextStart(ctx, r, in.Event)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 )
 
 // writeTools are the tools that write, each only under experiments/.
-func (s *server) writeTools() []adder {
+func (s *Server) writeTools() []adder {
 	return []adder{
 		tool(s, "record_event", "Record an event", "Append one event (a JSON object: kind, model or tool, usage, cost, input/output/artifact as text or {\"b64\": ...}) to the run at an experiments/ ref, created if absent. parent_ids defaults to the run's tips. Same as `tine record --event`, without file paths.", addTool, s.recordEvent),
 		tool(s, "fork", "Fork a run", "Start a new run at an experiments/ ref from an event of a run, keeping the event's ancestors (shared by oid). Same as `tine fork`.", addTool, s.fork),
@@ -32,7 +32,7 @@ type recordIn struct {
 // recordEvent is runs.AppendEvent (tine record --event) with no base
 // directory, so {"path": ...} blob specs are refused: an agent's event
 // never reads a file.
-func (s *server) recordEvent(ctx context.Context, r *plumbing.Repo, in recordIn) (any, error) {
+func (s *Server) recordEvent(ctx context.Context, r *plumbing.Repo, in recordIn) (any, error) {
 	ref, err := experimentRef(ctx, r, in.Ref)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ type forkIn struct {
 }
 
 // fork is runs.Fork (tine fork) onto an experiments/ ref.
-func (s *server) fork(ctx context.Context, r *plumbing.Repo, in forkIn) (any, error) {
+func (s *Server) fork(ctx context.Context, r *plumbing.Repo, in forkIn) (any, error) {
 	ref := in.Ref
 	if ref != "" {
 		var err error
@@ -73,7 +73,7 @@ type resumeIn struct {
 }
 
 // resume is runs.Resume (tine resume) on an experiments/ ref.
-func (s *server) resume(ctx context.Context, r *plumbing.Repo, in resumeIn) (any, error) {
+func (s *Server) resume(ctx context.Context, r *plumbing.Repo, in resumeIn) (any, error) {
 	ref, err := experimentRef(ctx, r, in.Ref)
 	if err != nil {
 		return nil, err
@@ -164,13 +164,13 @@ type promoteIn struct {
 }
 
 // promoteTool is promote, registered only with AllowPromotion.
-func (s *server) promoteTool() adder {
+func (s *Server) promoteTool() adder {
 	return tool(s, "promote", "Promote a run", "Move promotions/NAME to a run by compare-and-swap once the operator's release policy holds (scores, gate attestations, trusted signers); every unmet requirement is reported. Same as `tine promote`.", releaseTool, s.promote)
 }
 
 // promote is trust.Promote (tine promote) under the operator's policy and
 // keys; the reflog names mcp as the actor.
-func (s *server) promote(ctx context.Context, r *plumbing.Repo, in promoteIn) (any, error) {
+func (s *Server) promote(ctx context.Context, r *plumbing.Repo, in promoteIn) (any, error) {
 	res, err := trust.Promote(ctx, r, trust.PromoteOptions{
 		Target: in.Target, Name: in.Name, ExpectedOld: in.ExpectedOld, Reason: in.Reason,
 		PolicyFile: s.opt.PolicyFile, KeyFiles: s.opt.KeyFiles, Actor: Actor,

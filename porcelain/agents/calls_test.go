@@ -1,0 +1,139 @@
+package agents_test
+
+import (
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/porcelain/agents"
+)
+
+// gatedOpen makes the first tool call's repository open wait: entered is
+// closed when that call reaches it, and it goes on once release is
+// closed. Every later call opens at once.
+func gatedOpen(f *fixture, entered, release chan struct{}) agents.Options {
+	opt := f.options()
+	var n atomic.Int32
+	opt.Open = func() (*plumbing.Repo, error) {
+		if n.Add(1) == 1 {
+			close(entered)
+			select {
+			case <-release:
+			case <-time.After(wireTimeout):
+			}
+		}
+		return plumbing.Open(f.root)
+	}
+	return opt
+}
+
+// waitClosed waits for ch, failing the test after wireTimeout.
+func waitClosed(t *testing.T, ch chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(wireTimeout):
+		t.Fatalf("%s did not happen", what)
+	}
+}
+
+// TestCallsRunConcurrently: a tool call still running does not hold up a
+// later one: the later call is answered first, and each answer carries
+// its own id.
+func TestCallsRunConcurrently(t *testing.T) {
+	f := newFixture(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	w := newWire(t, gatedOpen(f, entered, release))
+	w.initialize()
+	w.send(`{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"log","arguments":{"limit":1}}}`)
+	waitClosed(t, entered, "the first call")
+	w.send(`{"jsonrpc":"2.0","id":"fast","method":"tools/call","params":{"name":"list_refs","arguments":{"prefix":"heads/"}}}`)
+	if m := w.recv(); m["id"] != "fast" || m["result"].(map[string]any)["isError"] != nil {
+		t.Fatalf("first answer %v, want the second call's", m)
+	}
+	close(release)
+	m := w.recv()
+	res, _ := m["result"].(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	if m["id"] != "slow" || len(sc["entries"].([]any)) != 1 {
+		t.Errorf("second answer %v, want the first call's log", m)
+	}
+	if err, rest := w.close(); err != nil || len(rest) != 0 {
+		t.Errorf("close: %v, %v", err, rest)
+	}
+}
+
+// TestCancelledCallStopsUnanswered: notifications/cancelled cancels the
+// call's context; a write tool cancelled before it starts writes nothing,
+// and no answer is sent for it, as MCP asks. Input ending waits for the
+// calls in flight.
+func TestCancelledCallStopsUnanswered(t *testing.T) {
+	f := newFixture(t)
+	before := f.snapshot(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	w := newWire(t, gatedOpen(f, entered, release))
+	w.initialize()
+	w.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"record_event","arguments":{"ref":"experiments/cancelled","event":"{\"kind\":\"note\"}"}}}`)
+	waitClosed(t, entered, "the call")
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
+	// Lines are handled in order: once the ping is answered, so is the
+	// cancellation.
+	w.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if m := w.recv(); m["id"] != 8.0 {
+		t.Fatalf("answer %v, want the ping's", m)
+	}
+	close(release)
+	err, rest := w.close()
+	if err != nil || len(rest) != 0 {
+		t.Errorf("close: %v, answers %v; want none for the cancelled call", err, rest)
+	}
+	before.same(t, f.snapshot(t), "cancelled record_event")
+}
+
+// TestArgumentsCheckedAgainstSchema: tools/call checks arguments against
+// the published schema, as the SDK did, and refuses with a tool error
+// naming the location and keyword; integral numbers such as 2.0 and 1e2
+// are integers, null is accepted where the schema allows it.
+func TestArgumentsCheckedAgainstSchema(t *testing.T) {
+	f := newFixture(t)
+	w := newWire(t, f.options())
+	w.initialize()
+	for i, tc := range []struct{ tool, args, want string }{
+		{"log", `{"limit":"x"}`, `/properties/limit: type: got "string", want "integer"`},
+		{"log", `{"limit":1.5}`, `/properties/limit: type`},
+		{"log", `{"limit":-1}`, `/properties/limit: minimum`},
+		{"log", `{"limit":10001}`, `/properties/limit: maximum: 10001 is more than 10000`},
+		{"log", `{"limit":1e400}`, `/properties/limit: type`},
+		{"log", `{"all":"yes"}`, `/properties/all: type`},
+		{"log", `{"rev":null}`, `/properties/rev: type: got "null"`},
+		{"log", `[1]`, `want a JSON object, got "array"`},
+		{"log", `{"rev":"heads/main","Rev":"x"}`, `additionalProperties: unexpected properties ["Rev"]`},
+		{"fork", `{"source":"heads/main"}`, `required: missing properties ["from"]`},
+		{"gate_status", `{"phase":"x"}`, `/properties/phase: enum`},
+		{"fork", `{"source":"a","from":"b","reason":"` + strings.Repeat("r", 1030) + `"}`, `/properties/reason: maxLength`},
+		{"evaluate", `{"target":"a","scores":[{"name":"q","value":1,"x":2}]}`, `/properties/scores/items: additionalProperties`},
+		{"evaluate", `{"target":"a","scores":[{"name":"q"}]}`, `/properties/scores/items: required: missing properties ["value"]`},
+		{"evaluate", `{"target":"a","scores":[{"name":"q","value":"1"}]}`, `/properties/scores/items/properties/value: type`},
+		{"attest", `{"target":"a","claim":"{}","evidence":[1]}`, `/properties/evidence/items: type`},
+		{"attest", `{"target":"a","claim":"{}","evidence":["` + strings.Repeat("e", 300) + `"]}`, `/properties/evidence/items: maxLength`},
+		// Valid by the schema: the tool itself answers.
+		{"log", `{"limit":2.0,"rev":"nope"}`, `tine log: `},
+		{"log", `{"limit":1e2,"rev":"nope"}`, `tine log: `},
+		{"context", `{"event":"nope","depth":null}`, `tine context: `},
+		{"evaluate", `{"target":"nope","scores":null}`, `tine evaluate: `},
+	} {
+		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"` + tc.tool + `","arguments":` + tc.args + `}}`)
+		m := w.recv()
+		res, _ := m["result"].(map[string]any)
+		text := ""
+		if c, ok := res["content"].([]any); ok && len(c) == 1 {
+			text, _ = c[0].(map[string]any)["text"].(string)
+		}
+		if m["id"] != float64(i) || res["isError"] != true || !strings.Contains(text, tc.want) || len(text) > agents.MaxErrorText {
+			t.Errorf("%s %.80s: %.300v, want a tool error saying %q", tc.tool, tc.args, m, tc.want)
+		}
+	}
+}
