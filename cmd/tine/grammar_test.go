@@ -48,6 +48,21 @@ func TestVerbGrammarMatchesFullGrammar(t *testing.T) {
 	}
 }
 
+// TestVersionAfterAVerb: --version and -V after a verb go through the
+// one-verb grammar, which holds no version text; the full grammar prints
+// it, as it does before any verb.
+func TestVersionAfterAVerb(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"log", "--version"}, {"update-ref", "-V"}, {"--repo", "x", "rev-parse", "--version"}} {
+		var out, errb strings.Builder
+		if code := run(args, strings.NewReader(""), &out, &errb); code != exitOK {
+			t.Fatalf("%q: exit %d: %s", args, code, errb.String())
+		}
+		if out.String() != versionString()+"\n" {
+			t.Fatalf("%q printed %q, want %q", args, out.String(), versionString()+"\n")
+		}
+	}
+}
+
 // TestShortVerbBuildsLittleGrammar bounds what `tine version` allocates
 // in-process: building the grammar of every verb took ~27k allocations,
 // one verb's takes well under 2k.
