@@ -152,8 +152,8 @@ func parse(grammar any, args []string, stdout, stderr io.Writer) (kctx *kong.Con
 	exited = -1
 	// Only the full grammar shows --version: a verb grammar (grammar.go)
 	// writes nowhere and hands --version to the full one, so it skips
-	// reading the build info, and kong interpolates one variable less
-	// into every flag.
+	// reading the build info, and kong copies and interpolates an empty
+	// string for every flag instead of the version.
 	version := ""
 	if _, full := grammar.(*cli); full {
 		version = versionString()
