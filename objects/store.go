@@ -129,5 +129,16 @@ func CheckPut(a Algo, o *Object) error {
 }
 
 // NotFound returns the error for an absent object: it names id and wraps
-// ErrNotFound.
-func NotFound(id OID) error { return fmt.Errorf("object %s: %w", id, ErrNotFound) }
+// ErrNotFound. Its text is built only when asked for: a lookup that
+// misses one store and finds the object in the next (a loose miss before
+// a pack hit, on every read of a packed object) never formats it.
+func NotFound(id OID) error { return &notFoundError{id: id} }
+
+// notFoundError is NotFound's error: "object <id>: object not found".
+type notFoundError struct{ id OID }
+
+// Error names the object and the absence.
+func (e *notFoundError) Error() string { return "object " + e.id.String() + ": " + ErrNotFound.Error() }
+
+// Unwrap returns ErrNotFound.
+func (e *notFoundError) Unwrap() error { return ErrNotFound }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/kong"
 )
@@ -60,8 +61,9 @@ type complNode struct {
 }
 
 // complWord is what a word in a completion script may be: names are put
-// between single quotes, so nothing else may reach the script.
-var complWord = regexp.MustCompile(`^-{0,2}[A-Za-z0-9][A-Za-z0-9-]*$`)
+// between single quotes, so nothing else may reach the script. Compiled
+// on first use, so no other verb pays for it at process start.
+var complWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-{0,2}[A-Za-z0-9][A-Za-z0-9-]*$`) })
 
 // completionTable walks tine's grammar: every command path with its
 // subcommands and flags (the global flags at every level, as kong accepts
@@ -85,7 +87,7 @@ func completionTable() ([]complNode, error) {
 				continue
 			}
 			for _, name := range append([]string{ch.Name}, ch.Aliases...) {
-				if complWord.MatchString(name) {
+				if complWord().MatchString(name) {
 					c.subs = append(c.subs, name)
 				}
 			}
@@ -94,7 +96,7 @@ func completionTable() ([]complNode, error) {
 		c.flags = dedupe(c.flags)
 		out = append(out, c)
 		for _, ch := range n.Children {
-			if ch.Type == kong.CommandNode && !ch.Hidden && complWord.MatchString(ch.Name) {
+			if ch.Type == kong.CommandNode && !ch.Hidden && complWord().MatchString(ch.Name) {
 				walk(ch, strings.TrimSpace(path+" "+ch.Name))
 			}
 		}
@@ -110,11 +112,11 @@ func flagWords(n *kong.Node) []string {
 		if f.Hidden {
 			continue
 		}
-		if s := "--" + f.Name; complWord.MatchString(s) {
+		if s := "--" + f.Name; complWord().MatchString(s) {
 			w = append(w, s)
 		}
 		if f.Short != 0 {
-			if s := "-" + string(f.Short); complWord.MatchString(s) {
+			if s := "-" + string(f.Short); complWord().MatchString(s) {
 				w = append(w, s)
 			}
 		}

@@ -31,7 +31,7 @@ func verbGrammar(args []string) any {
 			fields = append(fields, f)
 			continue
 		}
-		if !found && verbNames(f)[name] {
+		if !found && selectsVerb(f, name) {
 			fields = append(fields, f)
 			found = true
 		}
@@ -83,21 +83,23 @@ func leadingVerb(args []string) (string, bool) {
 	return "", false
 }
 
-// verbNames is the set of words that select the verb field f, named as
+// selectsVerb reports whether word selects the verb field f, named as
 // kong names it: the name tag, else the field name in lower case (every
 // multi-word verb carries a name tag; TestVerbGrammarMatchesFullGrammar
-// checks both against kong's model), plus any aliases.
-func verbNames(f reflect.StructField) map[string]bool {
-	names := map[string]bool{}
+// checks both against kong's model), or one of its aliases. It allocates
+// nothing: run asks it of every verb field before the one typed.
+func selectsVerb(f reflect.StructField, word string) bool {
 	if n := f.Tag.Get("name"); n != "" {
-		names[n] = true
-	} else {
-		names[strings.ToLower(f.Name)] = true
+		if n == word {
+			return true
+		}
+	} else if strings.EqualFold(f.Name, word) && strings.ToLower(f.Name) == word {
+		return true
 	}
-	for _, a := range strings.Split(f.Tag.Get("aliases"), ",") {
-		if a != "" {
-			names[a] = true
+	for a := range strings.SplitSeq(f.Tag.Get("aliases"), ",") {
+		if a != "" && a == word {
+			return true
 		}
 	}
-	return names
+	return false
 }

@@ -105,11 +105,7 @@ func wantColor(w io.Writer, getenv func(string) string) bool {
 		return false
 	}
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminal(f)
 }
 
 // styleYellow marks oids, as git does.
@@ -184,10 +180,4 @@ func (e *env) page(render func(p *printer)) error {
 		return werr
 	}
 	return nil
-}
-
-// isTerminal reports whether f is a character device.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -150,6 +150,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // line).
 func parse(grammar any, args []string, stdout, stderr io.Writer) (kctx *kong.Context, exited int, err error) {
 	exited = -1
+	// Only the full grammar shows --version: a verb grammar (grammar.go)
+	// writes nowhere and hands --version to the full one, so it skips
+	// reading the build info, and kong copies and interpolates an empty
+	// string for every flag instead of the version.
+	version := ""
+	if _, full := grammar.(*cli); full {
+		version = versionString()
+	}
 	parser, err := kong.New(grammar,
 		kong.Name("tine"),
 		kong.Description("tine is git for runs: content-addressed objects, compare-and-swap refs and reflogs for agent and loop executions."),
@@ -161,7 +169,7 @@ func parse(grammar any, args []string, stdout, stderr io.Writer) (kctx *kong.Con
 				exited = code
 			}
 		}),
-		kong.Vars{"version": versionString()},
+		kong.Vars{"version": version},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
 	if err != nil {

@@ -167,8 +167,11 @@ func (c *Store) List(ctx context.Context, fn func(objects.OID) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	packed := c.packs.SortedIDs()
-	err := c.loose.List(ctx, func(id objects.OID) error {
+	packed, err := c.packs.SortedIDs()
+	if err != nil {
+		return err
+	}
+	err = c.loose.List(ctx, func(id objects.OID) error {
 		for len(packed) > 0 && enumLess(packed[0], id) {
 			if err := fn(packed[0]); err != nil {
 				return err

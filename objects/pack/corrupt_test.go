@@ -29,7 +29,7 @@ func spPatchFile(t *testing.T, path string, change func([]byte) []byte) {
 // spBlockOf returns the offset and size of the block holding id.
 func spBlockOf(t *testing.T, s *Store, id objects.OID) (int64, int64) {
 	t.Helper()
-	p := (*s.packs.Load())[0]
+	p := s.current()[0]
 	i, ok := p.idx.find(spKeyOf(id))
 	if !ok {
 		t.Fatalf("%s not in the pack", id)
@@ -134,7 +134,7 @@ func TestStoragePackVerifyTiling(t *testing.T) {
 	objs := spTestObjects(t, objects.BLAKE3, 30)
 	name := spWriteTestPack(t, dir, objects.BLAKE3, objs, Options{})
 	s := spOpenTestPacks(t, dir, objects.BLAKE3)
-	p := (*s.packs.Load())[0]
+	p := s.current()[0]
 	if err := p.checkTiling(); err != nil {
 		t.Fatalf("sound pack: %v", err)
 	}

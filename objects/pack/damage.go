@@ -29,7 +29,7 @@ type Damaged struct {
 // Damaged returns the packs the last Reload could not open or whose index
 // failed its verification, by name; it verifies every open index first.
 func (s *Store) Damaged() []Damaged {
-	s.trusted()
+	s.trusted() // opens the packs first (current)
 	m := *s.damaged.Load()
 	out := make([]Damaged, 0, len(m))
 	for n, err := range m {

@@ -182,7 +182,7 @@ func (p *spPack) findBase(k spKey) (*spPack, int, bool) {
 		return nil, 0, false
 	}
 	for try := 0; try < 2; try++ {
-		for _, q := range *p.store.packs.Load() {
+		for _, q := range p.store.current() {
 			if q == p {
 				continue
 			}

@@ -52,15 +52,18 @@
 // without seeking back; every block is referenced by at least one entry and
 // the blocks tile the pack between header and trailer, which Verify checks.
 //
-// Reads check the index's header, length and fan-out when a Store opens a
-// pack (the index is mapped, not read), each found entry's bounds, the
-// block's CRC-32C before decompressing, and re-derive every object's oid
-// from its envelope (DecodeEnvelopeAs), so corruption is an error naming
-// the object. The index's trailer checksum and key order are verified once,
-// before the index is believed about anything a read cannot check itself:
-// an absence, a Has beyond a few proven by reading, an enumeration
-// (index_trust.go). A damaged index is refused, never half used: the pack
-// is skipped and named by every lookup that misses (damage.go).
+// Open lists the directory; a Store opens its packs on its first lookup,
+// listing or count (so a process that reads only refs or loose objects
+// maps no index). Reads check the index's header, length and fan-out when
+// a Store opens a pack (the index is mapped, not read), each found
+// entry's bounds, the block's CRC-32C before decompressing, and re-derive
+// every object's oid from its envelope (DecodeEnvelopeAs), so corruption
+// is an error naming the object. The index's trailer checksum and key
+// order are verified once, before the index is believed about anything a
+// read cannot check itself: an absence, a Has beyond a few proven by
+// reading, an enumeration (index_trust.go). A damaged index is refused,
+// never half used: the pack is skipped and named by every lookup that
+// misses (damage.go).
 //
 // Writes: the pack and the index are written to temporary files in
 // objects/pack/ and fsynced together; the pack is renamed to its name and the

@@ -11,7 +11,7 @@ import (
 // flipped (and a consistent CRC, so only the re-hash can notice), and
 // removes the original packs, as a damaging repack would.
 func CorruptPacked(ps *Store, id objects.OID) error {
-	for _, p := range *ps.packs.Load() {
+	for _, p := range ps.current() {
 		i, ok := p.idx.find(spKeyOf(id))
 		if !ok {
 			continue

@@ -100,7 +100,7 @@ func (x *spIndex) checkEntry(i int, packSize int64) error {
 // trusted verifies every open pack's index (once each) and returns the
 // search order without the damaged ones, which move to Damaged.
 func (s *Store) trusted() []*spPack {
-	ps := *s.packs.Load()
+	ps := s.current()
 	bad := false
 	for _, p := range ps {
 		if p.verifyIndex() != nil {

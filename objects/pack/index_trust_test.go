@@ -23,7 +23,7 @@ func spDamagedKeyPack(t *testing.T) (string, string, []*objects.Object, int, obj
 	objs := spTestObjects(t, objects.BLAKE3, 40)
 	name := spWriteTestPack(t, dir, objects.BLAKE3, objs, Options{})
 	victim := 17
-	x := (*spOpenTestPacks(t, dir, objects.BLAKE3).packs.Load())[0].idx
+	x := spOpenTestPacks(t, dir, objects.BLAKE3).current()[0].idx
 	i, ok := x.find(spKeyOf(objs[victim].ID))
 	if !ok {
 		t.Fatal("victim not indexed")
@@ -61,7 +61,7 @@ func TestStoragePackDamagedIndexKeyNeverBelieved(t *testing.T) {
 
 	// Enumeration trusts every key: the damaged pack lists nothing.
 	s = spOpenTestPacks(t, dir, objects.BLAKE3)
-	if ids := s.SortedIDs(); slices.Contains(ids, phantom) || len(ids) != 0 {
+	if ids, err := s.SortedIDs(); err != nil || slices.Contains(ids, phantom) || len(ids) != 0 {
 		t.Fatalf("SortedIDs lists %d ids (phantom %v) from a damaged index", len(ids), slices.Contains(ids, phantom))
 	}
 	if len(s.Packs()) != 0 {
@@ -96,7 +96,7 @@ func TestStoragePackDamagedEntryBoundsRefused(t *testing.T) {
 	dir := t.TempDir()
 	objs := spTestObjects(t, objects.BLAKE3, 40)
 	name := spWriteTestPack(t, dir, objects.BLAKE3, objs, Options{})
-	x := (*spOpenTestPacks(t, dir, objects.BLAKE3).packs.Load())[0].idx
+	x := spOpenTestPacks(t, dir, objects.BLAKE3).current()[0].idx
 	i, _ := x.find(spKeyOf(objs[5].ID))
 	n := x.count
 	spPatchFile(t, filepath.Join(dir, name+".idx"), func(b []byte) []byte {

@@ -39,6 +39,9 @@ type MergeResult struct {
 // new packs may run alongside.
 func (s *Store) MergeSmall(ctx context.Context, limit int) (MergeResult, error) {
 	var res MergeResult
+	if err := s.ensureOpen(); err != nil {
+		return res, err
+	}
 	ps := *s.packs.Load()
 	if len(ps) <= limit {
 		return res, nil

@@ -120,6 +120,7 @@ func TestStoragePackReloadKeepsLeftoverIndex(t *testing.T) {
 	}
 	defer func() { openWindowHook = nil }()
 	s := spOpenTestPacks(t, dir, a)
+	s.Packs() // the packs are opened on first use
 	openWindowHook = nil
 	if lists != 2 {
 		t.Fatalf("the leftover index was opened in %d listings, want 2", lists)

@@ -22,6 +22,12 @@ import (
 func (s *Store) Reload() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.reloadLocked()
+}
+
+// reloadLocked is Reload with s.mu held; it also opens the packs Open
+// left for the first use.
+func (s *Store) reloadLocked() error {
 	old := *s.packs.Load()
 	opened := make(map[string]*spPack, len(old))
 	known := make(map[string]bool, len(old))
@@ -79,6 +85,7 @@ func (s *Store) Reload() error {
 	s.closeRetired()
 	s.packs.Store(&next)
 	s.damaged.Store(&damaged)
+	s.pending.Store(false)
 	return nil
 }
 

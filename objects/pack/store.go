@@ -42,6 +42,11 @@ type Store struct {
 	// damaged holds the packs the last Reload could not open, by name
 	// (damage.go); replaced, never modified.
 	damaged atomic.Pointer[map[string]error]
+	// pending is set by Open until the first use opens the listed packs
+	// (ensureOpen): mapping and checking every index costs a short verb
+	// that reads only refs or loose objects (rev-parse of a ref,
+	// update-ref) a few page faults per pack (issue 13, process start).
+	pending atomic.Bool
 }
 
 // Open opens the storage packs in dir for hash profile a. A
@@ -50,6 +55,11 @@ type Store struct {
 // skipped and remembered (Damaged), so the other packs stay readable, and a
 // lookup that misses names it (damage.go): damage stays local and is
 // never silently ignored. Only a directory that cannot be read fails.
+//
+// Open checks and lists the directory; the packs are opened on the
+// store's first use, and a failure then (the directory replaced or
+// unreadable since, or packs vanishing under every listing) is the error
+// of every call that can return one, retried on each.
 func Open(dir string, a objects.Algo) (*Store, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, objects.ErrUnknownAlgo, a)
@@ -57,11 +67,33 @@ func Open(dir string, a objects.Algo) (*Store, error) {
 	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache(spCacheStart, spCacheBytes), dcache: newSPDeltaCache()}
 	s.packs.Store(&[]*spPack{})
 	s.damaged.Store(&map[string]error{})
-	if err := s.Reload(); err != nil {
+	if _, _, err := s.scan(); err != nil {
 		s.Close()
 		return nil, err
 	}
+	s.pending.Store(true)
 	return s, nil
+}
+
+// ensureOpen opens the listed packs if Open left them for the first use.
+func (s *Store) ensureOpen() error {
+	if !s.pending.Load() {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.pending.Load() {
+		return nil
+	}
+	return s.reloadLocked()
+}
+
+// current returns the search order, newest first, opening the packs on
+// first use; callers that can fail call ensureOpen first, so a failure to
+// open them is reported rather than taken for an empty store.
+func (s *Store) current() []*spPack {
+	s.ensureOpen()
+	return *s.packs.Load()
 }
 
 // Algo returns the store's hash profile.
@@ -174,6 +206,9 @@ func (s *Store) get(ctx context.Context, id objects.OID, parse bool) (*objects.O
 	if id.Algo != s.algo || !id.Type.Valid() {
 		return nil, objects.NotFound(id)
 	}
+	if err := s.ensureOpen(); err != nil {
+		return nil, fmt.Errorf("object %s: %w", id, err)
+	}
 	k := spKeyOf(id)
 	var first error
 	for _, p := range *s.packs.Load() {
@@ -209,6 +244,9 @@ func (s *Store) Has(ctx context.Context, id objects.OID) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
+	if err := s.ensureOpen(); err != nil {
+		return false, err
+	}
 	return s.holds(id), nil
 }
 
@@ -218,7 +256,7 @@ func (s *Store) holds(id objects.OID) bool {
 		return false
 	}
 	k := spKeyOf(id)
-	for _, p := range *s.packs.Load() {
+	for _, p := range s.current() {
 		if i, ok := p.idx.find(k); ok {
 			if !p.proves(id, i) {
 				s.trusted() // a damaged index is believed in nothing
@@ -236,7 +274,11 @@ func (s *Store) List(ctx context.Context, fn func(objects.OID) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, id := range s.SortedIDs() {
+	ids, err := s.SortedIDs()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
 		if err := fn(id); err != nil {
 			return err
 		}
@@ -247,8 +289,12 @@ func (s *Store) List(ctx context.Context, fn func(objects.OID) error) error {
 	return nil
 }
 
-// SortedIDs returns the distinct ids of all packs in enumeration order.
-func (s *Store) SortedIDs() []objects.OID {
+// SortedIDs returns the distinct ids of all packs in enumeration order;
+// it fails only when the packs cannot be opened (Open).
+func (s *Store) SortedIDs() ([]objects.OID, error) {
+	if err := s.ensureOpen(); err != nil {
+		return nil, err
+	}
 	ps := s.trusted()
 	n := 0
 	for _, p := range ps {
@@ -273,7 +319,7 @@ func (s *Store) SortedIDs() []objects.OID {
 		ids[i] = objects.OID{Type: t, Algo: s.algo}
 		copy(ids[i].Digest[:], k[1:])
 	}
-	return ids
+	return ids, nil
 }
 
 // WritePack writes objs as one new pack, durably, and adds it to the
@@ -341,6 +387,9 @@ func (s *Store) install(name string, held []spEntry) error {
 func (s *Store) installOpen(name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.pending.Load() {
+		return s.reloadLocked() // opens every listed pack, name among them
+	}
 	old := *s.packs.Load()
 	for _, p := range old {
 		if p.name == name {
@@ -376,6 +425,7 @@ func (s *Store) Close() error {
 	}
 	errs = append(errs, s.cache.close())
 	s.packs.Store(&[]*spPack{})
+	s.pending.Store(false)
 	s.retired = nil
 	return errors.Join(errs...)
 }

@@ -135,7 +135,7 @@ func (s *Store) chainOf(k spKey) []spLink {
 	var chain []spLink
 	var p *spPack
 	i, ok := 0, false
-	for _, q := range *s.packs.Load() {
+	for _, q := range s.current() {
 		if i, ok = q.idx.find(k); ok {
 			p = q
 			break

@@ -1,0 +1,82 @@
+package pack
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// TestStoragePackOpenDefersPacks: Open lists the directory but maps no
+// index; the first lookup opens every pack, and the store then reads as
+// an eagerly opened one did (a short verb that reads only refs or loose
+// objects never pays for the packs).
+func TestStoragePackOpenDefersPacks(t *testing.T) {
+	a := objects.BLAKE3
+	dir := t.TempDir()
+	objs := spTestObjects(t, a, 6)
+	spWriteTestPack(t, dir, a, objs[:3], Options{})
+	spWriteTestPack(t, dir, a, objs[3:], Options{})
+	opened := 0
+	openWindowHook = func(string) { opened++ }
+	defer func() { openWindowHook = nil }()
+	s := spOpenTestPacks(t, dir, a)
+	if opened != 0 {
+		t.Fatalf("Open opened %d packs, want none before the first use", opened)
+	}
+	spCheckGet(t, s, objs[4])
+	if opened != 2 {
+		t.Fatalf("the first Get opened %d packs, want 2", opened)
+	}
+	for _, o := range objs {
+		spCheckGet(t, s, o)
+	}
+	if opened != 2 || len(s.Packs()) != 2 {
+		t.Fatalf("packs opened %d times, %d listed; want each once", opened, len(s.Packs()))
+	}
+}
+
+// TestStoragePackDeferredOpenFailureIsReported: a pack directory that
+// became unusable between Open and the first use (here replaced by a
+// symlink) fails every lookup, listing and count with the reason; it is
+// never taken for an empty store.
+func TestStoragePackDeferredOpenFailureIsReported(t *testing.T) {
+	a := objects.BLAKE3
+	root := t.TempDir()
+	dir := filepath.Join(root, "pack")
+	objs := spTestObjects(t, a, 3)
+	spWriteTestPack(t, dir, a, objs, Options{})
+	s := spOpenTestPacks(t, dir, a)
+	if err := os.Rename(dir, filepath.Join(root, "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("elsewhere", dir); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.Get(ctx, objs[0].ID); err == nil || errors.Is(err, objects.ErrNotFound) || !errors.Is(err, objects.ErrUnsafeFile) {
+		t.Fatalf("Get through a symlinked pack directory: %v, want the unsafe-file refusal", err)
+	}
+	if _, err := s.Has(ctx, objs[0].ID); !errors.Is(err, objects.ErrUnsafeFile) {
+		t.Fatalf("Has: %v, want the unsafe-file refusal", err)
+	}
+	if err := s.List(ctx, func(objects.OID) error { return nil }); !errors.Is(err, objects.ErrUnsafeFile) {
+		t.Fatalf("List: %v, want the unsafe-file refusal", err)
+	}
+	if err := s.ListSizes(ctx, func(objects.OID, int64) error { return nil }); !errors.Is(err, objects.ErrUnsafeFile) {
+		t.Fatalf("ListSizes: %v, want the unsafe-file refusal", err)
+	}
+	// Put right, the store opens on the next use.
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(root, "elsewhere"), dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		spCheckGet(t, s, o)
+	}
+}
