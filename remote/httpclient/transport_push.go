@@ -77,7 +77,7 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 		defer close(frames)
 		lim, binary, compress := t.c.Limits(), t.c.BinaryFrames(), t.c.CompressFrames()
 		send := func(objs []*objects.Object) error {
-			frame, id, err := packFrame(objs, lim, binary, compress)
+			frame, id, err := packFrame((*remote.SetLinks)(req.Set), objs, lim, binary, compress)
 			if err != nil {
 				return err
 			}
@@ -131,9 +131,10 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 // packFrame writes objs as one frame whose shallow list is their links
 // outside it (objects the remote holds or an earlier pack brought), within
 // the manifest counts lim: tine's binary frame when binary (the server
-// offered it; its body compressed when compress), else TINEPACK3.
-func packFrame(objs []*objects.Object, lim objects.PackLimits, binary, compress bool) ([]byte, string, error) {
-	boundary, err := remote.ExternalLinks(objs)
+// offered it; its body compressed when compress), else TINEPACK3. The
+// objects' links come from links, the walk that chose them.
+func packFrame(links *remote.SetLinks, objs []*objects.Object, lim objects.PackLimits, binary, compress bool) ([]byte, string, error) {
+	boundary, err := links.External(objs)
 	if err != nil {
 		return nil, "", fmt.Errorf("push: %w", err)
 	}
