@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -42,5 +45,48 @@ func BenchmarkReadFrameUncompressed(b *testing.B) {
 		if _, err := ReadFrame(frame, objects.BLAKE3, lim); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestReadFrameReportsFirstBadEntry: a frame decoded on several CPUs
+// still names the entry a reader going in order meets first: a bad
+// envelope before a repeat, a repeat before a bad envelope, and a
+// truncated entry after a bad one.
+func TestReadFrameReportsFirstBadEntry(t *testing.T) {
+	objs := benchFrameObjects(3 * parallelEntries)
+	lim := objects.PackLimits{Objects: TineMaxPackObjects, Shallow: TineMaxShallow}
+	build := func(edit func(entries [][]byte) [][]byte, truncate int) []byte {
+		entries := make([][]byte, len(objs))
+		for i, o := range objs {
+			entries[i] = o.Stored()
+		}
+		entries = edit(entries)
+		body := binary.AppendUvarint(nil, uint64(len(entries)))
+		body = binary.AppendUvarint(body, 0)
+		for _, e := range entries {
+			body = binary.AppendUvarint(body, uint64(len(e)))
+			body = append(body, e...)
+		}
+		return sealRaw(body[:len(body)-truncate])
+	}
+	bad := []byte("not an envelope")
+	for _, c := range []struct {
+		name     string
+		edit     func([][]byte) [][]byte
+		truncate int
+		want     string
+	}{
+		{"bad then repeat", func(e [][]byte) [][]byte { e[700] = bad; e[1100] = e[3]; return e }, 0, "objects[700]:"},
+		{"repeat then bad", func(e [][]byte) [][]byte { e[1100] = bad; e[700] = e[3]; return e }, 0, "objects[700], "},
+		{"bad then truncated", func(e [][]byte) [][]byte { e[1000] = bad; return e }, 10, "objects[1000]:"},
+		{"truncated", func(e [][]byte) [][]byte { return e }, 10, fmt.Sprintf("objects[%d]: ", len(objs)-1)},
+	} {
+		_, err := ReadFrame(build(c.edit, c.truncate), objects.BLAKE3, lim)
+		if !errors.Is(err, ErrBadFrame) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an ErrBadFrame naming %q", c.name, err, c.want)
+		}
+	}
+	if _, err := ReadFrame(build(func(e [][]byte) [][]byte { return e }, 0), objects.BLAKE3, lim); err != nil {
+		t.Fatalf("intact frame: %v", err)
 	}
 }
