@@ -78,3 +78,27 @@ func TestUploadChunkFollowsServer(t *testing.T) {
 		})
 	}
 }
+
+// TestStoredLen: the push's byte cut measures each envelope as long as
+// the envelope it sends.
+func TestStoredLen(t *testing.T) {
+	for _, o := range []*objects.Object{
+		objects.NewBlob(objects.SHA256, nil),
+		objects.NewBlob(objects.BLAKE3, make([]byte, 70000)),
+		jsonEvent(t),
+	} {
+		if got, want := httpclient.StoredLen(o), len(o.Stored()); got != want {
+			t.Errorf("%s: storedLen %d, envelope %d bytes", o.ID, got, want)
+		}
+	}
+}
+
+// jsonEvent is an event object.
+func jsonEvent(t *testing.T) *objects.Object {
+	t.Helper()
+	o, err := objects.NewObjectFromBody(objects.SHA256, objects.TypeEvent, 3, []byte(`{"kind":"step"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

@@ -93,13 +93,14 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 			// dependency order is still link-closed over what precedes it.
 			start, size := 0, 0
 			for i, o := range objs {
-				if size+len(o.Stored()) > maxPackEnvelopeBytes && i > start {
+				n := storedLen(o)
+				if size+n > maxPackEnvelopeBytes && i > start {
 					if err := send(objs[start:i]); err != nil {
 						return err
 					}
 					start, size = i, 0
 				}
-				size += len(o.Stored())
+				size += n
 			}
 			return send(objs[start:])
 		})
@@ -126,6 +127,14 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 		res.Packs++
 	}
 	return ctx.Err()
+}
+
+// storedLen is len(o.Stored()) without building the envelope (Stored
+// copies the body: measuring a push's objects that way allocated and
+// faulted in twice its size).
+func storedLen(o *objects.Object) int {
+	var hb [objects.MaxHeaderBytes]byte
+	return len(objects.AppendHeader(hb[:0], o.Type, o.Schema)) + 1 + len(o.Body)
 }
 
 // packFrame writes objs as one frame whose shallow list is their links
