@@ -130,8 +130,8 @@ func (c *serveCmd) Run(e *env) error {
 // garbage: a ninth of the server's CPU in a 10,000-event push, a sixth
 // in the fetch. 400 took about that much back for a peak of about 140 MiB
 // instead of 100 MiB there. The limit keeps the target from multiplying a
-// large heap: two installs of 256 MiB uploads (the most that run at once)
-// stay within it, and past it the collector runs as often as it must.
+// large heap (two installs of 256 MiB uploads may run at once): past it
+// the collector runs as often as it must.
 const (
 	serveGCPercent   = 400
 	serveMemoryLimit = 2 << 30
