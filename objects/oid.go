@@ -152,29 +152,35 @@ func ParseOID(s string) (OID, error) {
 	if Algo(a) == BLAKE3 {
 		id.Algo = BLAKE3
 	}
-	// Decoded in place, lowercase only: this runs for every oid of every
-	// run object read, so it neither allocates nor makes a second pass.
+	// Decoded in place, lowercase only, by table: this runs for every oid
+	// of every run object read, so it neither allocates nor makes a
+	// second pass, and one bad digit anywhere shows in the OR of all.
+	var bad byte
 	for i := 0; i < 64; i += 2 {
-		hi, ok1 := lowerHexDigit(digest[i])
-		lo, ok2 := lowerHexDigit(digest[i+1])
-		if !ok1 || !ok2 {
-			return OID{}, Errorf(ReasonOidMalformed, "not an oid: %.80q", s)
-		}
-		id.Digest[i/2] = hi<<4 | lo
+		hi, lo := hexDigitValue[digest[i]], hexDigitValue[digest[i+1]]
+		bad |= hi | lo
+		id.Digest[i/2] = hi<<4 | lo&0x0f
+	}
+	if bad&0xf0 != 0 {
+		return OID{}, Errorf(ReasonOidMalformed, "not an oid: %.80q", s)
 	}
 	return id, nil
 }
 
-// lowerHexDigit is the value of a lowercase hex digit.
-func lowerHexDigit(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
+// hexDigitValue maps a lowercase hex digit to its value and every other byte
+// to 0xff.
+var hexDigitValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c-'a') + 10
+	}
+	return t
+}()
 
 // ParseOIDFor parses an oid and requires it to use the hash profile a, so a
 // sha256 repository never accepts a blake3 name and vice versa.

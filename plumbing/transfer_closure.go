@@ -66,6 +66,17 @@ type TransferSet struct {
 	Associations int
 	// cache holds the non-blob objects read by the walk.
 	cache map[objects.OID]*objects.Object
+	// links holds the links the walk parsed, by included oid (blobs
+	// with none).
+	links map[objects.OID][]objects.OID
+}
+
+// Links returns the links of id as the walk parsed them and true, or
+// false for an oid the walk did not include: a transport framing the set
+// takes each object's links from here instead of parsing them again.
+func (s *TransferSet) Links(id objects.OID) ([]objects.OID, bool) {
+	ls, ok := s.links[id]
+	return ls, ok
 }
 
 // Object returns id from the walk's cache, or reads it through g (blobs are

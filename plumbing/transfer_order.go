@@ -14,6 +14,7 @@ import (
 // held by the receiver.
 func (w *transferWalk) finish() (*TransferSet, error) {
 	s := w.set
+	s.links = w.links
 	s.IDs = make([]objects.OID, 0, len(w.included))
 	done := make(map[objects.OID]bool, len(w.included))
 	boundary := map[objects.OID]bool{}

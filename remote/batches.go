@@ -37,7 +37,7 @@ func Batches(ctx context.Context, set *plumbing.TransferSet, g objects.Getter, m
 			if len(inBoundary) == 0 {
 				continue // a complete set: no object links outside it
 			}
-			links, err := objects.Links(o)
+			links, err := (*SetLinks)(set).Links(o)
 			if err != nil {
 				return err
 			}
@@ -83,17 +83,42 @@ func (m LinkMemo) Links(o *objects.Object) ([]objects.OID, error) {
 
 // External is ExternalLinks with the links taken from m.
 func (m LinkMemo) External(objs []*objects.Object) ([]objects.OID, error) {
+	return externalLinks(objs, m.Links)
+}
+
+// SetLinks is a LinkSource answering from the links set's walk parsed,
+// parsing only objects the walk did not include; it never changes set.
+type SetLinks plumbing.TransferSet
+
+// Links returns o's links.
+func (s *SetLinks) Links(o *objects.Object) ([]objects.OID, error) {
+	if s != nil {
+		if ls, ok := (*plumbing.TransferSet)(s).Links(o.ID); ok {
+			return ls, nil
+		}
+	}
+	return objects.Links(o)
+}
+
+// External is ExternalLinks with the links taken from the set's walk: a
+// frame cut from a transfer set parses no object's links again.
+func (s *SetLinks) External(objs []*objects.Object) ([]objects.OID, error) {
+	return externalLinks(objs, s.Links)
+}
+
+// externalLinks is ExternalLinks with the links of each object from links.
+func externalLinks(objs []*objects.Object, links func(*objects.Object) ([]objects.OID, error)) ([]objects.OID, error) {
 	in := make(map[objects.OID]bool, len(objs))
 	for _, o := range objs {
 		in[o.ID] = true
 	}
 	ext := map[objects.OID]bool{}
 	for _, o := range objs {
-		links, err := m.Links(o)
+		ls, err := links(o)
 		if err != nil {
 			return nil, err
 		}
-		for _, l := range links {
+		for _, l := range ls {
 			if !in[l] {
 				ext[l] = true
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/remotetest"
 )
 
@@ -113,5 +114,50 @@ func TestTransferClosureMissingObject(t *testing.T) {
 	_, err = plumbing.TransferClosure(context.Background(), src, plumbing.TransferOptions{Wants: []objects.OID{dangling}, Depth: plumbing.NoDepth})
 	if !errors.Is(err, objects.ErrNotFound) {
 		t.Fatalf("closure of a missing want: %v", err)
+	}
+}
+
+// TestSetLinksExternal checks that a frame's shallow list taken from the
+// walk's links is the one parsing every object gives: for the whole set,
+// a shallow one, slices of it, and an object the walk never read.
+func TestSetLinksExternal(t *testing.T) {
+	ctx := context.Background()
+	r := remotetest.NewRepo(t, objects.BLAKE3)
+	ev := r.Chain("e", 12, objects.OID{})
+	run := r.Run(ev)
+	r.Evaluate(run, 0.5)
+	r.Annotate(run, objects.OID{}, "note")
+	stray := r.Run(r.Chain("x", 2, objects.OID{}))
+	for _, depth := range []int{plumbing.NoDepth, 3} {
+		set := r.Closure(nil, depth, run)
+		var objs []*objects.Object
+		for _, id := range set.IDs {
+			o, err := set.Object(ctx, r.R.Objects(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs = append(objs, o)
+		}
+		so, err := r.R.Objects().Get(ctx, stray)
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := (*remote.SetLinks)(set)
+		for _, part := range [][]*objects.Object{objs, objs[:len(objs)/2], objs[len(objs)/3:], append(slices.Clone(objs[:5]), so)} {
+			want, err := remote.ExternalLinks(part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := links.External(part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("depth %d, %d objects: shallow list %v from the walk, %v parsed", depth, len(part), got, want)
+			}
+		}
+		if _, ok := set.Links(stray); ok {
+			t.Fatalf("the walk claims links of %s, which it never reached", stray)
+		}
 	}
 }

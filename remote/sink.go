@@ -189,7 +189,9 @@ func checkObject(o *objects.Object, a objects.Algo, rehash bool) error {
 func (s *RepoSink) addShallow(ctx context.Context, boundary []objects.OID) error {
 	var add []objects.OID
 	for _, id := range boundary {
-		if s.shallow[id] {
+		if _, ok := s.earlier[id]; ok || s.shallow[id] {
+			// Stored by an earlier batch (a fetch's held-back run names
+			// every event the batches before it stored), or recorded.
 			continue
 		}
 		has, err := s.r.Objects().Has(ctx, id)

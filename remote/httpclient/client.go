@@ -50,6 +50,26 @@ const DefaultTimeout = 120 * time.Second
 // DefaultChunk is the size of an upload's PATCH chunks.
 const DefaultChunk = 4 << 20
 
+// chunkFor returns the upload chunk size for a server whose extension
+// advertised the largest body it reads (caps.MaxChunk): that size when it
+// is below DefaultChunk (the server would refuse a larger chunk); to a
+// literal loopback IP, where no byte crosses a network and a request's
+// length is no risk to its deadline, that size up to wire.MaxRequestBytes
+// (a 14 MiB frame crosses in one request, which the server installs from
+// memory without writing it to its upload state and reading it back);
+// else DefaultChunk.
+func (c *Client) chunkFor(caps *wire.TineCaps) int64 {
+	switch {
+	case caps == nil || caps.MaxChunk <= 0:
+		return DefaultChunk
+	case caps.MaxChunk < DefaultChunk:
+		return caps.MaxChunk
+	case c.loopback:
+		return min(caps.MaxChunk, wire.MaxRequestBytes)
+	}
+	return DefaultChunk
+}
+
 // maxInFlight bounds the requests one Client runs at once.
 const maxInFlight = 8
 
@@ -78,13 +98,17 @@ type Options struct {
 // Client talks to one tenant of one OpenTine remote. It is safe for
 // concurrent use.
 type Client struct {
-	base    string // scheme://host[/prefix], no trailing slash
-	tenant  string
-	token   string
-	chunk   int64
-	timeout time.Duration
-	hc      *http.Client
-	sem     chan struct{}
+	base   string // scheme://host[/prefix], no trailing slash
+	tenant string
+	token  string
+	// chunk is the upload chunk size; chunkSet: Options.Chunk chose it.
+	chunk    atomic.Int64
+	chunkSet bool
+	// loopback: the URL names a literal loopback IP.
+	loopback bool
+	timeout  time.Duration
+	hc       *http.Client
+	sem      chan struct{}
 	// tine holds the counts of tine's extension once the server offered
 	// it (see Algo); nil: the format's.
 	tine atomic.Pointer[objects.PackLimits]
@@ -161,10 +185,12 @@ func New(rawURL string, opt Options) (*Client, error) {
 	if strings.TrimSpace(opt.Token) == "" {
 		return nil, fmt.Errorf("%s: %w: set the remote's token environment variable", rawURL, ErrNoToken)
 	}
-	c := &Client{base: base, tenant: tenant, token: strings.TrimSpace(opt.Token), chunk: opt.Chunk,
-		timeout: opt.Timeout, sem: make(chan struct{}, maxInFlight), compress: opt.CompressFrames || !loopbackURL(base)}
-	if c.chunk <= 0 {
-		c.chunk = DefaultChunk
+	loopback := loopbackURL(base)
+	c := &Client{base: base, tenant: tenant, token: strings.TrimSpace(opt.Token), chunkSet: opt.Chunk > 0, loopback: loopback,
+		timeout: opt.Timeout, sem: make(chan struct{}, maxInFlight), compress: opt.CompressFrames || !loopback}
+	c.chunk.Store(opt.Chunk)
+	if opt.Chunk <= 0 {
+		c.chunk.Store(DefaultChunk)
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout

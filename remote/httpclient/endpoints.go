@@ -73,6 +73,9 @@ func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 		lim := caps.Tine.Limits()
 		c.tine.Store(&lim)
 		c.frame.Store(caps.Tine.Frame == wire.FrameVersion)
+		if !c.chunkSet {
+			c.chunk.Store(c.chunkFor(caps.Tine))
+		}
 	}
 	if caps.PackFormat != wire.PackFormat {
 		return "", fmt.Errorf("%s: %w: pack format %.40q", c.base, ErrProtocol, caps.PackFormat)

@@ -23,17 +23,20 @@ func newHeldBack() *heldBack { return &heldBack{ids: map[objects.OID]bool{}} }
 // split moves the frame's runs, and the objects linking to a held object,
 // into h, and returns the rest in frame order.
 func (h *heldBack) split(objs []*objects.Object, memo remote.LinkMemo) ([]*objects.Object, error) {
-	links := make(map[objects.OID][]objects.OID, len(objs))
+	// memo holds every object's links after this loop (a nil memo, which
+	// keeps nothing, gets a map of its own).
+	if memo == nil {
+		memo = remote.LinkMemo{}
+	}
 	for _, o := range objs {
-		ls, err := memo.Links(o)
-		if err != nil {
+		if _, err := memo.Links(o); err != nil {
 			return nil, err
 		}
-		links[o.ID] = ls
 		if o.Type == objects.TypeRun {
 			h.ids[o.ID] = true
 		}
 	}
+	links := memo
 	// An association may name another frame object that names a run, so
 	// repeat until no object joins; each pass but the last adds one.
 	for changed := true; changed; {

@@ -77,7 +77,7 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 		defer close(frames)
 		lim, binary, compress := t.c.Limits(), t.c.BinaryFrames(), t.c.CompressFrames()
 		send := func(objs []*objects.Object) error {
-			frame, id, err := packFrame(objs, lim, binary, compress)
+			frame, id, err := packFrame((*remote.SetLinks)(req.Set), objs, lim, binary, compress)
 			if err != nil {
 				return err
 			}
@@ -93,13 +93,14 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 			// dependency order is still link-closed over what precedes it.
 			start, size := 0, 0
 			for i, o := range objs {
-				if size+len(o.Stored()) > maxPackEnvelopeBytes && i > start {
+				n := storedLen(o)
+				if size+n > maxPackEnvelopeBytes && i > start {
 					if err := send(objs[start:i]); err != nil {
 						return err
 					}
 					start, size = i, 0
 				}
-				size += len(o.Stored())
+				size += n
 			}
 			return send(objs[start:])
 		})
@@ -128,12 +129,21 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 	return ctx.Err()
 }
 
+// storedLen is len(o.Stored()) without building the envelope (Stored
+// copies the body: measuring a push's objects that way allocated and
+// faulted in twice its size).
+func storedLen(o *objects.Object) int {
+	var hb [objects.MaxHeaderBytes]byte
+	return len(objects.AppendHeader(hb[:0], o.Type, o.Schema)) + 1 + len(o.Body)
+}
+
 // packFrame writes objs as one frame whose shallow list is their links
 // outside it (objects the remote holds or an earlier pack brought), within
 // the manifest counts lim: tine's binary frame when binary (the server
-// offered it; its body compressed when compress), else TINEPACK3.
-func packFrame(objs []*objects.Object, lim objects.PackLimits, binary, compress bool) ([]byte, string, error) {
-	boundary, err := remote.ExternalLinks(objs)
+// offered it; its body compressed when compress), else TINEPACK3. The
+// objects' links come from links, the walk that chose them.
+func packFrame(links *remote.SetLinks, objs []*objects.Object, lim objects.PackLimits, binary, compress bool) ([]byte, string, error) {
+	boundary, err := links.External(objs)
 	if err != nil {
 		return nil, "", fmt.Errorf("push: %w", err)
 	}

@@ -48,8 +48,9 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 	if size < int64(objects.PackHeaderSize) {
 		return nil, fmt.Errorf("upload: a frame of %d bytes is not a pack", size)
 	}
-	if c.chunk < wire.MinChunk(size) {
-		return nil, fmt.Errorf("upload: chunk size %d is below the minimum %d", c.chunk, wire.MinChunk(size))
+	chunk := c.chunk.Load()
+	if chunk < wire.MinChunk(size) {
+		return nil, fmt.Errorf("upload: chunk size %d is below the minimum %d", chunk, wire.MinChunk(size))
 	}
 	sum := sha256.Sum256(frame)
 	id, offset, err := c.declare(ctx, hex.EncodeToString(sum[:]), size)
@@ -62,12 +63,12 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 		// the empty final PATCH asks the server to finish it.
 		return c.finish(ctx, id, frame, rec)
 	}
-	limit := int((size+c.chunk-1)/c.chunk) + maxRecoveries + 4
+	limit := int((size+chunk-1)/chunk) + maxRecoveries + 4
 	for iter := 0; offset < size; iter++ {
 		if iter > limit {
 			return nil, fmt.Errorf("upload: %w: no progress after %d requests", ErrProtocol, iter)
 		}
-		end := min(offset+c.chunk, size)
+		end := min(offset+chunk, size)
 		status, m, err := c.patch(ctx, id, offset, frame[offset:end], binary)
 		var se *StatusError
 		if err != nil && !errors.As(err, &se) && !errors.Is(err, ErrProtocol) && ctx.Err() == nil {

@@ -171,6 +171,7 @@ func (s *Server) fetch(c *call) *httpError {
 		return internal(err.Error())
 	}
 	var objs []*objects.Object
+	var links *remote.SetLinks
 	omitted := 0
 	if r != nil {
 		res, herr := walk(ctx, r, wants, haves, depth, lim)
@@ -178,6 +179,7 @@ func (s *Server) fetch(c *call) *httpError {
 			return herr
 		}
 		omitted = res.omitted
+		links = (*remote.SetLinks)(res.set)
 		ids, err := filterTypes(ctx, res, types)
 		if err != nil {
 			return internal(err.Error())
@@ -190,7 +192,7 @@ func (s *Server) fetch(c *call) *httpError {
 			objs = append(objs, o)
 		}
 	}
-	frame, herr := packFrame(objs, lim, fc)
+	frame, herr := packFrame(links, objs, lim, fc)
 	if herr != nil {
 		return herr
 	}
@@ -204,9 +206,9 @@ func (s *Server) fetch(c *call) *httpError {
 
 // packFrame writes objs as a frame whose shallow list is their external
 // links, within lim: tine's binary frame when fc asks for it, else
-// TINEPACK3.
-func packFrame(objs []*objects.Object, lim objects.PackLimits, fc frameChoice) ([]byte, *httpError) {
-	boundary, err := remote.ExternalLinks(objs)
+// TINEPACK3. The objects' links come from links, the walk that chose them.
+func packFrame(links *remote.SetLinks, objs []*objects.Object, lim objects.PackLimits, fc frameChoice) ([]byte, *httpError) {
+	boundary, err := links.External(objs)
 	if err != nil {
 		return nil, internal(err.Error())
 	}

@@ -30,7 +30,8 @@ func (s *Server) tineCaps() *wire.TineCaps {
 	if s.cfg.HideTineExtension {
 		return nil
 	}
-	caps := &wire.TineCaps{Version: wire.TineVersion, MaxPackObjects: s.cfg.TinePackObjects, MaxShallow: s.cfg.TineShallow}
+	caps := &wire.TineCaps{Version: wire.TineVersion, MaxPackObjects: s.cfg.TinePackObjects, MaxShallow: s.cfg.TineShallow,
+		MaxChunk: s.cfg.MaxBodyBytes}
 	if !s.cfg.NoTineFrame {
 		caps.Frame = wire.FrameVersion
 	}

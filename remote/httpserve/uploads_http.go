@@ -103,6 +103,14 @@ func (s *Server) uploadChunk(c *call) *httpError {
 	if end < m.Size && int64(len(chunk)) < wire.MinChunk(m.Size) {
 		return invalid(fmt.Sprintf("chunk of %d bytes is below the minimum %d", len(chunk), wire.MinChunk(m.Size)))
 	}
+	if m.Offset == 0 && end == m.Size {
+		// One chunk holds the whole upload: it is checked and installed
+		// from memory. Its bytes are not written to the upload state
+		// first: that state is only there to resume from, and if the
+		// server dies before answering the upload is still at offset 0,
+		// to be sent again.
+		return s.finalize(c, id, m, chunk, lim, fc.binary)
+	}
 	if err := s.uploads.appendChunk(c.tenant, id, m, chunk); err != nil {
 		return internal(err.Error())
 	}
@@ -110,20 +118,22 @@ func (s *Server) uploadChunk(c *call) *httpError {
 		writeJSON(c.w, http.StatusOK, map[string]int64{"offset": m.Offset})
 		return nil
 	}
-	return s.finalize(c, id, m, lim, fc.binary)
+	return s.finalize(c, id, m, nil, lim, fc.binary)
 }
 
 // finalize checks and installs a complete upload within the manifest
 // counts lim, as tine's binary frame when the completing request asked for
-// it (binary), else as TINEPACK3. A digest mismatch or an
+// it (binary), else as TINEPACK3: whole, when one request carried it all,
+// else read from the upload state. A digest mismatch or an
 // invalid pack ends the upload (its state is removed); a server-side
 // failure keeps it, so the client may retry.
 //
 // The install slot is taken before the upload is read: an upload is read
 // whole into memory (up to the declared size, 256 MiB), so reading before
 // waiting for a slot would let many uploads finishing at once hold that
-// much each while they wait.
-func (s *Server) finalize(c *call, id string, m *uploadMeta, lim objects.PackLimits, binary bool) *httpError {
+// much each while they wait (a whole upload in one request is within the
+// request body cap, as every chunk waiting here is).
+func (s *Server) finalize(c *call, id string, m *uploadMeta, whole []byte, lim objects.PackLimits, binary bool) *httpError {
 	release, herr := slot(c.r.Context(), s.packSlots)
 	if herr != nil {
 		return herr
@@ -132,9 +142,12 @@ func (s *Server) finalize(c *call, id string, m *uploadMeta, lim objects.PackLim
 	if uploadReadHook != nil {
 		uploadReadHook(s)
 	}
-	frame, err := s.uploads.readAll(c.tenant, id, m)
-	if err != nil {
-		return internal(err.Error())
+	frame := whole
+	if frame == nil {
+		var err error
+		if frame, err = s.uploads.readAll(c.tenant, id, m); err != nil {
+			return internal(err.Error())
+		}
 	}
 	sum := sha256Hex(frame)
 	if sum != m.SHA256 {

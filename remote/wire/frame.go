@@ -111,12 +111,14 @@ func WriteFrame(objs []*objects.Object, shallow []objects.OID, lim objects.PackL
 	seen := make(map[objects.OID]bool, len(objs)+len(shallow))
 	var algo objects.Algo
 	size := 2 * binary.MaxVarintLen64
-	for _, o := range objs {
+	var hb [objects.MaxHeaderBytes]byte
+	lens := make([]int, len(objs))
+	for i, o := range objs {
 		if err := frameID(o.ID, &algo, seen); err != nil {
 			return nil, "", err
 		}
-		n := len(objects.AppendHeader(nil, o.Type, o.Schema)) + 1 + len(o.Body)
-		size += binary.MaxVarintLen64 + n
+		lens[i] = len(objects.AppendHeader(hb[:0], o.Type, o.Schema)) + 1 + len(o.Body)
+		size += binary.MaxVarintLen64 + lens[i]
 	}
 	for _, id := range shallow {
 		if err := frameID(id, &algo, seen); err != nil {
@@ -127,18 +129,24 @@ func WriteFrame(objs []*objects.Object, shallow []objects.OID, lim objects.PackL
 	if size > objects.MaxPackBodyBytes {
 		return nil, "", fmt.Errorf("write frame: %w: a body of up to %d bytes, over %d", ErrBadFrame, size, objects.MaxPackBodyBytes)
 	}
-	body := make([]byte, 0, size)
+	// An uncompressed body is built in place after the header, so the
+	// frame is allocated, faulted in and filled once (14 MiB for a
+	// 10,000-event run).
+	start := 0
+	if !compress {
+		start = frameHeaderSize + 1
+	}
+	buf := make([]byte, start, start+size)
+	body := buf[start:]
 	body = binary.AppendUvarint(body, uint64(len(objs)))
 	body = binary.AppendUvarint(body, uint64(len(shallow)))
 	for _, id := range shallow {
 		body = append(body, typeCodes[id.Type])
 		body = append(body, id.Digest[:]...)
 	}
-	var scratch []byte
-	for _, o := range objs {
-		scratch = o.AppendStored(scratch[:0])
-		body = binary.AppendUvarint(body, uint64(len(scratch)))
-		body = append(body, scratch...)
+	for i, o := range objs {
+		body = binary.AppendUvarint(body, uint64(lens[i]))
+		body = o.AppendStored(body)
 	}
 	sum := sha256.Sum256(body)
 	var frame []byte
@@ -152,9 +160,8 @@ func WriteFrame(objs []*objects.Object, shallow []objects.OID, lim objects.PackL
 		frame = enc.EncodeAll(body, frame)
 		frameEncoders.Put(enc)
 	} else {
-		frame = make([]byte, frameHeaderSize+1, frameHeaderSize+1+len(body))
+		frame = buf[:start+len(body)]
 		frame[frameHeaderSize] = codecNone
-		frame = append(frame, body...)
 	}
 	copy(frame, FrameMagic)
 	copy(frame[len(FrameMagic):], sum[:])

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -91,15 +92,20 @@ func parseFrameBody(body []byte, a objects.Algo, lim objects.PackLimits) (*objec
 		seen[id] = true
 		pf.Shallow = append(pf.Shallow, id)
 	}
-	for i := uint64(0); i < nObj; i++ {
-		n := r.uvarint()
-		stored := r.next(n)
-		if r.err != nil {
-			return nil, fmt.Errorf("objects[%d]: %w", i, r.err)
+	// The entries are cut first, then decoded (and so hashed) on every
+	// CPU, then checked in frame order: the error reported is the one a
+	// reader going entry by entry meets first.
+	entries := make([][]byte, 0, nObj)
+	for i := uint64(0); i < nObj && r.err == nil; i++ {
+		stored := r.next(r.uvarint())
+		if r.err == nil {
+			entries = append(entries, stored)
 		}
-		o, err := objects.DecodeEnvelope(a, stored)
-		if err != nil {
-			return nil, fmt.Errorf("%w: objects[%d]: %w", ErrBadFrame, i, err)
+	}
+	objs, errs := decodeEntries(a, entries)
+	for i, o := range objs {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("%w: objects[%d]: %w", ErrBadFrame, i, errs[i])
 		}
 		if seen[o.ID] {
 			return nil, fmt.Errorf("%w: objects[%d], %s, is sent twice or also named shallow", ErrBadFrame, i, o.ID)
@@ -107,10 +113,41 @@ func parseFrameBody(body []byte, a objects.Algo, lim objects.PackLimits) (*objec
 		seen[o.ID] = true
 		pf.Objects = append(pf.Objects, o)
 	}
+	if r.err != nil {
+		return nil, fmt.Errorf("objects[%d]: %w", len(entries), r.err)
+	}
 	if len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes follow the last object", ErrBadFrame, len(r.b))
 	}
 	return pf, nil
+}
+
+// parallelEntries is the fewest entries decoded on more than one CPU.
+const parallelEntries = 512
+
+// decodeEntries decodes each stored envelope with hash profile a, the
+// entries split in runs across the CPUs, and returns the objects and each
+// entry's error.
+func decodeEntries(a objects.Algo, entries [][]byte) ([]*objects.Object, []error) {
+	objs := make([]*objects.Object, len(entries))
+	errs := make([]error, len(entries))
+	decode := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			objs[i], errs[i] = objects.DecodeEnvelope(a, entries[i])
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 8, len(entries)/parallelEntries)
+	if workers < 2 {
+		decode(0, len(entries))
+		return objs, errs
+	}
+	var wg sync.WaitGroup
+	per := (len(entries) + workers - 1) / workers
+	for lo := 0; lo < len(entries); lo += per {
+		wg.Go(func() { decode(lo, min(lo+per, len(entries))) })
+	}
+	wg.Wait()
+	return objs, errs
 }
 
 // frameReader consumes a body; the first failure sticks in err.

@@ -38,10 +38,16 @@ type TineCaps struct {
 	// (FrameVersion), absent when it speaks TINEPACK3 only. A client uses
 	// binary frames only for the version it speaks; any other value leaves
 	// it on TINEPACK3 within the counts below.
-	Frame          int `json:"frame,omitempty"`
-	MaxPackObjects int `json:"max_pack_objects"`
-	MaxShallow     int `json:"max_shallow"`
-	Version        int `json:"version"`
+	Frame int `json:"frame,omitempty"`
+	// MaxChunk is the largest request body, so the largest upload chunk,
+	// the server reads (bytes); absent from a tine serve older than the
+	// field. A client uploading to a literal loopback IP sends chunks of
+	// up to this size (at most MaxRequestBytes), so a frame under it
+	// crosses in one request.
+	MaxChunk       int64 `json:"max_chunk,omitempty"`
+	MaxPackObjects int   `json:"max_pack_objects"`
+	MaxShallow     int   `json:"max_shallow"`
+	Version        int   `json:"version"`
 }
 
 // Limits returns the manifest counts c grants, after Check.
@@ -60,6 +66,9 @@ func (c TineCaps) Check() error {
 	}
 	if c.MaxShallow < objects.MaxPackObjects || c.MaxShallow > TineMaxShallow {
 		return fmt.Errorf("tine extension max_shallow %d outside %d..%d", c.MaxShallow, objects.MaxPackObjects, TineMaxShallow)
+	}
+	if c.MaxChunk < 0 {
+		return fmt.Errorf("tine extension max_chunk %d is negative", c.MaxChunk)
 	}
 	return nil
 }
