@@ -84,6 +84,7 @@ func (s *Store) streamBody(ctx context.Context, r io.Reader, f *os.File, tmp str
 		w.direct.Store(true)
 		writers = 2
 	}
+	defer raiseProcs(writers)()
 	full := make(chan piece, blockCount)
 	var wg sync.WaitGroup
 	for range writers {
