@@ -1,6 +1,7 @@
 package loose
 
 import (
+	"os"
 	"runtime"
 	"sync"
 )
@@ -35,7 +36,21 @@ func raiseProcs(n int) func() {
 		streamProcs.Lock()
 		defer streamProcs.Unlock()
 		if streamProcs.users--; streamProcs.users == 0 {
-			runtime.GOMAXPROCS(streamProcs.base)
+			restoreProcs(streamProcs.base)
 		}
 	}
+}
+
+// restoreProcs puts GOMAXPROCS back to base. Unless the GOMAXPROCS
+// environment variable fixed it, the runtime's default is restored
+// instead, which also resumes its tracking of the CPU count and cgroup
+// quota that any explicit setting turns off (a long-running `tine serve`
+// would otherwise keep the value of its first large blob's start); tine
+// sets GOMAXPROCS nowhere else.
+func restoreProcs(base int) {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.SetDefaultGOMAXPROCS()
+		return
+	}
+	runtime.GOMAXPROCS(base)
 }
