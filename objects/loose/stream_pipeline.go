@@ -55,8 +55,8 @@ type piece struct {
 // straight into aligned blocks and hashes each chunk where it lies while
 // it is in cache; two more write each full block to disk. Hashing on a
 // goroutine of its own overlapped it with the reading but cost more CPU
-// (cold caches, a hand-off per chunk), and the disk, not the hashing,
-// bounds the wall time on idle cores (issue 13). Where the file
+// (cold caches, a hand-off per chunk) and measured slower on a loaded
+// machine, where CPU time decides (issue 13). Where the file
 // system allows, the blocks are written with direct I/O (no copy into the
 // page cache, no writeback left for the final fsync), else through the
 // page cache with the writeback of every fsutil.WritebackStep bytes
