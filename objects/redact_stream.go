@@ -232,7 +232,14 @@ func (z *redactReader) drain() error {
 }
 
 // openPEM reports whether b opens a private-key block it does not close.
+// Every block starts with pemBeginMarker, so the regexps run only from the
+// first one (most chunks hold none: indexPEMBegin answers for them).
 func openPEM(b []byte) bool {
+	i := indexPEMBegin(b)
+	if i < 0 {
+		return false
+	}
+	b = b[i:]
 	locs := pemBegin().FindAllIndex(b, -1)
 	if len(locs) == 0 {
 		return false

@@ -1,6 +1,6 @@
 // Command rawb3 is the benchmark harness's raw BLAKE3 baseline: it reads a
-// file through the same 256 KiB buffer tine's streaming writer uses, hashes
-// it with zeebo/blake3 (the hash tine uses) and prints one line:
+// file through one reused 256 KiB buffer, hashes it with zeebo/blake3 (the
+// hash tine uses) and prints one line:
 //
 //	<bytes> <seconds> <MiB/s> <hex digest>
 //

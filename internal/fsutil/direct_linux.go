@@ -51,10 +51,13 @@ func SetDirect(f *os.File, on bool) error {
 // AlignedBuffer returns n bytes of memory aligned to DirectAlign (n is
 // rounded up to a multiple of it) for direct writes, and the function that
 // releases it. The memory is mapped outside Go's heap, so it is page
-// aligned without relying on how the allocator places large slices.
+// aligned without relying on how the allocator places large slices. It is
+// populated when mapped (MAP_POPULATE): one system call instead of a page
+// fault per 4 KiB page at first touch (issue 13: a fault costs
+// microseconds in a VM, and the large-file writer's blocks took thousands).
 func AlignedBuffer(n int) ([]byte, func(), error) {
 	n = (n + DirectAlign - 1) / DirectAlign * DirectAlign
-	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE|unix.MAP_POPULATE)
 	if err != nil {
 		return nil, nil, fmt.Errorf("map %d bytes: %w", n, err)
 	}

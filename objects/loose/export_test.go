@@ -13,3 +13,7 @@ func SetFaultHook(s *Store, hook func(step, path string) error) { s.faults = hoo
 // SetDirectIO turns the direct-I/O attempt of streamed writes on or off
 // and returns the previous setting. It exists only in test builds.
 func SetDirectIO(on bool) bool { old := directIO; directIO = on; return old }
+
+// BlockSize is how many bytes a streamed blob's blocks hold when they are
+// handed to the writers, for tests of the block edges.
+const BlockSize = blockSize

@@ -15,12 +15,12 @@ import (
 
 // TestLooseStreamBlockEdges: a streamed blob is stored byte for byte and
 // named by the oid of its whole body, whatever its size relative to the
-// 4 KiB alignment and the 4 MiB blocks (the 44-byte header shifts every
+// 4 KiB alignment and the blocks (the 44-byte header shifts every
 // block), through direct I/O and through the page cache, from a plain
 // reader, a reader returning a byte at a time and the chunked redacting
 // reader.
 func TestLooseStreamBlockEdges(t *testing.T) {
-	const block = 4 << 20
+	const block = loose.BlockSize
 	rng := rand.New(rand.NewPCG(4, 20))
 	data := make([]byte, 3*block+5000)
 	for i := range data {

@@ -19,12 +19,17 @@ import (
 // straight into blocks of blockRoom aligned bytes; a block is handed to
 // the writers once it holds blockSize bytes, so the room past blockSize
 // takes the chunk that crosses it (a chunk needs about
-// objects.RedactChunk plus 64 KiB). blockCount blocks keep the reader,
-// the hasher and two writers busy; memory stays about blockCount times
-// blockRoom whatever the blob's size.
+// objects.RedactChunk plus 64 KiB). blockCount blocks keep the reader
+// and two writers busy; memory stays about blockCount times blockRoom
+// whatever the blob's size. Blocks are small so that the few megabytes
+// the reader cycles through stay in the CPU's caches: each chunk is
+// scrubbed and then hashed right after it is read, from cache (issue 13:
+// with 4 MiB blocks and the hashing on another goroutine, the copy of the
+// read, the scrub's scan and the hashing each ran 20-50% slower than
+// raw BLAKE3's over its reused 256 KiB buffer).
 const (
-	blockSize  = 4 << 20
-	blockRoom  = blockSize + 2<<20
+	blockSize  = 2 << 20
+	blockRoom  = blockSize + 3<<19
 	blockCount = 4
 	plainChunk = 1 << 20 // what plainChunks reads at a time
 )
@@ -37,11 +42,9 @@ var directIO = true
 // writer's error is the one reported.
 var errStopped = errors.New("stream stopped")
 
-// piece is what the reader sends the hasher, in stream order: body bytes
-// to hash, and a block (with its file offset) that is full and goes to
-// the writers once every body byte in it is hashed.
+// piece is a full block the reader sends the writers, every body byte in
+// it hashed, with its file offset.
 type piece struct {
-	hash  []byte
 	block []byte
 	off   int64
 }
@@ -49,8 +52,11 @@ type piece struct {
 // streamBody writes header and then the body of r to f while hashing the
 // body into h, in overlapped stages: this goroutine reads (and, for an
 // objects.ChunkReader such as the redacting reader, scrubs) the stream
-// straight into aligned blocks; a second goroutine hashes each chunk
-// where it lies; two more write each full block to disk. Where the file
+// straight into aligned blocks and hashes each chunk where it lies while
+// it is in cache; two more write each full block to disk. Hashing on a
+// goroutine of its own overlapped it with the reading but cost more CPU
+// (cold caches, a hand-off per chunk) and measured slower on a loaded
+// machine, where CPU time decides (issue 13). Where the file
 // system allows, the blocks are written with direct I/O (no copy into the
 // page cache, no writeback left for the final fsync), else through the
 // page cache with the writeback of every fsutil.WritebackStep bytes
@@ -78,18 +84,9 @@ func (s *Store) streamBody(ctx context.Context, r io.Reader, f *os.File, tmp str
 		w.direct.Store(true)
 		writers = 2
 	}
-	pieces := make(chan piece, 2*blockCount)
+	defer raiseProcs(writers)()
 	full := make(chan piece, blockCount)
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		defer close(full)
-		for p := range pieces {
-			h.Write(p.hash)
-			if p.block != nil {
-				full <- p
-			}
-		}
-	})
 	for range writers {
 		wg.Go(func() {
 			for p := range full {
@@ -100,8 +97,8 @@ func (s *Store) streamBody(ctx context.Context, r io.Reader, f *os.File, tmp str
 			}
 		})
 	}
-	n, last, lastOff, rerr := s.readBlocks(ctx, src, header, w, pieces)
-	close(pieces)
+	n, last, lastOff, rerr := s.readBlocks(ctx, src, header, h, w, full)
+	close(full)
 	wg.Wait()
 	if err := w.failed(); err != nil {
 		return 0, err
@@ -113,10 +110,11 @@ func (s *Store) streamBody(ctx context.Context, r io.Reader, f *os.File, tmp str
 }
 
 // readBlocks is streamBody's reading stage: it appends header and then
-// the chunks of src to blocks taken from w.free, sends each chunk to be
-// hashed and each full block to be written, and returns the body's size
-// and the last, partly filled block with its file offset.
-func (s *Store) readBlocks(ctx context.Context, src objects.ChunkReader, header []byte, w *blockWriter, out chan<- piece) (int64, []byte, int64, error) {
+// the chunks of src to blocks taken from w.free, hashes each chunk into h
+// (the header is not hashed: h covers the body), sends each full block to
+// be written, and returns the body's size and the last, partly filled
+// block with its file offset.
+func (s *Store) readBlocks(ctx context.Context, src objects.ChunkReader, header []byte, h hash.Hash, w *blockWriter, out chan<- piece) (int64, []byte, int64, error) {
 	var n, off int64
 	cur, err := w.take()
 	if err != nil {
@@ -139,7 +137,7 @@ func (s *Store) readBlocks(ctx context.Context, src objects.ChunkReader, header 
 		if n += int64(len(chunk)); int64(len(header))+n > s.maxSize {
 			return n, nil, 0, fmt.Errorf("put blob: over %d bytes: %w", s.maxSize, objects.ErrObjectTooLarge)
 		}
-		out <- piece{hash: chunk}
+		h.Write(chunk)
 		if cap(next) == cap(cur) && &next[:1][0] == &cur[:1][0] {
 			cur = next
 		} else {
