@@ -69,21 +69,35 @@ var nullID = json.RawMessage("null")
 
 // parse reads one line into a message. A line that is not JSON is a parse
 // error, one that is not a JSON-RPC 2.0 message an invalid request; both
-// are answered with the id when it could be read, null otherwise.
+// are answered with the id when it could be read and is a valid id, null
+// otherwise (a client waits on that id; an id of another type is never
+// echoed).
 func parse(line []byte) (*message, *rpcError) {
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
-		if json.Valid(line) {
-			return nil, errorf(codeInvalidRequest, "invalid request: want one JSON-RPC object per line (batches are not supported)")
+		if !json.Valid(line) {
+			return nil, errorf(codeParse, "parse error: %v", err)
 		}
-		return nil, errorf(codeParse, "parse error: %v", err)
-	}
-	if m.JSONRPC != "2.0" {
-		return &m, errorf(codeInvalidRequest, "invalid request: jsonrpc is %q, want \"2.0\"", m.JSONRPC)
+		var te *json.UnmarshalTypeError
+		switch trimmed := bytes.TrimSpace(line); {
+		case trimmed[0] == '[':
+			return nil, errorf(codeInvalidRequest, "invalid request: want one JSON-RPC object per line (batches are not supported)")
+		case trimmed[0] != '{' || !errors.As(err, &te) || te.Field == "":
+			return nil, errorf(codeInvalidRequest, "invalid request: want one JSON-RPC object per line")
+		}
+		// A member of the wrong type (jsonrpc and method are the only
+		// typed ones); the rest of the object was still read.
+		if m.ID != nil && !validID(m.ID) {
+			m.ID = nil
+		}
+		return &message{ID: m.ID}, errorf(codeInvalidRequest, "invalid request: %q is a JSON %s, want a string", te.Field, te.Value)
 	}
 	if m.ID != nil && !validID(m.ID) {
 		m.ID = nil
 		return &m, errorf(codeInvalidRequest, "invalid request: an id is a string or an integer")
+	}
+	if m.JSONRPC != "2.0" {
+		return &m, errorf(codeInvalidRequest, "invalid request: jsonrpc is %q, want \"2.0\"", m.JSONRPC)
 	}
 	if m.Method == "" && m.Result == nil && m.Error == nil {
 		return &m, errorf(codeInvalidRequest, "invalid request: no method")

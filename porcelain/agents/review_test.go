@@ -1,0 +1,98 @@
+package agents_test
+
+import (
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tinehq/tine/plumbing"
+)
+
+// TestMalformedMembersKeepTheirID: a request whose jsonrpc or method has
+// the wrong JSON type is answered -32600 with its id, which could be read
+// (a client waits on it), and says what is wrong; an id that is neither a
+// string nor an integer is never echoed, even when something else is
+// wrong too.
+func TestMalformedMembersKeepTheirID(t *testing.T) {
+	f := newFixture(t)
+	w := newWire(t, f.options())
+	w.initialize()
+	for _, tc := range []struct {
+		line string
+		id   any
+		want string
+	}{
+		{`{"jsonrpc":2,"id":7,"method":"ping"}`, 7.0, `"jsonrpc"`},
+		{`{"jsonrpc":"2.0","id":"eight","method":5}`, "eight", `"method"`},
+		{`{"jsonrpc":"2.0","id":9,"method":{"a":1},"params":{}}`, 9.0, `"method"`},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":5}`, nil, "id"},
+		{`{"jsonrpc":"1.0","id":{"a":1},"method":"ping"}`, nil, "id"},
+		{`{"jsonrpc":"1.0","id":1.5,"method":"ping"}`, nil, "id"},
+		{`{"id":[1],"method":"ping"}`, nil, "id"},
+		{`5`, nil, "one JSON-RPC object per line"},
+	} {
+		msg := wantError(t, w.recv2(tc.line), tc.id, -32600)
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, "Go ") || strings.Contains(msg, "batch") {
+			t.Errorf("%s: message %q, want one saying %q", tc.line, msg, tc.want)
+		}
+	}
+	if err, rest := w.close(); err != nil || len(rest) != 0 {
+		t.Errorf("close: %v, unanswered %v", err, rest)
+	}
+}
+
+// recv2 sends line and returns the next answer.
+func (w *wire) recv2(line string) map[string]any {
+	w.t.Helper()
+	w.send(line)
+	return w.recv()
+}
+
+// TestCancelWhileCallsAtCapacity: with maxInFlight (16) calls running, a
+// further call waits for a free one, but the client can still cancel it:
+// the cancellation is read, the waiting call is dropped unanswered, and
+// the next request is served while the 16 still run. Then the 16 finish
+// and are answered.
+func TestCancelWhileCallsAtCapacity(t *testing.T) {
+	const capacity = 16
+	f := newFixture(t)
+	opt := f.options()
+	var entered atomic.Int32
+	full, release := make(chan struct{}), make(chan struct{})
+	opt.Open = func() (*plumbing.Repo, error) {
+		if entered.Add(1) == capacity {
+			close(full)
+		}
+		select {
+		case <-release:
+		case <-time.After(wireTimeout):
+		}
+		return plumbing.Open(f.root)
+	}
+	w := newWire(t, opt)
+	w.initialize()
+	for i := 1; i <= capacity; i++ {
+		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
+	}
+	waitClosed(t, full, "16 calls running")
+	w.send(`{"jsonrpc":"2.0","id":"waiting","method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"waiting"}}`)
+	if m := w.recv2(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`); m["id"] != "ping" || m["result"] == nil {
+		t.Fatalf("answer %v, want the ping's while the 16 calls run", m)
+	}
+	close(release)
+	seen := map[any]bool{}
+	for range capacity {
+		m := w.recv()
+		if res, _ := m["result"].(map[string]any); res == nil || res["isError"] != nil {
+			t.Errorf("answer %.200v, want a list_refs result", m)
+		}
+		seen[m["id"]] = true
+	}
+	err, rest := w.close()
+	if err != nil || len(rest) != 0 || len(seen) != capacity || entered.Load() != capacity {
+		t.Errorf("close: %v, extra answers %v, %d ids answered, %d calls opened the repository; want 16 and 16, none for the cancelled call", err, rest, len(seen), entered.Load())
+	}
+}
