@@ -96,3 +96,34 @@ func TestCancelWhileCallsAtCapacity(t *testing.T) {
 		t.Errorf("close: %v, extra answers %v, %d ids answered, %d calls opened the repository; want 16 and 16, none for the cancelled call", err, rest, len(seen), entered.Load())
 	}
 }
+
+// TestNonUTF8LineRefused: MCP messages are UTF-8; a line that is not is
+// refused with -32700 (its id echoed), not decoded with U+FFFD in place
+// of its bad bytes: the event an agent sent is never recorded altered.
+func TestNonUTF8LineRefused(t *testing.T) {
+	f := newFixture(t)
+	before := f.snapshot(t)
+	w := newWire(t, f.options())
+	w.initialize()
+	line := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"record_event","arguments":{"ref":"experiments/utf8","event":"{\"kind\":\"note\",\"text\":\"a` + "\xff\xfe" + `b\"}"}}}`
+	if msg := wantError(t, w.recv2(line), 3.0, -32700); !strings.Contains(msg, "UTF-8") {
+		t.Errorf("message %q does not say UTF-8", msg)
+	}
+	if err, rest := w.close(); err != nil || len(rest) != 0 {
+		t.Errorf("close: %v, unanswered %v", err, rest)
+	}
+	before.same(t, f.snapshot(t), "record_event of a line that is not UTF-8")
+}
+
+// TestNonUTF8IDNotEchoed: an id holding bytes that are not UTF-8 is not
+// echoed (the answer would not be UTF-8 either); the answer's id is null.
+func TestNonUTF8IDNotEchoed(t *testing.T) {
+	f := newFixture(t)
+	w := newWire(t, f.options())
+	w.initialize()
+	wantError(t, w.recv2(`{"jsonrpc":"2.0","id":"a`+"\xff"+`","method":"ping"}`), nil, -32700)
+	wantError(t, w.recv2(`{"jsonrpc":2,"id":"a`+"\xff"+`","method":"ping"}`), nil, -32600)
+	if err, rest := w.close(); err != nil || len(rest) != 0 {
+		t.Errorf("close: %v, unanswered %v", err, rest)
+	}
+}

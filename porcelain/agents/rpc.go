@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unicode/utf8"
 )
 
 // The wire: MCP's stdio transport is JSON-RPC 2.0, one message per line
@@ -94,7 +95,14 @@ func parse(line []byte) (*message, *rpcError) {
 	}
 	if m.ID != nil && !validID(m.ID) {
 		m.ID = nil
-		return &m, errorf(codeInvalidRequest, "invalid request: an id is a string or an integer")
+		if utf8.Valid(line) {
+			return &m, errorf(codeInvalidRequest, "invalid request: an id is a string or an integer")
+		}
+	}
+	// Go's decoder would read each invalid byte as U+FFFD: an event or a
+	// claim would be recorded other than sent. MCP messages are UTF-8.
+	if !utf8.Valid(line) {
+		return &m, errorf(codeParse, "parse error: the message is not UTF-8")
 	}
 	if m.JSONRPC != "2.0" {
 		return &m, errorf(codeInvalidRequest, "invalid request: jsonrpc is %q, want \"2.0\"", m.JSONRPC)
@@ -106,8 +114,11 @@ func parse(line []byte) (*message, *rpcError) {
 }
 
 // validID says id is a JSON string or integer, as MCP requires (never
-// null).
+// null), and UTF-8, so that it can be echoed.
 func validID(id json.RawMessage) bool {
+	if !utf8.Valid(id) {
+		return false
+	}
 	var s string
 	if len(id) > 0 && id[0] == '"' {
 		return json.Unmarshal(id, &s) == nil
