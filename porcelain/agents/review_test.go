@@ -127,3 +127,36 @@ func TestNonUTF8IDNotEchoed(t *testing.T) {
 		t.Errorf("close: %v, unanswered %v", err, rest)
 	}
 }
+
+// TestDuplicateKeysRefused: a message with a key twice in one object is
+// refused with -32600 before anything runs: parsers disagree on which one
+// counts (a proxy allowing list_refs must not let record_event through),
+// so neither is chosen. A duplicated top-level id is not echoed.
+func TestDuplicateKeysRefused(t *testing.T) {
+	f := newFixture(t)
+	before := f.snapshot(t)
+	w := newWire(t, f.options())
+	w.initialize()
+	for _, tc := range []struct {
+		line string
+		id   any
+	}{
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_refs","name":"record_event","arguments":{"ref":"experiments/dup","event":"{\"kind\":\"note\"}"}}}`, 4.0},
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"record_event","arguments":{"ref":"experiments/dup","event":"{}","event":"{\"kind\":\"note\"}"}}}`, 5.0},
+		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"evaluate","arguments":{"target":"experiments/explore","scores":[{"name":"q","value":1,"value":2}]}}}`, 6.0},
+		{`{"jsonrpc":"2.0","id":7,"id":8,"method":"ping"}`, nil},
+		{`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"x":1e400,"name":"list_refs","name":"record_event","arguments":{"ref":"experiments/dup","event":"{\"kind\":\"note\"}"}}}`, 10.0},
+	} {
+		if msg := wantError(t, w.recv2(tc.line), tc.id, -32600); !strings.Contains(msg, "twice") {
+			t.Errorf("%s: message %q does not say a key is there twice", tc.line, msg)
+		}
+	}
+	// The same key in two objects is no duplicate.
+	if m := w.recv2(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"log","arguments":{"rev":"heads/main","limit":1}},"x":{"name":1,"arguments":[{"limit":1},{"limit":2}]}}`); m["result"] == nil {
+		t.Errorf("answer %.300v, want log's result", m)
+	}
+	if err, rest := w.close(); err != nil || len(rest) != 0 {
+		t.Errorf("close: %v, unanswered %v", err, rest)
+	}
+	before.same(t, f.snapshot(t), "messages with duplicate keys")
+}

@@ -104,6 +104,12 @@ func parse(line []byte) (*message, *rpcError) {
 	if !utf8.Valid(line) {
 		return &m, errorf(codeParse, "parse error: the message is not UTF-8")
 	}
+	if key, depth, dup := duplicateKey(line); dup {
+		if depth == 1 && key == "id" {
+			m.ID = nil
+		}
+		return &m, errorf(codeInvalidRequest, "invalid request: key %q is there twice in one object", key)
+	}
 	if m.JSONRPC != "2.0" {
 		return &m, errorf(codeInvalidRequest, "invalid request: jsonrpc is %q, want \"2.0\"", m.JSONRPC)
 	}
@@ -111,6 +117,56 @@ func parse(line []byte) (*message, *rpcError) {
 		return &m, errorf(codeInvalidRequest, "invalid request: no method")
 	}
 	return &m, nil
+}
+
+// duplicateKey finds a key that is twice in one object of JSON text b,
+// and the depth of that object (1 for the message itself). Go's decoder
+// keeps the last; other parsers keep the first or refuse, so a proxy
+// checking a message could read another tool or argument than tine runs:
+// such a message is refused, never read either way.
+func duplicateKey(b []byte) (key string, depth int, dup bool) {
+	type frame struct {
+		keys    map[string]bool // nil in an array
+		wantKey bool
+	}
+	var stack []*frame
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber() // a number too large for a float64 must not end the search
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return "", 0, false // the end, or invalid JSON, which Unmarshal refused
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if top = nil; len(stack) > 0 {
+				top = stack[len(stack)-1]
+			}
+		default:
+			if k, ok := tok.(string); ok && top != nil && top.keys != nil && top.wantKey {
+				if top.keys[k] {
+					return k, len(stack), true
+				}
+				top.keys[k], top.wantKey = true, false
+				continue
+			}
+		}
+		// A value ended: in an object, a key comes next.
+		if top != nil && top.keys != nil {
+			top.wantKey = true
+		}
+	}
 }
 
 // validID says id is a JSON string or integer, as MCP requires (never
