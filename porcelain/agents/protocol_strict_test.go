@@ -1,13 +1,8 @@
 package agents_test
 
 import (
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/tinehq/tine/plumbing"
 )
 
 // TestMalformedMembersKeepTheirID: a request whose jsonrpc or method has
@@ -33,7 +28,7 @@ func TestMalformedMembersKeepTheirID(t *testing.T) {
 		{`{"id":[1],"method":"ping"}`, nil, "id"},
 		{`5`, nil, "one JSON-RPC object per line"},
 	} {
-		msg := wantError(t, w.recv2(tc.line), tc.id, -32600)
+		msg := wantError(t, w.ask(tc.line), tc.id, -32600)
 		if !strings.Contains(msg, tc.want) || strings.Contains(msg, "Go ") || strings.Contains(msg, "batch") {
 			t.Errorf("%s: message %q, want one saying %q", tc.line, msg, tc.want)
 		}
@@ -43,58 +38,11 @@ func TestMalformedMembersKeepTheirID(t *testing.T) {
 	}
 }
 
-// recv2 sends line and returns the next answer.
-func (w *wire) recv2(line string) map[string]any {
+// ask sends line and returns the next answer.
+func (w *wire) ask(line string) map[string]any {
 	w.t.Helper()
 	w.send(line)
 	return w.recv()
-}
-
-// TestCancelWhileCallsAtCapacity: with maxInFlight (16) calls running, a
-// further call waits for a free one, but the client can still cancel it:
-// the cancellation is read, the waiting call is dropped unanswered, and
-// the next request is served while the 16 still run. Then the 16 finish
-// and are answered.
-func TestCancelWhileCallsAtCapacity(t *testing.T) {
-	const capacity = 16
-	f := newFixture(t)
-	opt := f.options()
-	var entered atomic.Int32
-	full, release := make(chan struct{}), make(chan struct{})
-	opt.Open = func() (*plumbing.Repo, error) {
-		if entered.Add(1) == capacity {
-			close(full)
-		}
-		select {
-		case <-release:
-		case <-time.After(wireTimeout):
-		}
-		return plumbing.Open(f.root)
-	}
-	w := newWire(t, opt)
-	w.initialize()
-	for i := 1; i <= capacity; i++ {
-		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
-	}
-	waitClosed(t, full, "16 calls running")
-	w.send(`{"jsonrpc":"2.0","id":"waiting","method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
-	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"waiting"}}`)
-	if m := w.recv2(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`); m["id"] != "ping" || m["result"] == nil {
-		t.Fatalf("answer %v, want the ping's while the 16 calls run", m)
-	}
-	close(release)
-	seen := map[any]bool{}
-	for range capacity {
-		m := w.recv()
-		if res, _ := m["result"].(map[string]any); res == nil || res["isError"] != nil {
-			t.Errorf("answer %.200v, want a list_refs result", m)
-		}
-		seen[m["id"]] = true
-	}
-	err, rest := w.close()
-	if err != nil || len(rest) != 0 || len(seen) != capacity || entered.Load() != capacity {
-		t.Errorf("close: %v, extra answers %v, %d ids answered, %d calls opened the repository; want 16 and 16, none for the cancelled call", err, rest, len(seen), entered.Load())
-	}
 }
 
 // TestNonUTF8LineRefused: MCP messages are UTF-8; a line that is not is
@@ -106,7 +54,7 @@ func TestNonUTF8LineRefused(t *testing.T) {
 	w := newWire(t, f.options())
 	w.initialize()
 	line := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"record_event","arguments":{"ref":"experiments/utf8","event":"{\"kind\":\"note\",\"text\":\"a` + "\xff\xfe" + `b\"}"}}}`
-	if msg := wantError(t, w.recv2(line), 3.0, -32700); !strings.Contains(msg, "UTF-8") {
+	if msg := wantError(t, w.ask(line), 3.0, -32700); !strings.Contains(msg, "UTF-8") {
 		t.Errorf("message %q does not say UTF-8", msg)
 	}
 	if err, rest := w.close(); err != nil || len(rest) != 0 {
@@ -121,8 +69,8 @@ func TestNonUTF8IDNotEchoed(t *testing.T) {
 	f := newFixture(t)
 	w := newWire(t, f.options())
 	w.initialize()
-	wantError(t, w.recv2(`{"jsonrpc":"2.0","id":"a`+"\xff"+`","method":"ping"}`), nil, -32700)
-	wantError(t, w.recv2(`{"jsonrpc":2,"id":"a`+"\xff"+`","method":"ping"}`), nil, -32600)
+	wantError(t, w.ask(`{"jsonrpc":"2.0","id":"a`+"\xff"+`","method":"ping"}`), nil, -32700)
+	wantError(t, w.ask(`{"jsonrpc":2,"id":"a`+"\xff"+`","method":"ping"}`), nil, -32600)
 	if err, rest := w.close(); err != nil || len(rest) != 0 {
 		t.Errorf("close: %v, unanswered %v", err, rest)
 	}
@@ -147,12 +95,12 @@ func TestDuplicateKeysRefused(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":7,"id":8,"method":"ping"}`, nil},
 		{`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"x":1e400,"name":"list_refs","name":"record_event","arguments":{"ref":"experiments/dup","event":"{\"kind\":\"note\"}"}}}`, 10.0},
 	} {
-		if msg := wantError(t, w.recv2(tc.line), tc.id, -32600); !strings.Contains(msg, "twice") {
+		if msg := wantError(t, w.ask(tc.line), tc.id, -32600); !strings.Contains(msg, "twice") {
 			t.Errorf("%s: message %q does not say a key is there twice", tc.line, msg)
 		}
 	}
 	// The same key in two objects is no duplicate.
-	if m := w.recv2(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"log","arguments":{"rev":"heads/main","limit":1}},"x":{"name":1,"arguments":[{"limit":1},{"limit":2}]}}`); m["result"] == nil {
+	if m := w.ask(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"log","arguments":{"rev":"heads/main","limit":1}},"x":{"name":1,"arguments":[{"limit":1},{"limit":2}]}}`); m["result"] == nil {
 		t.Errorf("answer %.300v, want log's result", m)
 	}
 	if err, rest := w.close(); err != nil || len(rest) != 0 {
