@@ -137,3 +137,50 @@ func TestArgumentsCheckedAgainstSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelWhileCallsAtCapacity: with maxInFlight (16) calls running, a
+// further call waits for a free one, but the client can still cancel it:
+// the cancellation is read, the waiting call is dropped unanswered, and
+// the next request is served while the 16 still run. Then the 16 finish
+// and are answered.
+func TestCancelWhileCallsAtCapacity(t *testing.T) {
+	const capacity = 16
+	f := newFixture(t)
+	opt := f.options()
+	var entered atomic.Int32
+	full, release := make(chan struct{}), make(chan struct{})
+	opt.Open = func() (*plumbing.Repo, error) {
+		if entered.Add(1) == capacity {
+			close(full)
+		}
+		select {
+		case <-release:
+		case <-time.After(wireTimeout):
+		}
+		return plumbing.Open(f.root)
+	}
+	w := newWire(t, opt)
+	w.initialize()
+	for i := 1; i <= capacity; i++ {
+		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
+	}
+	waitClosed(t, full, "16 calls running")
+	w.send(`{"jsonrpc":"2.0","id":"waiting","method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"waiting"}}`)
+	if m := w.ask(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`); m["id"] != "ping" || m["result"] == nil {
+		t.Fatalf("answer %v, want the ping's while the 16 calls run", m)
+	}
+	close(release)
+	seen := map[any]bool{}
+	for range capacity {
+		m := w.recv()
+		if res, _ := m["result"].(map[string]any); res == nil || res["isError"] != nil {
+			t.Errorf("answer %.200v, want a list_refs result", m)
+		}
+		seen[m["id"]] = true
+	}
+	err, rest := w.close()
+	if err != nil || len(rest) != 0 || len(seen) != capacity || entered.Load() != capacity {
+		t.Errorf("close: %v, extra answers %v, %d ids answered, %d calls opened the repository; want 16 and 16, none for the cancelled call", err, rest, len(seen), entered.Load())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unicode/utf8"
 )
 
 // The wire: MCP's stdio transport is JSON-RPC 2.0, one message per line
@@ -69,21 +70,48 @@ var nullID = json.RawMessage("null")
 
 // parse reads one line into a message. A line that is not JSON is a parse
 // error, one that is not a JSON-RPC 2.0 message an invalid request; both
-// are answered with the id when it could be read, null otherwise.
+// are answered with the id when it could be read and is a valid id, null
+// otherwise (a client waits on that id; an id of another type is never
+// echoed).
 func parse(line []byte) (*message, *rpcError) {
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
-		if json.Valid(line) {
-			return nil, errorf(codeInvalidRequest, "invalid request: want one JSON-RPC object per line (batches are not supported)")
+		if !json.Valid(line) {
+			return nil, errorf(codeParse, "parse error: %v", err)
 		}
-		return nil, errorf(codeParse, "parse error: %v", err)
-	}
-	if m.JSONRPC != "2.0" {
-		return &m, errorf(codeInvalidRequest, "invalid request: jsonrpc is %q, want \"2.0\"", m.JSONRPC)
+		var te *json.UnmarshalTypeError
+		switch trimmed := bytes.TrimSpace(line); {
+		case trimmed[0] == '[':
+			return nil, errorf(codeInvalidRequest, "invalid request: want one JSON-RPC object per line (batches are not supported)")
+		case trimmed[0] != '{' || !errors.As(err, &te) || te.Field == "":
+			return nil, errorf(codeInvalidRequest, "invalid request: want one JSON-RPC object per line")
+		}
+		// A member of the wrong type (jsonrpc and method are the only
+		// typed ones); the rest of the object was still read.
+		if m.ID != nil && !validID(m.ID) {
+			m.ID = nil
+		}
+		return &message{ID: m.ID}, errorf(codeInvalidRequest, "invalid request: %q is a JSON %s, want a string", te.Field, te.Value)
 	}
 	if m.ID != nil && !validID(m.ID) {
 		m.ID = nil
-		return &m, errorf(codeInvalidRequest, "invalid request: an id is a string or an integer")
+		if utf8.Valid(line) {
+			return &m, errorf(codeInvalidRequest, "invalid request: an id is a string or an integer")
+		}
+	}
+	// Go's decoder would read each invalid byte as U+FFFD: an event or a
+	// claim would be recorded other than sent. MCP messages are UTF-8.
+	if !utf8.Valid(line) {
+		return &m, errorf(codeParse, "parse error: the message is not UTF-8")
+	}
+	if key, depth, dup := duplicateKey(line); dup {
+		if depth == 1 && key == "id" {
+			m.ID = nil
+		}
+		return &m, errorf(codeInvalidRequest, "invalid request: key %q is there twice in one object", key)
+	}
+	if m.JSONRPC != "2.0" {
+		return &m, errorf(codeInvalidRequest, "invalid request: jsonrpc is %q, want \"2.0\"", m.JSONRPC)
 	}
 	if m.Method == "" && m.Result == nil && m.Error == nil {
 		return &m, errorf(codeInvalidRequest, "invalid request: no method")
@@ -91,9 +119,62 @@ func parse(line []byte) (*message, *rpcError) {
 	return &m, nil
 }
 
+// duplicateKey finds a key that is twice in one object of JSON text b,
+// and the depth of that object (1 for the message itself). Go's decoder
+// keeps the last; other parsers keep the first or refuse, so a proxy
+// checking a message could read another tool or argument than tine runs:
+// such a message is refused, never read either way.
+func duplicateKey(b []byte) (key string, depth int, dup bool) {
+	type frame struct {
+		keys    map[string]bool // nil in an array
+		wantKey bool
+	}
+	var stack []*frame
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber() // a number too large for a float64 must not end the search
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return "", 0, false // the end, or invalid JSON, which Unmarshal refused
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if top = nil; len(stack) > 0 {
+				top = stack[len(stack)-1]
+			}
+		default:
+			if k, ok := tok.(string); ok && top != nil && top.keys != nil && top.wantKey {
+				if top.keys[k] {
+					return k, len(stack), true
+				}
+				top.keys[k], top.wantKey = true, false
+				continue
+			}
+		}
+		// A value ended: in an object, a key comes next.
+		if top != nil && top.keys != nil {
+			top.wantKey = true
+		}
+	}
+}
+
 // validID says id is a JSON string or integer, as MCP requires (never
-// null).
+// null), and UTF-8, so that it can be echoed.
 func validID(id json.RawMessage) bool {
+	if !utf8.Valid(id) {
+		return false
+	}
 	var s string
 	if len(id) > 0 && id[0] == '"' {
 		return json.Unmarshal(id, &s) == nil

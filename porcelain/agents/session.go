@@ -10,7 +10,9 @@ import (
 )
 
 // maxInFlight bounds the tool calls one session runs at once; a client
-// sending more waits (its lines are not read) until one ends.
+// sending more waits (its next request is not read) until one ends. Its
+// notifications are still read meanwhile, so it can cancel the call that
+// waits, or one that runs.
 const maxInFlight = 16
 
 // session is one client's connection: the negotiated state, the calls in
@@ -46,22 +48,35 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	defer cancel()
 	ss := &session{srv: s, w: w, inflight: map[string]context.CancelFunc{}, cancelled: map[string]bool{}, slots: make(chan struct{}, maxInFlight)}
 	// Reads block on the client; they run apart so that ctx ends the
-	// session even while the client is silent.
+	// session even while the client is silent. Notifications are handled
+	// as they are read, so a cancellation reaches a call even while the
+	// next request waits for a free slot; every other message is handed
+	// over in order, one at a time.
 	type read struct {
-		line []byte
+		m    *message
+		perr *rpcError
 		err  error
 	}
 	lines, next := make(chan read), make(chan struct{})
 	go func() {
 		lr := newLineReader(r)
 		for {
-			line, err := lr.next()
+			var rd read
+			var line []byte
+			line, rd.err = lr.next()
+			if rd.err == nil {
+				rd.m, rd.perr = parse(line)
+				if rd.perr == nil && rd.m.Method != "" && rd.m.ID == nil {
+					ss.notify(rd.m)
+					continue
+				}
+			}
 			select {
-			case lines <- read{line, err}:
+			case lines <- rd:
 			case <-ctx.Done():
 				return
 			}
-			if err != nil {
+			if rd.err != nil {
 				return
 			}
 			select {
@@ -81,12 +96,15 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 				err = rd.err
 				break
 			}
-			ss.handle(ctx, rd.line)
+			start := ss.handle(ctx, rd.m, rd.perr)
 			if err = ss.writeErr(); err == nil {
 				select {
 				case next <- struct{}{}:
 				case <-ctx.Done():
 				}
+			}
+			if start != nil {
+				start()
 			}
 		}
 	}
@@ -100,40 +118,37 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	return err
 }
 
-// handle answers one line. A tools/call runs in its own goroutine, so a
-// slow call does not hold up the others; every other method is answered
-// before the next line is read.
-func (ss *session) handle(ctx context.Context, line []byte) {
-	m, perr := parse(line)
+// handle answers one message (m, or the reason perr it is malformed). A
+// tools/call is registered as in flight, so that it can be cancelled, and
+// returned as start, which runs it in its own goroutine once a slot is
+// free (a slow call does not hold up the others); every other method is
+// answered before the next line is read.
+func (ss *session) handle(ctx context.Context, m *message, perr *rpcError) (start func()) {
 	if perr != nil {
 		id := nullID
 		if m != nil && m.ID != nil {
 			id = m.ID
 		}
 		ss.write(response{JSONRPC: "2.0", ID: id, Error: perr})
-		return
+		return nil
 	}
 	if m.Method == "" {
-		return // a response: the server sends no requests
-	}
-	if m.ID == nil {
-		ss.notify(m)
-		return
+		return nil // a response: the server sends no requests
 	}
 	id := m.ID
 	if m.Method != methodCallTool {
 		res, err := ss.dispatch(m)
 		ss.answer(id, res, err)
-		return
+		return nil
 	}
 	if !ss.initializedNow() {
 		ss.answer(id, nil, errorf(codeInvalidRequest, "method %q is invalid before initialize", m.Method))
-		return
+		return nil
 	}
 	call, err := ss.srv.prepareCall(m.Params)
 	if err != nil {
 		ss.answer(id, nil, err)
-		return
+		return nil
 	}
 	key := idKey(id)
 	callCtx, cancel := context.WithCancel(ctx)
@@ -142,26 +157,40 @@ func (ss *session) handle(ctx context.Context, line []byte) {
 		ss.mu.Unlock()
 		cancel()
 		ss.answer(id, nil, errorf(codeInvalidRequest, "request id %s is already in use by a call in flight", id))
-		return
+		return nil
 	}
 	ss.inflight[key] = cancel
 	ss.mu.Unlock()
-	ss.slots <- struct{}{}
-	ss.calls.Add(1)
-	go func() {
-		defer ss.calls.Done()
-		defer func() { <-ss.slots }()
-		res := call(callCtx)
-		ss.mu.Lock()
-		delete(ss.inflight, key)
-		dropped := ss.cancelled[key]
-		delete(ss.cancelled, key)
-		ss.mu.Unlock()
-		cancel()
-		if !dropped {
-			ss.answer(id, res, nil)
+	return func() {
+		select {
+		case ss.slots <- struct{}{}:
+		case <-callCtx.Done():
+			// Cancelled, by the client or the session's end, before it
+			// started: the tool never runs.
+			ss.finish(key, id, cancel, &callResult{Content: []textContent{{Type: "text", Text: "tools/call: cancelled before it started"}}, IsError: true})
+			return
 		}
-	}()
+		ss.calls.Add(1)
+		go func() {
+			defer ss.calls.Done()
+			defer func() { <-ss.slots }()
+			ss.finish(key, id, cancel, call(callCtx))
+		}()
+	}
+}
+
+// finish ends the call in flight under key: it is answered with res
+// unless the client cancelled it (the client no longer waits for it).
+func (ss *session) finish(key string, id json.RawMessage, cancel context.CancelFunc, res *callResult) {
+	ss.mu.Lock()
+	delete(ss.inflight, key)
+	dropped := ss.cancelled[key]
+	delete(ss.cancelled, key)
+	ss.mu.Unlock()
+	cancel()
+	if !dropped {
+		ss.answer(id, res, nil)
+	}
 }
 
 // notify handles a notification; unknown ones are ignored, as JSON-RPC
