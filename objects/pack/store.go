@@ -388,7 +388,16 @@ func (s *Store) installOpen(name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.pending.Load() {
-		return s.reloadLocked() // opens every listed pack, name among them
+		// The first use: open every listed pack, name among them unless
+		// it vanished since its commit, which install must then check as
+		// it checks a failed open.
+		if err := s.reloadLocked(); err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(*s.packs.Load(), func(p *spPack) bool { return p.name == name }) {
+			return fmt.Errorf("storage pack %s: %w", filepath.Join(s.dir, name+".idx"), fs.ErrNotExist)
+		}
+		return nil
 	}
 	old := *s.packs.Load()
 	for _, p := range old {
