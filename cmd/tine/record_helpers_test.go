@@ -95,14 +95,6 @@ func attr(e *runs.Event, key string) string {
 	return strings.Join(parts, ",")
 }
 
-// fsckClean requires tine fsck to find no problem.
-func fsckClean(t *testing.T, repo string) {
-	t.Helper()
-	if code, out, errs := tineRun(t, "", "--repo", repo, "fsck"); code != 0 {
-		t.Fatalf("fsck: %d\n%s%s", code, out, errs)
-	}
-}
-
 // waitFile waits for path to exist and returns its trimmed content.
 func waitFile(t *testing.T, path string) string {
 	t.Helper()

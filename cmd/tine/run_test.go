@@ -212,3 +212,11 @@ func TestReportErrorAddsHint(t *testing.T) {
 		t.Fatalf("got %q, want %q", buf.String(), want)
 	}
 }
+
+// fsckClean requires tine fsck to find no problem.
+func fsckClean(t *testing.T, repo string) {
+	t.Helper()
+	if code, out, errs := tineRun(t, "", "--repo", repo, "fsck"); code != 0 {
+		t.Fatalf("fsck: %d\n%s%s", code, out, errs)
+	}
+}
