@@ -163,9 +163,19 @@ func (sp *stagedPack) remove() {
 // pack (objects/pack's writer), one object in memory at a time, checking
 // that every link of each is earlier in the pack or on the remote: a push
 // never leaves a dangling link behind.
-func (t *Transport) stagePack(ctx context.Context, req remote.PushRequest, ids []objects.OID, pi *packIndex) (*stagedPack, error) {
+func (t *Transport) stagePack(ctx context.Context, req remote.PushRequest, ids []objects.OID, pi *packIndex) (_ *stagedPack, err error) {
 	sp := &stagedPack{in: map[objects.OID]bool{}}
 	var w *pack.Writer
+	defer func() {
+		// A refused push leaves nothing behind: not the pack's open
+		// file, the goroutine writing its blocks or its directory.
+		if err != nil {
+			if w != nil {
+				w.Abort()
+			}
+			sp.remove()
+		}
+	}()
 	for _, id := range ids {
 		if sp.in[id] || pi.has(id) {
 			continue
@@ -192,7 +202,6 @@ func (t *Transport) stagePack(ctx context.Context, req remote.PushRequest, ids [
 			}
 		}
 		if err := w.Add(o); err != nil {
-			w.Abort()
 			return sp, err
 		}
 		sp.in[id] = true

@@ -3,6 +3,8 @@ package s3remote
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -290,5 +292,35 @@ func TestPushRefusesDanglingLinks(t *testing.T) {
 	})
 	if n != 0 {
 		t.Fatalf("%d keys besides the marker after a refused push", n)
+	}
+}
+
+// TestRefusedPushLeavesNoStagedPack: a push refused after some of its
+// objects were staged closes and removes the staged pack and its
+// directory (both stayed behind: an open file and a tine-s3-push-*
+// directory under the temporary directory for every refused push).
+func TestRefusedPushLeavesNoStagedPack(t *testing.T) {
+	srv := vgwtest.Start(t)
+	ctx := context.Background()
+	tr := newRemote(t, srv, srv.Bucket(t), "")
+	r := newRepo(t, objects.BLAKE3)
+	blob := put(t, r, objects.NewBlob(r.Algo(), []byte("staged before the refusal\n")))
+	run := putRun(t, r, "a", 2)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	_, err := tr.Push(ctx, remote.PushRequest{Source: r.Objects(), Set: &plumbing.TransferSet{IDs: []objects.OID{blob, run}},
+		Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}})
+	if !errors.Is(err, remote.ErrIncomplete) {
+		t.Fatalf("push of a run without its events: %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("left in the temporary directory: %v", left)
+	}
+	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
+		for _, fd := range fds {
+			if target, _ := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); strings.HasPrefix(target, tmp) {
+				t.Fatalf("still open: %s", target)
+			}
+		}
 	}
 }
