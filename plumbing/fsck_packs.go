@@ -42,8 +42,12 @@ func (f *fsck) verifyPacks() []fsckPacked {
 	if err != nil {
 		return nil // checkStoragePacks reports the failure
 	}
+	ds, err := f.r.packs.Damaged()
+	if err != nil {
+		return nil // checkStoragePacks reports the failure
+	}
 	damaged := map[string]bool{}
-	for _, d := range f.r.packs.Damaged() {
+	for _, d := range ds {
 		damaged[d.Name] = true
 	}
 	var mu sync.Mutex
@@ -92,7 +96,13 @@ func (f *fsck) checkStoragePacks() error {
 		if interrupted, err = f.r.packs.InterruptedCommits(); err != nil {
 			return err
 		}
-		for _, d := range f.r.packs.Damaged() {
+		ds, err := f.r.packs.Damaged()
+		if err != nil {
+			// The packs cannot be opened at all: every one is unreadable,
+			// which is a problem, never "no damage".
+			f.problem(Problem{Code: ProblemStoragePack, Path: storagePackRel, Message: oneLineErr(err)})
+		}
+		for _, d := range ds {
 			damaged[d.Name] = true
 			if _, ok := interrupted[d.Name]; ok {
 				continue // packGarbageWarnings: the next gc completes it

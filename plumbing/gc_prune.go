@@ -157,7 +157,10 @@ func copyFile(src, dst string) error {
 // objects linking to them), and it is never removed, so gc must not act
 // on a view that misses it. The error names each pack and the fix.
 func (g *gcRun) checkDamage() error {
-	d := g.r.packs.Damaged()
+	d, err := g.r.packs.Damaged()
+	if err != nil {
+		return err
+	}
 	for _, p := range d {
 		g.res.DamagedPacks = append(g.res.DamagedPacks, p.Name)
 	}
