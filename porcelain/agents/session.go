@@ -59,8 +59,8 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	// Reads block on the client; they run apart so that ctx ends the
 	// session even while the client is silent. Notifications are handled
 	// as they are read, so a cancellation reaches a call even while the
-	// next request waits for a free slot; every other message is handed
-	// over in order, one at a time.
+	// next request waits (maxWaiting calls already wait for a slot);
+	// every other message is handed over in order, one at a time.
 	type read struct {
 		m    *message
 		perr *rpcError
