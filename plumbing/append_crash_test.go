@@ -130,7 +130,7 @@ func TestAppendCrashKill(t *testing.T) {
 				n = len(evs)
 			}
 			res := mustFsckClean(t, fr)
-			packs := len(fr.Packs().Packs())
+			packs := len(packNames(t, fr))
 			if err := appendOne(ctx, fr, 1_000_000+round); err != nil {
 				t.Fatalf("round %d: append after the kill: %v", round, err)
 			}

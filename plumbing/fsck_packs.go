@@ -42,8 +42,12 @@ func (f *fsck) verifyPacks() []fsckPacked {
 	if err != nil {
 		return nil // checkStoragePacks reports the failure
 	}
+	ds, err := f.r.packs.Damaged()
+	if err != nil {
+		return nil // checkStoragePacks reports the failure
+	}
 	damaged := map[string]bool{}
-	for _, d := range f.r.packs.Damaged() {
+	for _, d := range ds {
 		damaged[d.Name] = true
 	}
 	var mu sync.Mutex
@@ -92,7 +96,13 @@ func (f *fsck) checkStoragePacks() error {
 		if interrupted, err = f.r.packs.InterruptedCommits(); err != nil {
 			return err
 		}
-		for _, d := range f.r.packs.Damaged() {
+		ds, err := f.r.packs.Damaged()
+		if err != nil {
+			// The packs cannot be opened at all: every one is unreadable,
+			// which is a problem, never "no damage".
+			f.problem(Problem{Code: ProblemStoragePack, Path: storagePackRel, Message: oneLineErr(err)})
+		}
+		for _, d := range ds {
 			damaged[d.Name] = true
 			if _, ok := interrupted[d.Name]; ok {
 				continue // packGarbageWarnings: the next gc completes it
@@ -160,7 +170,7 @@ func (f *fsck) packGarbageWarnings(interrupted map[string]string) error {
 		case isPack && named && isLowerHexN(h, 64) && !indexed[base]:
 			// A problem, reported by checkStoragePacks.
 		case indexed[strings.TrimSuffix(name, ".idx")] && !isFile(filepath.Join(f.r.root, storagePackRel, strings.TrimSuffix(name, ".idx")+".pack")):
-			f.warn(Problem{Code: WarnPackGarbage, Path: path, Message: "index without its pack (a gc stopped while removing an old pack); the next gc or fsck --remove-stale removes it"})
+			f.warn(Problem{Code: WarnPackGarbage, Path: path, Message: "index without its pack (a gc stopped while removing an old pack, or a pack write was killed before its commit); readers skip it, and the next gc or fsck --remove-stale removes it once old"})
 		case isPack && named && isLowerHexN(h, 64), indexed[strings.TrimSuffix(name, ".idx")]:
 		default:
 			f.warn(Problem{Code: WarnStray, Path: path, Message: "not a storage pack name; readers skip it"})

@@ -191,7 +191,10 @@ func (g *gcRun) run() error {
 	if err := g.checkDamage(); err != nil {
 		return err
 	}
-	g.old = g.r.packs.Packs()
+	var err error
+	if g.old, err = g.r.packs.Packs(); err != nil {
+		return err
+	}
 	g.packTime = make(map[string]time.Time, len(g.old))
 	for _, name := range g.old {
 		fi, err := os.Stat(filepath.Join(g.r.packs.Dir(), name+".pack"))
@@ -227,8 +230,14 @@ func (g *gcRun) run() error {
 	if err := g.remove(); err != nil {
 		return err
 	}
-	g.res.Packs = len(g.r.packs.Packs())
-	return nil
+	return g.countPacks()
+}
+
+// countPacks records how many storage packs gc leaves.
+func (g *gcRun) countPacks() error {
+	names, err := g.r.packs.Packs()
+	g.res.Packs = len(names)
+	return err
 }
 
 // listLoose records the loose objects (with their modification times when

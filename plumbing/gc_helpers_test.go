@@ -107,3 +107,14 @@ func looseCount(t testing.TB, r *Repo) int {
 	}
 	return n
 }
+
+// packNames returns the storage packs of s (a Repo or a combined store),
+// failing the test on an error.
+func packNames(t testing.TB, s interface{ Packs() *pack.Store }) []string {
+	t.Helper()
+	names, err := s.Packs().Packs()
+	if err != nil {
+		t.Fatalf("storage packs: %v", err)
+	}
+	return names
+}

@@ -43,8 +43,7 @@ func (g *gcRun) runLoose() error {
 			return err
 		}
 	}
-	g.res.Packs = len(g.r.packs.Packs())
-	return nil
+	return g.countPacks()
 }
 
 // writeBack writes every object of every storage pack out as a loose file
@@ -59,7 +58,10 @@ func (g *gcRun) writeBack() error {
 	if err := g.r.packs.Reload(); err != nil {
 		return err
 	}
-	names := g.r.packs.Packs()
+	names, err := g.r.packs.Packs()
+	if err != nil {
+		return err
+	}
 	if len(names) == 0 {
 		return nil
 	}

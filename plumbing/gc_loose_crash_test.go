@@ -43,7 +43,7 @@ func TestGCWriteBackCrashKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := mustFsckClean(t, fr)
-		t.Logf("round %d (%s, killed after %v): %d objects, %d packs left", round, mode, delay, res.Objects, len(fr.Packs().Packs()))
+		t.Logf("round %d (%s, killed after %v): %d objects, %d packs left", round, mode, delay, res.Objects, len(packNames(t, fr)))
 		fr.Close()
 	}
 	if _, err := GC(context.Background(), r, GCOptions{}); err != nil {

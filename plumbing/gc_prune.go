@@ -19,6 +19,10 @@ import (
 // the next gc removes it after DefaultStaleAfter, and fsck warns about it.
 const gcViewPrefix = ".tmp-gcview-"
 
+// gcViewHook, when set by a test, runs after the young packs are copied
+// into the scratch directory dir and before gc opens it.
+var gcViewHook func(dir string)
+
 // gcDisposition is what gc does with one object.
 type gcDisposition int
 
@@ -60,7 +64,9 @@ func (g *gcRun) planPrune() error {
 		}
 	}
 	if unreachable > 0 && len(young) > 0 {
-		if g.young, err = g.youngMembers(young); err != nil {
+		if g.young, err = g.youngMembers(young); errors.Is(err, ErrDamagedPacks) {
+			return err
+		} else if err != nil {
 			// Without the membership every packed object counts as young:
 			// pruning is delayed, never early.
 			g.youngUnknown = true
@@ -111,6 +117,13 @@ func (g *gcRun) disposition(id objects.OID) gcDisposition {
 // answers only for a whole directory, so the packs are copied into a
 // scratch directory (hard links would not do: pack files must be singly
 // linked) and opened there.
+//
+// A copy the view cannot open, or whose index fails its verification, is
+// an error wrapping ErrDamagedPacks, and gc stops: the view skips such a
+// pack, so its objects would be missing from the set and count as old,
+// and gc would drop young objects. The originals passed checkDamage, so
+// damage here means the pack changed or was copied wrong: nothing is safe
+// to decide.
 func (g *gcRun) youngMembers(names []string) (map[objects.OID]bool, error) {
 	dir, err := os.MkdirTemp(g.r.packs.Dir(), gcViewPrefix)
 	if err != nil {
@@ -124,11 +137,27 @@ func (g *gcRun) youngMembers(names []string) (map[objects.OID]bool, error) {
 			}
 		}
 	}
+	if gcViewHook != nil {
+		gcViewHook(dir)
+	}
 	view, err := pack.Open(dir, g.r.algo)
 	if err != nil {
 		return nil, err
 	}
 	defer view.Close()
+	d, err := view.Damaged()
+	if err != nil {
+		return nil, err
+	}
+	if len(d) > 0 {
+		return nil, fmt.Errorf("%w: gc's copy of young storage pack %s is unreadable (%v): the pack changed during gc or the copy failed; run tine fsck, then gc again",
+			ErrDamagedPacks, d[0].Name, oneLineErr(d[0].Err))
+	}
+	if got, err := view.Packs(); err != nil {
+		return nil, err
+	} else if len(got) != len(names) {
+		return nil, fmt.Errorf("%w: %d young packs copied, %d readable", ErrDamagedPacks, len(names), len(got))
+	}
 	set := map[objects.OID]bool{}
 	err = view.List(g.ctx, func(id objects.OID) error {
 		set[id] = true
@@ -157,7 +186,10 @@ func copyFile(src, dst string) error {
 // objects linking to them), and it is never removed, so gc must not act
 // on a view that misses it. The error names each pack and the fix.
 func (g *gcRun) checkDamage() error {
-	d := g.r.packs.Damaged()
+	d, err := g.r.packs.Damaged()
+	if err != nil {
+		return err
+	}
 	for _, p := range d {
 		g.res.DamagedPacks = append(g.res.DamagedPacks, p.Name)
 	}

@@ -48,7 +48,7 @@ func TestGC100kObjectsThenFsck(t *testing.T) {
 		}
 	}
 	total := packs*perPack + loose
-	t.Logf("created %d objects (%d packs, %d loose) in %v", total, len(r.Packs().Packs()), loose, time.Since(start))
+	t.Logf("created %d objects (%d packs, %d loose) in %v", total, len(packNames(t, r)), loose, time.Since(start))
 
 	start, cpu := time.Now(), cpuTime()
 	last, phase := time.Now(), ""

@@ -139,7 +139,7 @@ func TestDamagedIndexStaysLocalAndIsRebuilt(t *testing.T) {
 	r := newRepo(t, objects.BLAKE3)
 	packed := storeChain(t, r, "heads/a", true, 5)
 	loose := storeChain(t, r, "heads/b", false, 5)
-	name := r.Packs().Packs()[0]
+	name := packNames(t, r)[0]
 	r.Close()
 	idx := filepath.Join(r.Root(), "objects", "pack", name+".idx")
 	os.Chmod(idx, 0o644)
@@ -273,8 +273,8 @@ func TestGCStopsAtCorruptLooseObject(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), ids[0].String()) {
 		t.Fatalf("gc over a corrupt loose object: %v", err)
 	}
-	if n := looseCount(t, r); n != len(ids) || len(r.Packs().Packs()) != 0 {
-		t.Fatalf("a failed gc changed the store: %d loose, packs %v", n, r.Packs().Packs())
+	if n := looseCount(t, r); n != len(ids) || len(packNames(t, r)) != 0 {
+		t.Fatalf("a failed gc changed the store: %d loose, packs %v", n, packNames(t, r))
 	}
 	ents, _ := os.ReadDir(filepath.Join(r.Root(), "objects", "pack"))
 	if len(ents) != 0 {

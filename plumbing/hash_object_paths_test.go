@@ -163,7 +163,7 @@ func TestHashObjectPathsIntoCombinedStore(t *testing.T) {
 	if err != nil || len(got) != 500 || res.Written.Batches != 1 {
 		t.Fatalf("got %d, %+v, %v", len(got), res.Written, err)
 	}
-	if n := len(cs.Packs().Packs()); n != 1 {
+	if n := len(packNames(t, cs)); n != 1 {
 		t.Fatalf("%d packs, want 1", n)
 	}
 	id, _ := objects.ParseOID(got[499].OID)

@@ -19,7 +19,7 @@ func allLoose(t testing.TB, r *Repo, want int) {
 	if err := r.Packs().Reload(); err != nil {
 		t.Fatal(err)
 	}
-	if packs := r.Packs().Packs(); len(packs) != 0 {
+	if packs := packNames(t, r); len(packs) != 0 {
 		t.Fatalf("storage packs %v in a sha256 repository without the opt-in", packs)
 	}
 	if n := looseCount(t, r); n != want {
@@ -155,7 +155,7 @@ func TestStoragePacksOptInRoundTrip(t *testing.T) {
 	if _, _, err := hashPaths(t, r2, HashPathsOptions{Write: true}, paths); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(r2.Packs().Packs()); n != 1 || looseCount(t, r2) != 0 {
+	if n := len(packNames(t, r2)); n != 1 || looseCount(t, r2) != 0 {
 		t.Fatalf("opted in: %d packs, %d loose", n, looseCount(t, r2))
 	}
 	if err := r2.SetStoragePacks(false); err != nil {
@@ -195,7 +195,7 @@ func TestStoragePacksFileMustBeRegular(t *testing.T) {
 func TestSHA256WriteBackPackedDamagedKeepsPack(t *testing.T) {
 	r := newRepo(t, objects.SHA256)
 	storeChain(t, r, "heads/a", true, 3)
-	name := r.Packs().Packs()[0]
+	name := packNames(t, r)[0]
 	p := filepath.Join(r.Packs().Dir(), name+".pack")
 	b, err := os.ReadFile(p)
 	if err != nil {

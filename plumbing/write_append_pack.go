@@ -76,7 +76,11 @@ func (s reloadingStore) WriteForkPack(ctx context.Context, run *objects.Object, 
 // AppendPackLimit, unless a gc (or another merge) holds the gc lock: that
 // one will do it.
 func (r *Repo) mergeSmallPacks(ctx context.Context) error {
-	if len(r.packs.Packs()) <= AppendPackLimit {
+	names, err := r.packs.Packs()
+	if err != nil {
+		return err
+	}
+	if len(names) <= AppendPackLimit {
 		return nil
 	}
 	fl, err := r.lockFile(gcLock)

@@ -51,6 +51,9 @@ type faultFS struct {
 	failed *step
 	// failedIndex is the failed step's index in steps.
 	failedIndex int
+	// failedRemoves are the paths whose removal the real file system
+	// refused: a file already gone, a directory not empty.
+	failedRemoves []string
 }
 
 // hit records an operation and reports whether it must fail.
@@ -115,7 +118,26 @@ func (f *faultFS) remove(path string) error {
 	if f.hit(stepRemove, path) {
 		return fault("remove", path)
 	}
-	return os.Remove(path)
+	return f.missed(path, os.Remove(path))
+}
+
+// removeDir counts as a remove.
+func (f *faultFS) removeDir(path string) error {
+	if f.hit(stepRemove, path) {
+		return fault("remove", path)
+	}
+	return f.missed(path, os.Remove(path))
+}
+
+// missed records a remove the real file system refused (the file was
+// not there, or the directory not empty) and returns err.
+func (f *faultFS) missed(path string, err error) error {
+	if err != nil {
+		f.mu.Lock()
+		f.failedRemoves = append(f.failedRemoves, path)
+		f.mu.Unlock()
+	}
+	return err
 }
 
 func (f *faultFS) syncDir(dir string) error {

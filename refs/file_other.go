@@ -36,3 +36,9 @@ const guardPerm = 0o644
 
 // ownGuard reports every guard as tine's: see guardPerm.
 func ownGuard(os.FileInfo) bool { return true }
+
+// removeFile removes the file path.
+func removeFile(path string) error { return os.Remove(path) }
+
+// removeDir removes the empty directory path.
+func removeDir(path string) error { return os.Remove(path) }

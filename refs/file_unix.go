@@ -42,3 +42,22 @@ const guardPerm = 0o444
 // then does a free flock prove its writer dead; a foreign writer takes no
 // flock.
 func ownGuard(fi os.FileInfo) bool { return fi.Mode().Perm()&0o222 == 0 }
+
+// removeFile unlinks the file path. os.Remove would also try rmdir when
+// the unlink fails, a second failing system call for every file that is
+// already gone.
+func removeFile(path string) error {
+	if err := syscall.Unlink(path); err != nil {
+		return &os.PathError{Op: "unlink", Path: path, Err: err}
+	}
+	return nil
+}
+
+// removeDir removes the empty directory path, without trying unlink
+// first as os.Remove does.
+func removeDir(path string) error {
+	if err := syscall.Rmdir(path); err != nil {
+		return &os.PathError{Op: "rmdir", Path: path, Err: err}
+	}
+	return nil
+}

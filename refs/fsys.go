@@ -22,7 +22,10 @@ type fileSystem interface {
 	// (openNoFollow).
 	openRead(path string) (file, error)
 	rename(oldpath, newpath string) error
+	// remove removes a file (never a directory: one there is an error).
 	remove(path string) error
+	// removeDir removes an empty directory.
+	removeDir(path string) error
 	// syncDir fsyncs a directory (fsutil.SyncDir).
 	syncDir(dir string) error
 	// mkdirAll creates dir and its parents durably (fsutil.MkdirAllSync).
@@ -62,7 +65,8 @@ func (osFS) openRead(path string) (file, error) {
 }
 
 func (osFS) rename(oldpath, newpath string) error        { return os.Rename(oldpath, newpath) }
-func (osFS) remove(path string) error                    { return os.Remove(path) }
+func (osFS) remove(path string) error                    { return removeFile(path) }
+func (osFS) removeDir(path string) error                 { return removeDir(path) }
 func (osFS) syncDir(dir string) error                    { return fsutil.SyncDir(dir) }
 func (osFS) mkdirAll(dir string, perm os.FileMode) error { return fsutil.MkdirAllSync(dir, perm) }
 

@@ -156,6 +156,9 @@ func (t *Transaction) Commit(ctx context.Context) error {
 		// decided is set once a failure may leave the transaction
 		// committed: the guards then stay on disk for Recover.
 		decided bool
+		// applied is set once the transaction committed and applied
+		// every op: each update's ref file is in place.
+		applied bool
 	)
 	defer func() {
 		// Drop the guards' flocks before the journal's, so that a
@@ -165,7 +168,11 @@ func (t *Transaction) Commit(ctx context.Context) error {
 				g.abandon()
 			}
 		} else {
-			s.releaseGuards(held)
+			// held[i] guards t.ops[i] (locked in that order).
+			s.releaseGuards(held, func(i int) (bool, bool) {
+				update := t.ops[i].kind == opUpdate
+				return update, update && applied
+			})
 		}
 		if j != nil {
 			j.unlock()
@@ -248,6 +255,7 @@ func (t *Transaction) Commit(ctx context.Context) error {
 		}
 	}
 	// Step 6 happens in the deferred release.
+	applied = true
 	return nil
 }
 

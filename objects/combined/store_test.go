@@ -96,13 +96,13 @@ func TestCombinedStoreBatchWritesOnePack(t *testing.T) {
 	if err := c.PutBatch(ctx, loose); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Packs().Packs()) != 0 {
+	if len(packNames(t, c)) != 0 {
 		t.Fatal("a small batch wrote a pack")
 	}
 	if err := c.PutBatch(ctx, append(objs, loose...)); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(c.Packs().Packs()); got != 1 {
+	if got := len(packNames(t, c)); got != 1 {
 		t.Fatalf("%d packs after one large batch, want 1", got)
 	}
 	for _, o := range objs {
@@ -118,7 +118,7 @@ func TestCombinedStoreBatchWritesOnePack(t *testing.T) {
 	if err := c.PutBatch(ctx, objs); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(c.Packs().Packs()); got != 1 {
+	if got := len(packNames(t, c)); got != 1 {
 		t.Fatalf("%d packs after re-putting a stored batch, want 1", got)
 	}
 	n := 0
@@ -135,4 +135,14 @@ func TestCombinedStoreAlgoMismatch(t *testing.T) {
 	if _, err := combined.New(loose, packs); !errors.Is(err, objects.ErrAlgoMismatch) {
 		t.Fatalf("combining sha256 loose with blake3 packs: %v", err)
 	}
+}
+
+// packNames returns the storage packs of c, failing the test on an error.
+func packNames(t testing.TB, c *combined.Store) []string {
+	t.Helper()
+	names, err := c.Packs().Packs()
+	if err != nil {
+		t.Fatalf("storage packs: %v", err)
+	}
+	return names
 }

@@ -119,7 +119,7 @@ func BenchmarkStoragePackGetParallel(b *testing.B) {
 // order, each block decoded once) and reports the time per object.
 func BenchmarkStoragePackVerify(b *testing.B) {
 	s, objs := spBenchStore(b, 20000, Options{})
-	name := s.Packs()[0]
+	name := spPackNames(b, s)[0]
 	b.ResetTimer()
 	spMeasureCPU(b, b.N*len(objs), func() {
 		for range b.N {

@@ -29,7 +29,7 @@ func spPatchFile(t *testing.T, path string, change func([]byte) []byte) {
 // spBlockOf returns the offset and size of the block holding id.
 func spBlockOf(t *testing.T, s *Store, id objects.OID) (int64, int64) {
 	t.Helper()
-	p := s.current()[0]
+	p := spCurrent(t, s)[0]
 	i, ok := p.idx.find(spKeyOf(id))
 	if !ok {
 		t.Fatalf("%s not in the pack", id)
@@ -116,7 +116,7 @@ func TestStoragePackDamagedFilesRefused(t *testing.T) {
 				t.Fatalf("Open: %v; want the damaged pack skipped", err)
 			}
 			defer s.Close()
-			if err := DamageError(s.Damaged()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) {
+			if err := DamageError(spDamaged(t, s)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("Damaged: %v; want ErrCorrupt naming %s", err, path)
 			}
 			_, err = s.Get(context.Background(), objs[0].ID)
@@ -134,7 +134,7 @@ func TestStoragePackVerifyTiling(t *testing.T) {
 	objs := spTestObjects(t, objects.BLAKE3, 30)
 	name := spWriteTestPack(t, dir, objects.BLAKE3, objs, Options{})
 	s := spOpenTestPacks(t, dir, objects.BLAKE3)
-	p := s.current()[0]
+	p := spCurrent(t, s)[0]
 	if err := p.checkTiling(); err != nil {
 		t.Fatalf("sound pack: %v", err)
 	}
@@ -161,7 +161,7 @@ func TestStoragePackUnsafeFiles(t *testing.T) {
 		t.Skip("no hard links here")
 	}
 	s := spOpenTestPacks(t, dir, objects.BLAKE3)
-	if err := DamageError(s.Damaged()); !errors.Is(err, objects.ErrUnsafeFile) {
+	if err := DamageError(spDamaged(t, s)); !errors.Is(err, objects.ErrUnsafeFile) {
 		t.Fatalf("hard-linked index: %v; want ErrUnsafeFile", err)
 	}
 }

@@ -14,14 +14,15 @@ import (
 // the envelope length in the index's length table, so no block is read
 // or decompressed. Like git count-objects, it does not verify content.
 func (s *Store) ListSizes(ctx context.Context, fn func(id objects.OID, size int64) error) error {
-	if err := s.ensureOpen(); err != nil {
+	ps, err := s.trusted()
+	if err != nil {
 		return err
 	}
 	// Each index's keys are strictly increasing, so a k-way merge of the
 	// indexes (a heap of cursors, smallest key on top) yields every object
 	// once, in order, without sorting them all.
 	var h cursorHeap
-	for _, p := range s.trusted() {
+	for _, p := range ps {
 		if p.idx.count > 0 {
 			h = append(h, cursor{x: p.idx})
 		}

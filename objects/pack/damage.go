@@ -28,22 +28,29 @@ type Damaged struct {
 
 // Damaged returns the packs the last Reload could not open or whose index
 // failed its verification, by name; it verifies every open index first.
-func (s *Store) Damaged() []Damaged {
-	s.trusted() // opens the packs first (current)
+// It fails when the packs Open listed cannot be opened on this first use:
+// an unreadable store is not an undamaged one.
+func (s *Store) Damaged() ([]Damaged, error) {
+	if _, err := s.trusted(); err != nil { // opens the packs first
+		return nil, err
+	}
 	m := *s.damaged.Load()
 	out := make([]Damaged, 0, len(m))
 	for n, err := range m {
 		out = append(out, Damaged{Name: n, Err: err})
 	}
 	slices.SortFunc(out, func(a, b Damaged) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return out, nil
 }
 
 // missing returns the error of a lookup of id that found no copy: not
 // found, naming the damaged packs that might hold it. It wraps ErrNotFound
 // either way, so callers that treat absence as absence keep working.
 func (s *Store) missing(id objects.OID) error {
-	d := s.Damaged() // verifies every index: a miss is trusted only then
+	d, err := s.Damaged() // verifies every index: a miss is trusted only then
+	if err != nil {
+		return fmt.Errorf("object %s: %w", id, err)
+	}
 	if len(d) == 0 {
 		return objects.NotFound(id)
 	}

@@ -182,7 +182,9 @@ func (p *spPack) findBase(k spKey) (*spPack, int, bool) {
 		return nil, 0, false
 	}
 	for try := 0; try < 2; try++ {
-		for _, q := range p.store.current() {
+		// p is open, so its store's packs are: current cannot fail.
+		ps, _ := p.store.current()
+		for _, q := range ps {
 			if q == p {
 				continue
 			}

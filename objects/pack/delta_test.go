@@ -71,7 +71,7 @@ func TestStoragePackRunDeltas(t *testing.T) {
 			// A fresh store reads the newest run cold, through its chain.
 			cold := spOpenTestPacks(t, dir, a)
 			spCheckGet(t, cold, runs[len(runs)-1])
-			p := s.current()[0]
+			p := spCurrent(t, s)[0]
 			deltas := 0
 			for i := range p.idx.count {
 				if p.isDeltaBlock(p.idx.entry(i)) {

@@ -11,7 +11,11 @@ import (
 // flipped (and a consistent CRC, so only the re-hash can notice), and
 // removes the original packs, as a damaging repack would.
 func CorruptPacked(ps *Store, id objects.OID) error {
-	for _, p := range ps.current() {
+	cur, err := ps.current()
+	if err != nil {
+		return err
+	}
+	for _, p := range cur {
 		i, ok := p.idx.find(spKeyOf(id))
 		if !ok {
 			continue

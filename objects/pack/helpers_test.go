@@ -53,3 +53,33 @@ func spTestObjects(tb testing.TB, a objects.Algo, n int) []*objects.Object {
 	}
 	return append(objs, objects.NewBlob(a, nil), objects.NewBlob(a, []byte("a\nb\x00c")), objects.NewBlob(a, []byte("hello\n")))
 }
+
+// spPackNames returns s.Packs(), failing the test on an error.
+func spPackNames(tb testing.TB, s *Store) []string {
+	tb.Helper()
+	names, err := s.Packs()
+	if err != nil {
+		tb.Fatalf("Packs: %v", err)
+	}
+	return names
+}
+
+// spDamaged returns s.Damaged(), failing the test on an error.
+func spDamaged(tb testing.TB, s *Store) []Damaged {
+	tb.Helper()
+	d, err := s.Damaged()
+	if err != nil {
+		tb.Fatalf("Damaged: %v", err)
+	}
+	return d
+}
+
+// spCurrent returns s.current(), failing the test on an error.
+func spCurrent(tb testing.TB, s *Store) []*spPack {
+	tb.Helper()
+	ps, err := s.current()
+	if err != nil {
+		tb.Fatalf("opening the packs: %v", err)
+	}
+	return ps
+}

@@ -98,9 +98,13 @@ func (x *spIndex) checkEntry(i int, packSize int64) error {
 }
 
 // trusted verifies every open pack's index (once each) and returns the
-// search order without the damaged ones, which move to Damaged.
-func (s *Store) trusted() []*spPack {
-	ps := s.current()
+// search order without the damaged ones, which move to Damaged. It fails
+// only when the packs cannot be opened (current).
+func (s *Store) trusted() ([]*spPack, error) {
+	ps, err := s.current()
+	if err != nil {
+		return nil, err
+	}
 	bad := false
 	for _, p := range ps {
 		if p.verifyIndex() != nil {
@@ -108,7 +112,7 @@ func (s *Store) trusted() []*spPack {
 		}
 	}
 	if !bad {
-		return ps
+		return ps, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -126,5 +130,5 @@ func (s *Store) trusted() []*spPack {
 	}
 	s.packs.Store(&keep)
 	s.damaged.Store(&damaged)
-	return keep
+	return keep, nil
 }

@@ -23,7 +23,7 @@ func spDamagedKeyPack(t *testing.T) (string, string, []*objects.Object, int, obj
 	objs := spTestObjects(t, objects.BLAKE3, 40)
 	name := spWriteTestPack(t, dir, objects.BLAKE3, objs, Options{})
 	victim := 17
-	x := spOpenTestPacks(t, dir, objects.BLAKE3).current()[0].idx
+	x := spCurrent(t, spOpenTestPacks(t, dir, objects.BLAKE3))[0].idx
 	i, ok := x.find(spKeyOf(objs[victim].ID))
 	if !ok {
 		t.Fatal("victim not indexed")
@@ -47,7 +47,7 @@ func TestStoragePackDamagedIndexKeyNeverBelieved(t *testing.T) {
 	if ok, err := s.Has(ctx, phantom); ok || err != nil {
 		t.Fatalf("Has(phantom) = %v, %v; a damaged index must not be believed", ok, err)
 	}
-	if d := s.Damaged(); len(d) != 1 || d[0].Name != name || !errors.Is(d[0].Err, ErrCorrupt) {
+	if d := spDamaged(t, s); len(d) != 1 || d[0].Name != name || !errors.Is(d[0].Err, ErrCorrupt) {
 		t.Fatalf("Damaged after Has = %v; want %s, ErrCorrupt", d, name)
 	}
 
@@ -64,8 +64,8 @@ func TestStoragePackDamagedIndexKeyNeverBelieved(t *testing.T) {
 	if ids, err := s.SortedIDs(); err != nil || slices.Contains(ids, phantom) || len(ids) != 0 {
 		t.Fatalf("SortedIDs lists %d ids (phantom %v) from a damaged index", len(ids), slices.Contains(ids, phantom))
 	}
-	if len(s.Packs()) != 0 {
-		t.Fatalf("Packs = %v; the damaged pack must not be listed", s.Packs())
+	if len(spPackNames(t, s)) != 0 {
+		t.Fatalf("Packs = %v; the damaged pack must not be listed", spPackNames(t, s))
 	}
 }
 
@@ -96,7 +96,7 @@ func TestStoragePackDamagedEntryBoundsRefused(t *testing.T) {
 	dir := t.TempDir()
 	objs := spTestObjects(t, objects.BLAKE3, 40)
 	name := spWriteTestPack(t, dir, objects.BLAKE3, objs, Options{})
-	x := spOpenTestPacks(t, dir, objects.BLAKE3).current()[0].idx
+	x := spCurrent(t, spOpenTestPacks(t, dir, objects.BLAKE3))[0].idx
 	i, _ := x.find(spKeyOf(objs[5].ID))
 	n := x.count
 	spPatchFile(t, filepath.Join(dir, name+".idx"), func(b []byte) []byte {
@@ -108,7 +108,7 @@ func TestStoragePackDamagedEntryBoundsRefused(t *testing.T) {
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), name+".idx") || !strings.Contains(err.Error(), objs[5].ID.String()) {
 		t.Fatalf("Get through an entry outside the pack: %v; want ErrCorrupt naming the index and the object", err)
 	}
-	if d := s.Damaged(); len(d) != 1 || d[0].Name != name {
+	if d := spDamaged(t, s); len(d) != 1 || d[0].Name != name {
 		t.Fatalf("Damaged = %v; want %s", d, name)
 	}
 }
@@ -131,7 +131,7 @@ func TestStoragePackDamagedIndexNotRemappedByReload(t *testing.T) {
 	if len(s.retired) > 1 {
 		t.Fatalf("%d retired copies of the damaged pack after 5 reloads", len(s.retired))
 	}
-	if d := s.Damaged(); len(d) != 1 || d[0].Name != name {
+	if d := spDamaged(t, s); len(d) != 1 || d[0].Name != name {
 		t.Fatalf("Damaged = %v; want %s", d, name)
 	}
 }

@@ -26,7 +26,7 @@ func TestStoragePackWriteVanishedPackFails(t *testing.T) {
 		old := spWriteTestPack(t, dir, a, objs[:4], Options{})
 		s := spOpenTestPacks(t, dir, a)
 		if !firstUse {
-			s.Packs() // opens the listed packs now
+			spPackNames(t, s) // opens the listed packs now
 		}
 		removed := ""
 		openWindowHook = func(name string) {
@@ -72,7 +72,7 @@ func TestStoragePackFirstUseWriteBesideMerge(t *testing.T) {
 	}
 	writer := spOpenTestPacks(t, dir, a)
 	merger := spOpenTestPacks(t, dir, a)
-	existing := first.Packs()
+	existing := spPackNames(t, first)
 	hook := spMergeIn(t, merger)
 	openWindowHook = func(name string) {
 		if !slices.Contains(existing, name) {
@@ -85,7 +85,7 @@ func TestStoragePackFirstUseWriteBesideMerge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first-use write whose pack another process merged: %v", err)
 	}
-	if slices.Contains(writer.Packs(), name) {
+	if slices.Contains(spPackNames(t, writer), name) {
 		t.Fatalf("%s is still searched after the merge removed it", name)
 	}
 	for _, o := range all {

@@ -60,7 +60,7 @@ func TestStoragePackAppendBesideMerge(t *testing.T) {
 		t.Fatalf("append whose pack another process merged: %v", err)
 	}
 	openWindowHook = nil
-	if slices.Contains(writer.Packs(), name) {
+	if slices.Contains(spPackNames(t, writer), name) {
 		t.Fatalf("%s is still searched after the merge removed it", name)
 	}
 	for _, o := range all {
@@ -88,13 +88,13 @@ func TestStoragePackReloadBesideMerge(t *testing.T) {
 		t.Fatalf("Reload beside a merge: %v", err)
 	}
 	openWindowHook = nil
-	if got := len(reader.Packs()); got != 1 {
+	if got := len(spPackNames(t, reader)); got != 1 {
 		t.Fatalf("%d packs after the merge, want the merged one", got)
 	}
 	for _, o := range objs {
 		spCheckGet(t, reader, o)
 	}
-	if d := reader.Damaged(); len(d) != 0 {
+	if d := spDamaged(t, reader); len(d) != 0 {
 		t.Fatalf("damaged after a merge: %v", d)
 	}
 }
@@ -120,7 +120,7 @@ func TestStoragePackReloadKeepsLeftoverIndex(t *testing.T) {
 	}
 	defer func() { openWindowHook = nil }()
 	s := spOpenTestPacks(t, dir, a)
-	s.Packs() // the packs are opened on first use
+	spPackNames(t, s) // the packs are opened on first use
 	openWindowHook = nil
 	if lists != 2 {
 		t.Fatalf("the leftover index was opened in %d listings, want 2", lists)

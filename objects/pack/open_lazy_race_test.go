@@ -61,11 +61,11 @@ func TestStoragePackDeferredOpenConcurrent(t *testing.T) {
 						fail("Reload: %v", err)
 					}
 				case 6:
-					if d := s.Damaged(); len(d) != 0 {
-						fail("Damaged: %v", d)
+					if d, err := s.Damaged(); err != nil || len(d) != 0 {
+						fail("Damaged: %v, %v", d, err)
 					}
-					if n := len(s.Packs()); n < 3 {
-						fail("Packs: %d, want at least 3", n)
+					if ps, err := s.Packs(); err != nil || len(ps) < 3 {
+						fail("Packs: %d, %v, want at least 3", len(ps), err)
 					}
 				case 7:
 					if _, err := s.WritePack(ctx, extra, Options{}); err != nil {

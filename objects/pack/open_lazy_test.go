@@ -34,8 +34,8 @@ func TestStoragePackOpenDefersPacks(t *testing.T) {
 	for _, o := range objs {
 		spCheckGet(t, s, o)
 	}
-	if opened != 2 || len(s.Packs()) != 2 {
-		t.Fatalf("packs opened %d times, %d listed; want each once", opened, len(s.Packs()))
+	if opened != 2 || len(spPackNames(t, s)) != 2 {
+		t.Fatalf("packs opened %d times, %d listed; want each once", opened, len(spPackNames(t, s)))
 	}
 }
 
@@ -68,6 +68,18 @@ func TestStoragePackDeferredOpenFailureIsReported(t *testing.T) {
 	}
 	if err := s.ListSizes(ctx, func(objects.OID, int64) error { return nil }); !errors.Is(err, objects.ErrUnsafeFile) {
 		t.Fatalf("ListSizes: %v, want the unsafe-file refusal", err)
+	}
+	// Packs and Damaged are how gc, fsck, merges and remote senders learn
+	// what the store holds: "no packs, no damage" would be a lie here.
+	if names, err := s.Packs(); !errors.Is(err, objects.ErrUnsafeFile) {
+		t.Fatalf("Packs: %v, %v, want the unsafe-file refusal", names, err)
+	}
+	if d, err := s.Damaged(); !errors.Is(err, objects.ErrUnsafeFile) {
+		t.Fatalf("Damaged: %v, %v, want the unsafe-file refusal", d, err)
+	}
+	name := spPackNames(t, spOpenTestPacks(t, filepath.Join(root, "elsewhere"), a))[0]
+	if err := s.Walk(ctx, name, func(objects.OID, *objects.Object, error) error { return nil }); !errors.Is(err, objects.ErrUnsafeFile) {
+		t.Fatalf("Walk through a symlinked pack directory: %v, want the unsafe-file refusal", err)
 	}
 	// Put right, the store opens on the next use.
 	if err := os.Remove(dir); err != nil {

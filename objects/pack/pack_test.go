@@ -111,7 +111,7 @@ func TestStoragePackNotFoundAndOtherAlgo(t *testing.T) {
 			t.Fatalf("Has(%s) = %v, %v", id, ok, err)
 		}
 	}
-	if err := DamageError(spOpenTestPacks(t, dir, objects.SHA256).Damaged()); !errors.Is(err, ErrAlgo) {
+	if err := DamageError(spDamaged(t, spOpenTestPacks(t, dir, objects.SHA256))); !errors.Is(err, ErrAlgo) {
 		t.Fatalf("opening blake3 packs as sha256: %v; want ErrAlgo", err)
 	}
 	w, err := NewWriter(dir, objects.BLAKE3, Options{})
@@ -169,7 +169,7 @@ func TestStoragePackSeveralPacks(t *testing.T) {
 	if err := s.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Packs(); len(got) != 3 || got[0] != third || got[1] != second || got[2] != first {
+	if got := spPackNames(t, s); len(got) != 3 || got[0] != third || got[1] != second || got[2] != first {
 		t.Fatalf("search order %v, want %v", got, []string{third, second, first})
 	}
 	for _, o := range append(objs, extra...) {
@@ -181,7 +181,7 @@ func TestStoragePackSeveralPacks(t *testing.T) {
 		t.Fatalf("List: %d ids, want %d (deduplicated)", n, len(objs)+1)
 	}
 	// A fresh open sees the same three packs, newest index first.
-	if got := spOpenTestPacks(t, dir, objects.BLAKE3).Packs(); len(got) != 3 {
+	if got := spPackNames(t, spOpenTestPacks(t, dir, objects.BLAKE3)); len(got) != 3 {
 		t.Fatalf("reopened store has packs %v", got)
 	}
 	// Removing a pack (as gc would, index first) makes Reload forget it.
@@ -199,7 +199,7 @@ func TestStoragePackSeveralPacks(t *testing.T) {
 func TestStoragePackEmptyAndMissingDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "objects", "pack")
 	s := spOpenTestPacks(t, dir, objects.BLAKE3)
-	if len(s.Packs()) != 0 {
+	if len(spPackNames(t, s)) != 0 {
 		t.Fatal("missing dir has packs")
 	}
 	name, err := s.WritePack(context.Background(), nil, Options{})
@@ -241,7 +241,7 @@ func TestStoragePackRemoveGarbage(t *testing.T) {
 	w.Add(objs[0]) // a writer still running: its temp file is recent
 	defer w.Abort()
 	s := spOpenTestPacks(t, dir, objects.BLAKE3)
-	if got := s.Damaged(); len(got) != 2 || !errors.Is(got[0].Err, ErrNoIndex) {
+	if got := spDamaged(t, s); len(got) != 2 || !errors.Is(got[0].Err, ErrNoIndex) {
 		t.Fatalf("Damaged = %v; want both packs without an index", got)
 	}
 	past := time.Now().Add(-time.Hour)
@@ -266,10 +266,10 @@ func TestStoragePackRemoveGarbage(t *testing.T) {
 	}
 	spCheckGet(t, s, objs[3])
 	spCheckGet(t, s, objs[25])
-	if got := s.Damaged(); len(got) != 1 || got[0].Name != orphan {
+	if got := spDamaged(t, s); len(got) != 1 || got[0].Name != orphan {
 		t.Fatalf("Damaged = %v; want only %s", got, orphan)
 	}
-	if got := s.Packs(); len(got) != 2 || !slices.Contains(got, keep) || !slices.Contains(got, halfway) {
+	if got := spPackNames(t, s); len(got) != 2 || !slices.Contains(got, keep) || !slices.Contains(got, halfway) {
 		t.Fatalf("packs %v", got)
 	}
 }

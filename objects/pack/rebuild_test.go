@@ -41,8 +41,8 @@ func TestRebuildIndexFromPackAlone(t *testing.T) {
 					spPatchFile(t, idx, func(b []byte) []byte { b[len(b)/3] ^= 0x40; return b })
 				}
 				s := spOpenTestPacks(t, dir, a)
-				if len(s.Damaged()) != 1 {
-					t.Fatalf("%s %v %s: Damaged = %v", a, opt, damage, s.Damaged())
+				if len(spDamaged(t, s)) != 1 {
+					t.Fatalf("%s %v %s: Damaged = %v", a, opt, damage, spDamaged(t, s))
 				}
 				n, err := s.RebuildIndex(context.Background(), name, nil)
 				if err != nil || n != len(objs) {
@@ -52,8 +52,8 @@ func TestRebuildIndexFromPackAlone(t *testing.T) {
 				if err != nil || !bytes.Equal(got, want) {
 					t.Fatalf("%s %v %s: rebuilt index differs from the original (%v)", a, opt, damage, err)
 				}
-				if len(s.Damaged()) != 0 {
-					t.Fatalf("still damaged: %v", s.Damaged())
+				if len(spDamaged(t, s)) != 0 {
+					t.Fatalf("still damaged: %v", spDamaged(t, s))
 				}
 				for _, o := range objs[len(objs)-3:] {
 					spCheckGet(t, s, o)

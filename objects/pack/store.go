@@ -89,11 +89,13 @@ func (s *Store) ensureOpen() error {
 }
 
 // current returns the search order, newest first, opening the packs on
-// first use; callers that can fail call ensureOpen first, so a failure to
-// open them is reported rather than taken for an empty store.
-func (s *Store) current() []*spPack {
-	s.ensureOpen()
-	return *s.packs.Load()
+// first use; a failure to open them is returned, never taken for an empty
+// store.
+func (s *Store) current() ([]*spPack, error) {
+	if err := s.ensureOpen(); err != nil {
+		return nil, err
+	}
+	return *s.packs.Load(), nil
 }
 
 // Algo returns the store's hash profile.
@@ -103,14 +105,19 @@ func (s *Store) Algo() objects.Algo { return s.algo }
 func (s *Store) Dir() string { return s.dir }
 
 // Packs returns the names ("pack-<hex>") of the open packs in search order,
-// after verifying their indexes (a damaged one moves to Damaged).
-func (s *Store) Packs() []string {
-	ps := s.trusted()
+// after verifying their indexes (a damaged one moves to Damaged). It fails
+// when the packs Open listed cannot be opened on this first use (Open), so
+// no caller takes an unreadable directory for one without packs.
+func (s *Store) Packs() ([]string, error) {
+	ps, err := s.trusted()
+	if err != nil {
+		return nil, err
+	}
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.name
 	}
-	return names
+	return names, nil
 }
 
 // scan lists the pack names whose index is in the directory, and those of
@@ -220,7 +227,7 @@ func (s *Store) get(ctx context.Context, id objects.OID, parse bool) (*objects.O
 		err := p.idx.checkEntry(i, p.size)
 		if err != nil {
 			// A damaged index: the full check fails too and moves the
-			// pack to Damaged.
+			// pack to Damaged (the packs are open: no error).
 			s.trusted()
 			err = fmt.Errorf("object %s: %w", id, corruptFile(filepath.Join(s.dir, p.name+".idx"), err))
 		} else if o, err = p.read(id, i, parse); err == nil {
@@ -233,8 +240,8 @@ func (s *Store) get(ctx context.Context, id objects.OID, parse bool) (*objects.O
 	if first != nil {
 		return nil, first
 	}
-	// Absence is said only by verified indexes (index_trust.go).
-	s.trusted()
+	// Absence is said only by verified indexes (index_trust.go);
+	// missing verifies them.
 	return nil, s.missing(id)
 }
 
@@ -244,28 +251,29 @@ func (s *Store) Has(ctx context.Context, id objects.OID) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	if err := s.ensureOpen(); err != nil {
-		return false, err
-	}
-	return s.holds(id), nil
+	return s.holds(id)
 }
 
 // holds is Has without the context.
-func (s *Store) holds(id objects.OID) bool {
+func (s *Store) holds(id objects.OID) (bool, error) {
+	ps, err := s.current()
+	if err != nil {
+		return false, err
+	}
 	if id.Algo != s.algo || !id.Type.Valid() {
-		return false
+		return false, nil
 	}
 	k := spKeyOf(id)
-	for _, p := range s.current() {
+	for _, p := range ps {
 		if i, ok := p.idx.find(k); ok {
 			if !p.proves(id, i) {
 				s.trusted() // a damaged index is believed in nothing
 				continue
 			}
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // List calls fn for every object of every pack once, in enumeration order
@@ -292,10 +300,10 @@ func (s *Store) List(ctx context.Context, fn func(objects.OID) error) error {
 // SortedIDs returns the distinct ids of all packs in enumeration order;
 // it fails only when the packs cannot be opened (Open).
 func (s *Store) SortedIDs() ([]objects.OID, error) {
-	if err := s.ensureOpen(); err != nil {
+	ps, err := s.trusted()
+	if err != nil {
 		return nil, err
 	}
-	ps := s.trusted()
 	n := 0
 	for _, p := range ps {
 		n += p.idx.count
@@ -376,7 +384,11 @@ func (s *Store) install(name string, held []spEntry) error {
 		id := objects.OID{Algo: s.algo}
 		id.Type, _ = spTypeOf(e.key[32])
 		copy(id.Digest[:], e.key[:32])
-		if !s.holds(id) {
+		ok, herr := s.holds(id)
+		if herr != nil {
+			return errors.Join(err, herr)
+		}
+		if !ok {
 			return fmt.Errorf("storage pack %s was removed after its commit and object %s is in no other pack: %w", name, id, err)
 		}
 	}

@@ -222,7 +222,11 @@ func (s *Store) packNamed(name string) (*spPack, func(), error) {
 	if err := checkPackName(name); err != nil {
 		return nil, nil, err
 	}
-	for _, p := range s.trusted() {
+	ps, err := s.trusted()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range ps {
 		if p.name == name {
 			p.holds.Add(1)
 			return p, func() { p.holds.Add(-1) }, nil

@@ -135,7 +135,10 @@ func (s *Store) chainOf(k spKey) []spLink {
 	var chain []spLink
 	var p *spPack
 	i, ok := 0, false
-	for _, q := range s.current() {
+	// Packs that cannot be opened give no chain: the run is stored whole,
+	// and the commit's install reports the failure.
+	ps, _ := s.current()
+	for _, q := range ps {
 		if i, ok = q.idx.find(k); ok {
 			p = q
 			break

@@ -106,7 +106,20 @@ func TestArgumentsCheckedAgainstSchema(t *testing.T) {
 		{"log", `{"limit":1.5}`, `/properties/limit: type`},
 		{"log", `{"limit":-1}`, `/properties/limit: minimum`},
 		{"log", `{"limit":10001}`, `/properties/limit: maximum: 10001 is more than 10000`},
-		{"log", `{"limit":1e400}`, `/properties/limit: type`},
+		{"log", `{"limit":1e400}`, `/properties/limit: maximum: 1e400 is more than 10000`},
+		// Integers are read exactly, never through a float64: each of
+		// these would pass as a float64 (5, 10000, 9007199254740992).
+		{"log", `{"limit":5.0000000000000001}`, `/properties/limit: type: 5.0000000000000001 has type "number", want "integer"`},
+		{"log", `{"limit":10000.000000000001}`, `/properties/limit: type`},
+		{"log", `{"limit":1.00000000000000000001e4}`, `/properties/limit: type`},
+		{"log", `{"limit":10000.0000000000000000000000000001e0}`, `/properties/limit: type`},
+		{"log", `{"limit":-0.0000000000000000001}`, `/properties/limit: type`},
+		{"log", `{"limit":9007199254740993}`, `/properties/limit: maximum: 9007199254740993 is more than 10000`},
+		{"log", `{"limit":18446744073709551617}`, `/properties/limit: maximum`},
+		{"log", `{"limit":123456789012345678901234567890}`, `/properties/limit: maximum`},
+		{"log", `{"limit":1e99999999999999999999}`, `/properties/limit: maximum`},
+		{"log", `{"limit":1e-99999999999999999999}`, `/properties/limit: type`},
+		{"log", `{"limit":-9223372036854775809}`, `/properties/limit: minimum`},
 		{"log", `{"all":"yes"}`, `/properties/all: type`},
 		{"log", `{"rev":null}`, `/properties/rev: type: got "null"`},
 		{"log", `[1]`, `want a JSON object, got "array"`},
@@ -122,6 +135,9 @@ func TestArgumentsCheckedAgainstSchema(t *testing.T) {
 		// Valid by the schema: the tool itself answers.
 		{"log", `{"limit":2.0,"rev":"nope"}`, `tine log: `},
 		{"log", `{"limit":1e2,"rev":"nope"}`, `tine log: `},
+		{"log", `{"limit":10000.000e0,"rev":"nope"}`, `tine log: `},
+		{"log", `{"limit":100000e-1,"rev":"nope"}`, `tine log: `},
+		{"log", `{"limit":-0,"rev":"nope"}`, `tine log: `},
 		{"context", `{"event":"nope","depth":null}`, `tine context: `},
 		{"evaluate", `{"target":"nope","scores":null}`, `tine evaluate: `},
 	} {
@@ -182,5 +198,56 @@ func TestCancelWhileCallsAtCapacity(t *testing.T) {
 	err, rest := w.close()
 	if err != nil || len(rest) != 0 || len(seen) != capacity || entered.Load() != capacity {
 		t.Errorf("close: %v, extra answers %v, %d ids answered, %d calls opened the repository; want 16 and 16, none for the cancelled call", err, rest, len(seen), entered.Load())
+	}
+}
+
+// TestPingWhileCallsAtCapacity: with maxInFlight (16) calls running and
+// a 17th waiting for one of them to end, a ping and tools/list sent after
+// them are answered at once; then every call is answered, the 17th
+// once a slot is free.
+func TestPingWhileCallsAtCapacity(t *testing.T) {
+	const capacity = 16
+	f := newFixture(t)
+	opt := f.options()
+	var entered atomic.Int32
+	full, release := make(chan struct{}), make(chan struct{})
+	opt.Open = func() (*plumbing.Repo, error) {
+		if entered.Add(1) == capacity {
+			close(full)
+		}
+		select {
+		case <-release:
+		case <-time.After(wireTimeout):
+		}
+		return plumbing.Open(f.root)
+	}
+	w := newWire(t, opt)
+	w.initialize()
+	for i := 1; i <= capacity; i++ {
+		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
+	}
+	waitClosed(t, full, "16 calls running")
+	w.send(`{"jsonrpc":"2.0","id":"waiting","method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
+	if m := w.ask(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`); m["id"] != "ping" || m["result"] == nil {
+		t.Fatalf("answer %v, want the ping's while 16 calls run and one waits", m)
+	}
+	if m := w.ask(`{"jsonrpc":"2.0","id":"list","method":"tools/list"}`); m["id"] != "list" || m["result"] == nil {
+		t.Fatalf("answer %.200v, want tools/list's while 16 calls run and one waits", m)
+	}
+	if n := entered.Load(); n != capacity {
+		t.Fatalf("%d calls opened the repository, want %d: the 17th must wait", n, capacity)
+	}
+	close(release)
+	seen := map[any]bool{}
+	for range capacity + 1 {
+		m := w.recv()
+		if res, _ := m["result"].(map[string]any); res == nil || res["isError"] != nil {
+			t.Errorf("answer %.200v, want a list_refs result", m)
+		}
+		seen[m["id"]] = true
+	}
+	err, rest := w.close()
+	if err != nil || len(rest) != 0 || len(seen) != capacity+1 || !seen["waiting"] {
+		t.Errorf("close: %v, extra answers %v, ids answered %v; want the 17 calls'", err, rest, seen)
 	}
 }

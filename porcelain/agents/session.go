@@ -9,11 +9,17 @@ import (
 	"sync"
 )
 
-// maxInFlight bounds the tool calls one session runs at once; a client
-// sending more waits (its next request is not read) until one ends. Its
-// notifications are still read meanwhile, so it can cancel the call that
-// waits, or one that runs.
-const maxInFlight = 16
+// maxInFlight bounds the tool calls one session runs at once. Up to
+// maxWaiting more wait for a free one apart from the reading, so that a
+// ping, tools/list or a cancellation sent after them is still read and
+// answered at once; a client sending more calls still waits (its next
+// request is not read) until one starts, so it cannot make the server
+// hold an unbounded number of requests. Notifications are read even then,
+// so the client can cancel a call that waits, or one that runs.
+const (
+	maxInFlight = 16
+	maxWaiting  = 16
+)
 
 // session is one client's connection: the negotiated state, the calls in
 // flight and the one writer of responses.
@@ -36,7 +42,10 @@ type session struct {
 	cancelled map[string]bool
 
 	calls sync.WaitGroup
-	slots chan struct{}
+	// slots holds one token per running call, waiting one per call that
+	// waits for a slot (maxInFlight, maxWaiting).
+	slots   chan struct{}
+	waiting chan struct{}
 }
 
 // Serve runs the server over one client's stream: requests from r,
@@ -46,12 +55,12 @@ type session struct {
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ss := &session{srv: s, w: w, inflight: map[string]context.CancelFunc{}, cancelled: map[string]bool{}, slots: make(chan struct{}, maxInFlight)}
+	ss := &session{srv: s, w: w, inflight: map[string]context.CancelFunc{}, cancelled: map[string]bool{}, slots: make(chan struct{}, maxInFlight), waiting: make(chan struct{}, maxWaiting)}
 	// Reads block on the client; they run apart so that ctx ends the
 	// session even while the client is silent. Notifications are handled
 	// as they are read, so a cancellation reaches a call even while the
-	// next request waits for a free slot; every other message is handed
-	// over in order, one at a time.
+	// next request waits (maxWaiting calls already wait for a slot);
+	// every other message is handed over in order, one at a time.
 	type read struct {
 		m    *message
 		perr *rpcError
@@ -120,9 +129,10 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 
 // handle answers one message (m, or the reason perr it is malformed). A
 // tools/call is registered as in flight, so that it can be cancelled, and
-// returned as start, which runs it in its own goroutine once a slot is
-// free (a slow call does not hold up the others); every other method is
-// answered before the next line is read.
+// returned as start, which hands it to its own goroutine (a slow call
+// does not hold up the others) once it may wait there (maxWaiting); the
+// goroutine runs it once a slot is free. Every other method is answered
+// before the next line is read.
 func (ss *session) handle(ctx context.Context, m *message, perr *rpcError) (start func()) {
 	if perr != nil {
 		id := nullID
@@ -161,18 +171,29 @@ func (ss *session) handle(ctx context.Context, m *message, perr *rpcError) (star
 	}
 	ss.inflight[key] = cancel
 	ss.mu.Unlock()
+	// Cancelled, by the client or the session's end, before it started:
+	// the tool never runs.
+	cancelled := func() {
+		ss.finish(key, id, cancel, &callResult{Content: []textContent{{Type: "text", Text: "tools/call: cancelled before it started"}}, IsError: true})
+	}
 	return func() {
 		select {
-		case ss.slots <- struct{}{}:
+		case ss.waiting <- struct{}{}:
 		case <-callCtx.Done():
-			// Cancelled, by the client or the session's end, before it
-			// started: the tool never runs.
-			ss.finish(key, id, cancel, &callResult{Content: []textContent{{Type: "text", Text: "tools/call: cancelled before it started"}}, IsError: true})
+			cancelled()
 			return
 		}
 		ss.calls.Add(1)
 		go func() {
 			defer ss.calls.Done()
+			select {
+			case ss.slots <- struct{}{}:
+				<-ss.waiting
+			case <-callCtx.Done():
+				<-ss.waiting
+				cancelled()
+				return
+			}
 			defer func() { <-ss.slots }()
 			ss.finish(key, id, cancel, call(callCtx))
 		}()

@@ -128,31 +128,34 @@ func decodeObject(s *schema, at string, m map[string]any, dst reflect.Value) err
 	return nil
 }
 
-// decodeNumber checks a JSON number against an integer or number schema:
-// an integer is any integral value (2.0 and 1e2 are integers), within
-// 0..Max.
+// decodeNumber checks a JSON number against an integer or number schema.
+// An integer is any integral value (2.0 and 1e2 are integers, as JSON
+// schema says), within 0..Max, decided on the decimal text exactly
+// (exactInteger): read as a float64, 5.0000000000000001 would pass as 5
+// and 2^53+1 as 2^53.
 func decodeNumber(s *schema, at string, v any, dst reflect.Value) error {
 	num, ok := v.(json.Number)
 	if !ok {
 		return typeError(s, at, v)
 	}
-	f, err := strconv.ParseFloat(string(num), 64)
-	if err != nil || math.IsInf(f, 0) {
-		return fmt.Errorf("%s: type: %s is not a finite number", where(at), num)
-	}
 	if s.Type == "number" {
+		f, err := strconv.ParseFloat(string(num), 64)
+		if err != nil || math.IsInf(f, 0) {
+			return fmt.Errorf("%s: type: %s is not a finite number", where(at), num)
+		}
 		dst.SetFloat(f)
 		return nil
 	}
+	n, neg, c := exactInteger(string(num))
 	switch {
-	case f != math.Trunc(f):
+	case c == numFraction:
 		return fmt.Errorf("%s: type: %s has type \"number\", want \"integer\"", where(at), num)
-	case f < 0:
+	case neg:
 		return fmt.Errorf("%s: minimum: %s is less than 0", where(at), num)
-	case f > float64(s.Max):
+	case c == numHuge || n > uint64(s.Max):
 		return fmt.Errorf("%s: maximum: %s is more than %d", where(at), num, s.Max)
 	}
-	dst.SetInt(int64(f))
+	dst.SetInt(int64(n))
 	return nil
 }
 

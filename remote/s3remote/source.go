@@ -80,7 +80,11 @@ func (s *packSource) ensure(ctx context.Context, name string) error {
 	if err := s.store.Reload(); err != nil {
 		return err
 	}
-	if d := s.store.Damaged(); len(d) > 0 {
+	d, err := s.store.Damaged()
+	if err != nil {
+		return err
+	}
+	if len(d) > 0 {
 		return fmt.Errorf("%s: pack %s: %w: %w", s.t.url, name, ErrRemoteCorrupt, pack.DamageError(d))
 	}
 	s.fetched[name] = true

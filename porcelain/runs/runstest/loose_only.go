@@ -28,7 +28,11 @@ func LooseOnly(root, id string) error {
 	defer r.Close()
 	ctx := context.Background()
 	ps := r.Packs()
-	for _, name := range ps.Packs() {
+	names, err := ps.Packs()
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
 		var objs []*objects.Object
 		held := false
 		err := ps.Walk(ctx, name, func(got objects.OID, o *objects.Object, err error) error {
