@@ -183,7 +183,7 @@ func New(rawURL string, opt Options) (*Client, error) {
 		return nil, fmt.Errorf("%s: %w: %w", rawURL, ErrBadURL, err)
 	}
 	if strings.TrimSpace(opt.Token) == "" {
-		return nil, fmt.Errorf("%s: %w: set the remote's token environment variable", rawURL, ErrNoToken)
+		return nil, fmt.Errorf("%s: %w: a token comes only from the environment variable a remote names (tine remote add NAME URL --token-env VAR, or tine clone URL --token-env VAR)", rawURL, ErrNoToken)
 	}
 	loopback := loopbackURL(base)
 	c := &Client{base: base, tenant: tenant, token: strings.TrimSpace(opt.Token), chunkSet: opt.Chunk > 0, loopback: loopback,
