@@ -1,6 +1,9 @@
 package main
 
-import "github.com/tinehq/tine/porcelain/remotes"
+import (
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/porcelain/remotes"
+)
 
 // pushCmd is `tine push [REMOTE] [REF...] [--all-experiments] [--expected-old OID]`.
 type pushCmd struct {
@@ -32,6 +35,14 @@ func (c *pushCmd) Run(e *env) error {
 	defer transferGC()()
 	if c.Remote == "" && len(c.Refs) > 0 {
 		return usagef("name the remote before the refs")
+	}
+	if c.ExpectedOld != "" {
+		if len(c.Refs) > 1 {
+			return usagef("--expected-old is the value of one remote ref: push one REF with it, not %d", len(c.Refs))
+		}
+		if _, err := objects.ParseOID(c.ExpectedOld); err != nil && c.ExpectedOld != remotes.ExpectAbsent {
+			return usagef("--expected-old %q: want a full oid or %q", c.ExpectedOld, remotes.ExpectAbsent)
+		}
 	}
 	r, err := e.openRepo()
 	if err != nil {
