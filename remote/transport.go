@@ -120,6 +120,13 @@ type FetchRequest struct {
 	// server, such as HTTP, which subtracts them literally). Transports
 	// that can ask the Sink directly may ignore them.
 	Haves []objects.OID
+	// HaveRoots, when set, are ids whose whole link closure the receiver
+	// holds (the values of its tracking refs, in a repository without a
+	// shallow boundary). A transport whose server can subtract such
+	// closures (HTTP under tine's extension) sends these instead of
+	// Haves, which a server caps at 10,000 ids: more of a run than that
+	// would be sent again on every fetch.
+	HaveRoots []objects.OID
 	// Depth limits the walk to Depth hops into events (OpenTine's rule,
 	// plumbing.TransferOptions.Depth); NoDepth walks everything.
 	Depth int
