@@ -1,9 +1,6 @@
 package main
 
-import (
-	"github.com/tinehq/tine/objects"
-	"github.com/tinehq/tine/porcelain/remotes"
-)
+import "github.com/tinehq/tine/porcelain/remotes"
 
 // pushCmd is `tine push [REMOTE] [REF...] [--all-experiments] [--expected-old OID]`.
 type pushCmd struct {
@@ -40,7 +37,7 @@ func (c *pushCmd) Run(e *env) error {
 		if len(c.Refs) > 1 {
 			return usagef("--expected-old is the value of one remote ref: push one REF with it, not %d", len(c.Refs))
 		}
-		if _, err := objects.ParseOID(c.ExpectedOld); err != nil && c.ExpectedOld != remotes.ExpectAbsent {
+		if !remotes.ExpectedOldSyntax(c.ExpectedOld) {
 			return usagef("--expected-old %q: want a full oid or %q", c.ExpectedOld, remotes.ExpectAbsent)
 		}
 	}

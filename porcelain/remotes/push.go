@@ -24,6 +24,17 @@ var (
 // ExpectAbsent is the --expected-old spelling of "must not exist".
 const ExpectAbsent = "absent"
 
+// ExpectedOldSyntax reports whether s is spelled as --expected-old wants
+// it: ExpectAbsent or a full oid (of either object format; Push checks it
+// against the repository's).
+func ExpectedOldSyntax(s string) bool {
+	if s == ExpectAbsent {
+		return true
+	}
+	_, err := objects.ParseOID(s)
+	return err == nil
+}
+
 // PushOptions configures Push.
 type PushOptions struct {
 	// Remote is a configured name or a URL; "" means DefaultRemote.
