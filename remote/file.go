@@ -25,7 +25,10 @@ const FileBatchObjects = 32768
 // repository it writes directly (the file transport).
 const PushActor = "tine push"
 
-func init() { Register("file", openFile) }
+func init() {
+	Register("file", openFile)
+	RegisterCheck("file", checkFile)
+}
 
 // fileTransport is another repository on disk, opened with plumbing.Open
 // and written through its own store, ref transactions and locks: what a

@@ -81,6 +81,17 @@ type Prober interface {
 	Missing(ctx context.Context, ids []objects.OID) ([]objects.OID, error)
 }
 
+// Holder is implemented by transports that cannot answer Missing object
+// by object cheaply but can tell in one request which of a few objects
+// the remote stores (the HTTP client, through the protocol's negotiate).
+// A push asks it about the associations it is about to send, which the
+// closure of the remote's refs never covers, so a run whose evaluations
+// the remote has is not sent them again.
+type Holder interface {
+	// Held returns the ids of ids the remote stores, in any order.
+	Held(ctx context.Context, ids []objects.OID) ([]objects.OID, error)
+}
+
 // Description is what Describe reports about a remote.
 type Description struct {
 	// ObjectFormat is the remote's hash profile (blake3 or sha256).
@@ -109,6 +120,13 @@ type FetchRequest struct {
 	// server, such as HTTP, which subtracts them literally). Transports
 	// that can ask the Sink directly may ignore them.
 	Haves []objects.OID
+	// HaveRoots, when set, are ids whose whole link closure the receiver
+	// holds (the values of its tracking refs, in a repository without a
+	// shallow boundary). A transport whose server can subtract such
+	// closures (HTTP under tine's extension) sends these instead of
+	// Haves, which a server caps at 10,000 ids: more of a run than that
+	// would be sent again on every fetch.
+	HaveRoots []objects.OID
 	// Depth limits the walk to Depth hops into events (OpenTine's rule,
 	// plumbing.TransferOptions.Depth); NoDepth walks everything.
 	Depth int

@@ -147,7 +147,7 @@ func printToolPaths(p *printer, v runs.ToolPathView) {
 
 // joinSteps spells the whole path: head, then steps, space-separated.
 func joinSteps(head, steps []string) string {
-	return strings.Join(append(append(make([]string, 0, len(head)+len(steps)), head...), steps...), " ")
+	return spellSteps(append(append(make([]string, 0, len(head)+len(steps)), head...), steps...))
 }
 
 // stepsAfter spells the steps a path takes after the shared ones.
@@ -155,7 +155,35 @@ func stepsAfter(steps []string) string {
 	if len(steps) == 0 {
 		return "(no more steps)"
 	}
-	return strings.Join(steps, " ")
+	return spellSteps(steps)
+}
+
+// spellSteps joins steps with spaces, a run of events beyond the shallow
+// boundary as one count: a shallow clone of a long run would otherwise
+// print "(missing)" once per event it does not store.
+func spellSteps(steps []string) string {
+	var b strings.Builder
+	for i := 0; i < len(steps); {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		n := 0
+		for i+n < len(steps) && steps[i+n] == runs.MissingStep {
+			n++
+		}
+		switch {
+		case n == 0:
+			b.WriteString(steps[i])
+			i++
+			continue
+		case n == 1:
+			b.WriteString("(1 event beyond the shallow boundary)")
+		default:
+			fmt.Fprintf(&b, "(%d events beyond the shallow boundary)", n)
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // printDiffLegend explains the markers of the event lists below it.

@@ -12,9 +12,11 @@ type pullCmd struct {
 // Help shows an example under `tine pull --help`.
 func (c *pullCmd) Help() string {
 	return `Fetches REF and fast-forwards the local ref to the remote run, but only
-when the remote run holds every event of the local run. Otherwise the
-runs diverged: nothing moves, and pull exits 1 suggesting tine diff to
-compare them or tine fork to continue from the remote run.
+when the remote run holds every event of the local run. A local run that
+holds every remote event and more is ahead: nothing moves, exit 0 (tine
+push sends its events). Otherwise the runs diverged: nothing moves, and
+pull exits 1 suggesting tine diff to compare them or tine fork to
+continue from the remote run.
 
 Example:
 

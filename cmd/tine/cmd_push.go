@@ -33,6 +33,14 @@ func (c *pushCmd) Run(e *env) error {
 	if c.Remote == "" && len(c.Refs) > 0 {
 		return usagef("name the remote before the refs")
 	}
+	if c.ExpectedOld != "" {
+		if len(c.Refs) > 1 {
+			return usagef("--expected-old is the value of one remote ref: push one REF with it, not %d", len(c.Refs))
+		}
+		if !remotes.ExpectedOldSyntax(c.ExpectedOld) {
+			return usagef("--expected-old %q: want a full oid or %q", c.ExpectedOld, remotes.ExpectAbsent)
+		}
+	}
 	r, err := e.openRepo()
 	if err != nil {
 		return err

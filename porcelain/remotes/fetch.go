@@ -113,7 +113,7 @@ func fetchWith(ctx context.Context, r *plumbing.Repo, c *Connection, opt FetchOp
 		}
 	}
 	if _, probes := c.Transport.(remote.Prober); !probes && len(req.Wants) > 0 {
-		if req.Haves, err = haves(ctx, r, c.Name); err != nil {
+		if req.Haves, req.HaveRoots, err = haves(ctx, r, c.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -146,32 +146,54 @@ const maxHaves = objects.MaxPackObjects
 // haves lists what r holds of the remote's history for a transport that
 // must tell the server (HTTP subtracts the ids it is sent, literally): the
 // link closure of this remote's tracking refs, at most maxHaves ids,
-// newest refs' runs first in walk order.
-func haves(ctx context.Context, r *plumbing.Repo, remoteName string) ([]objects.OID, error) {
+// newest refs' runs first in walk order; and, when r has no shallow
+// boundary (so it holds each tracking ref's whole closure), those refs'
+// values and the associations held of their runs as closure roots for a
+// server that expands them (at most maxHaves).
+func haves(ctx context.Context, r *plumbing.Repo, remoteName string) (ids, roots []objects.OID, err error) {
 	if remoteName == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var roots []objects.OID
-	err := r.Refs().List(ctx, "remotes/"+remoteName+"/", func(_ string, id objects.OID) error {
+	err = r.Refs().List(ctx, "remotes/"+remoteName+"/", func(_ string, id objects.OID) error {
 		roots = append(roots, id)
 		return nil
 	})
 	if err != nil || len(roots) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
 	src, err := plumbing.RepoTransferSource(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: roots, Depth: plumbing.NoDepth, NoAssociations: true})
+	set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: roots, Depth: plumbing.NoDepth})
 	if err != nil {
-		return nil, fmt.Errorf("what this repository holds of %s: %w", remoteName, err)
+		return nil, nil, fmt.Errorf("what this repository holds of %s: %w", remoteName, err)
 	}
-	ids := set.IDs
+	ids = set.IDs
 	if len(ids) > maxHaves {
 		ids = ids[len(ids)-maxHaves:] // the runs and their newest events come last
 	}
-	return ids, nil
+	shallow, err := r.Refs().ReadShallow()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(shallow) > 0 || len(set.Boundary) > 0 {
+		return ids, nil, nil
+	}
+	// The associations held are roots too (their closures are held), so
+	// the server sends only the ones this repository lacks.
+	for _, id := range set.IDs {
+		if len(roots) == maxHaves {
+			break
+		}
+		if id.Type == objects.TypeAttestation || id.Type == objects.TypeAnnotation {
+			roots = append(roots, id)
+		}
+	}
+	if len(roots) > maxHaves {
+		roots = roots[:maxHaves]
+	}
+	return ids, roots, nil
 }
 
 // receive runs one transport fetch into r.

@@ -15,13 +15,17 @@ type writeProber interface {
 }
 
 // Probe checks rm before `remote add` records it: its configuration must
-// be valid and, when its transport relies on the server for
+// be valid, its URL one a transport of this build can open with it
+// (remote.Check: scheme, URL rules, token variable, endpoint) and, when its transport relies on the server for
 // compare-and-swap (an s3:// remote), the server must enforce conditional
 // writes, else it is refused ("this server does not enforce conditional
 // writes") and nothing is recorded. Other remotes are not contacted.
 func Probe(ctx context.Context, rm Remote) error {
 	if err := checkRemote(rm); err != nil {
 		return err
+	}
+	if err := remote.Check(rm.URL, remote.Config{Token: rm.TokenEnv != "", Endpoint: rm.Endpoint}); err != nil {
+		return fmt.Errorf("remote %s: %w; it was not added", rm.Name, err)
 	}
 	u, err := remote.ParseURL(rm.URL)
 	if err != nil {

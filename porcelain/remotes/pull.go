@@ -28,7 +28,9 @@ type PullResult struct {
 // the remote run holds every event of the local run (the run analogue of
 // a fast-forward: the remote run continues the local one). Otherwise it
 // refuses, moving nothing, and names the commands that compare or keep
-// both (diff, fork). An absent local ref is created.
+// both (diff, fork). A local run that holds every remote event and more is
+// ahead: nothing moves and nothing is wrong. An absent local ref is
+// created.
 func Pull(ctx context.Context, r *plumbing.Repo, opt PullOptions) (*PullResult, error) {
 	if opt.Remote == "" {
 		opt.Remote = DefaultRemote
@@ -74,9 +76,16 @@ func Pull(ctx context.Context, r *plumbing.Repo, opt PullOptions) (*PullResult, 
 		res.Move.Status = "created"
 	default:
 		res.Move.Old = mine.String()
-		extra, err := localOnlyEvents(ctx, r, mine, theirs)
+		extra, missing, err := onlyEvents(ctx, r, mine, theirs)
 		if err != nil {
 			return res, err
+		}
+		if extra > 0 && missing == 0 {
+			// The local run continues the remote one: nothing to take,
+			// nothing diverged (git's "already up to date").
+			res.Move.Status = "ahead"
+			res.Move.Reason = fmt.Sprintf("%s the remote run lacks: tine push %s %s sends them", events(extra), c.Name, name)
+			return res, nil
 		}
 		if extra > 0 {
 			res.Move.Status = "refused"
@@ -93,27 +102,32 @@ func Pull(ctx context.Context, r *plumbing.Repo, opt PullOptions) (*PullResult, 
 	return res, nil
 }
 
-// localOnlyEvents counts the events of run mine that run theirs does not
-// list. Both must be runs; anything else can only be equal.
-func localOnlyEvents(ctx context.Context, r *plumbing.Repo, mine, theirs objects.OID) (int, error) {
+// onlyEvents counts the events of run mine that run theirs does not list
+// (extra) and those of theirs that mine does not (missing). Both must be
+// runs; anything else can only be equal, and counts as diverged.
+func onlyEvents(ctx context.Context, r *plumbing.Repo, mine, theirs objects.OID) (extra, missing int, err error) {
 	if mine.Type != objects.TypeRun || theirs.Type != objects.TypeRun {
-		return 1, nil
+		return 1, 1, nil
 	}
 	a, err := runEventSet(ctx, r, mine)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	b, err := runEventSet(ctx, r, theirs)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	n := 0
 	for id := range a {
 		if !b[id] {
-			n++
+			extra++
 		}
 	}
-	return n, nil
+	for id := range b {
+		if !a[id] {
+			missing++
+		}
+	}
+	return extra, missing, nil
 }
 
 // runEventSet returns the oids a run lists in events (complete even in a

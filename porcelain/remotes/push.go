@@ -24,6 +24,17 @@ var (
 // ExpectAbsent is the --expected-old spelling of "must not exist".
 const ExpectAbsent = "absent"
 
+// ExpectedOldSyntax reports whether s is spelled as --expected-old wants
+// it: ExpectAbsent or a full oid (of either object format; Push checks it
+// against the repository's).
+func ExpectedOldSyntax(s string) bool {
+	if s == ExpectAbsent {
+		return true
+	}
+	_, err := objects.ParseOID(s)
+	return err == nil
+}
+
 // PushOptions configures Push.
 type PushOptions struct {
 	// Remote is a configured name or a URL; "" means DefaultRemote.
@@ -135,7 +146,7 @@ func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, 
 			var ce *remote.ConflictError
 			if errors.As(rr.Err, &ce) {
 				mv.Status = "conflict"
-				mv.Reason, advice = conflictAdvice(c, ce)
+				mv.Reason, advice = conflictAdvice(c, ce, opt.ExpectedOld != "")
 			}
 			failed = append(failed, mv.Ref+": "+advice)
 		}
@@ -159,8 +170,9 @@ func errText(err error) string {
 }
 
 // conflictAdvice names both values (short) and adds the commands that
-// resolve a lost CAS (full).
-func conflictAdvice(c *Connection, ce *remote.ConflictError) (short, full string) {
+// resolve a lost CAS (full). given says the expected value came from
+// --expected-old rather than the tracking ref.
+func conflictAdvice(c *Connection, ce *remote.ConflictError, given bool) (short, full string) {
 	name := c.label()
 	found := "absent"
 	if !ce.Actual.IsZero() {
@@ -171,6 +183,9 @@ func conflictAdvice(c *Connection, ce *remote.ConflictError) (short, full string
 		expected = ce.Expected.String()
 	}
 	short = fmt.Sprintf("the remote holds %s, not %s as last fetched", found, expected)
+	if given {
+		short = fmt.Sprintf("the remote holds %s, not %s as --expected-old said", found, expected)
+	}
 	if c.Name == "" {
 		short = fmt.Sprintf("the remote holds %s, not %s as expected", found, expected)
 		return short, fmt.Sprintf("%s; nothing was overwritten: push again with --expected-old %s to replace it, or name the remote (tine remote add) so fetch and push track it", short, found)

@@ -26,11 +26,15 @@ func alignKey(e *Event) string {
 	return e.Kind + "\x00" + e.Label() + "\x00" + eventProgram(e)
 }
 
+// MissingStep is the tool path entry of an event beyond the shallow
+// boundary (not stored, so its tool is unknown).
+const MissingStep = "(missing)"
+
 // toolStep is one entry of a run's tool path: the model or tool, with the
 // program for a recorded command ("shell:go").
 func toolStep(e *Event) string {
 	if e.Missing {
-		return "(missing)"
+		return MissingStep
 	}
 	if p := eventProgram(e); p != "" {
 		return e.Label() + ":" + p

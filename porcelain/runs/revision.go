@@ -102,6 +102,14 @@ func deriveBack(ctx context.Context, r *plumbing.Repo, g objects.Getter, run *Ru
 	if err != nil {
 		return nil, err
 	}
+	for _, ev := range events {
+		// A missing event's parents are unknown, so the closure may stop
+		// short of ancestors it should hold: the run, its oid and a diff
+		// against it would be wrong. Fork refuses the same way.
+		if ev.Missing {
+			return nil, fmt.Errorf("run %s as it was at %s: its event %s is not stored: %w", run.ID, e, ev.ID, ErrBeyondShallow)
+		}
+	}
 	if ref != "" {
 		if snap, err := reflogSnapshot(ctx, g, r.Refs(), ref, events); err != nil {
 			return nil, err

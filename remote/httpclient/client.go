@@ -114,6 +114,8 @@ type Client struct {
 	tine atomic.Pointer[objects.PackLimits]
 	// frame is set once the server offered tine's binary frame (see Algo).
 	frame atomic.Bool
+	// haveClosure is set once the server offered closure haves (see Algo).
+	haveClosure atomic.Bool
 	// compress: binary frames are zstd-compressed (see CompressFrames).
 	compress bool
 }
@@ -146,6 +148,10 @@ func loopbackURL(base string) bool {
 	ip := net.ParseIP(u.Hostname())
 	return ip != nil && ip.IsLoopback()
 }
+
+// HaveClosure reports whether the server offered to read a fetch's haves
+// as closure roots (wire.HeaderHaves; see Algo).
+func (c *Client) HaveClosure() bool { return c.haveClosure.Load() }
 
 // BinaryFrames reports whether the server offered tine's binary frame in
 // a version this client speaks (see Algo): pushes then upload binary
@@ -183,7 +189,7 @@ func New(rawURL string, opt Options) (*Client, error) {
 		return nil, fmt.Errorf("%s: %w: %w", rawURL, ErrBadURL, err)
 	}
 	if strings.TrimSpace(opt.Token) == "" {
-		return nil, fmt.Errorf("%s: %w: set the remote's token environment variable", rawURL, ErrNoToken)
+		return nil, fmt.Errorf("%s: %w: a token comes only from the environment variable a remote names (tine remote add NAME URL --token-env VAR, or tine clone URL --token-env VAR)", rawURL, ErrNoToken)
 	}
 	loopback := loopbackURL(base)
 	c := &Client{base: base, tenant: tenant, token: strings.TrimSpace(opt.Token), chunkSet: opt.Chunk > 0, loopback: loopback,

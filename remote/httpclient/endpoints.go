@@ -73,6 +73,7 @@ func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 		lim := caps.Tine.Limits()
 		c.tine.Store(&lim)
 		c.frame.Store(caps.Tine.Frame == wire.FrameVersion)
+		c.haveClosure.Store(caps.Tine.HaveClosure == wire.HaveClosureVersion)
 		if !c.chunkSet {
 			c.chunk.Store(c.chunkFor(caps.Tine))
 		}
@@ -166,6 +167,9 @@ type FetchRequest struct {
 	// when BinaryFrames reports true. The server may still answer
 	// TINEPACK3; without it, a binary reply is a protocol error.
 	Binary bool
+	// HavesClosure says Haves are closure roots (wire.HeaderHaves); set it
+	// only when HaveClosure reports true.
+	HavesClosure bool
 }
 
 // Fetch posts a fetch and returns the frame (TINEPACK3, or tine's binary
@@ -193,6 +197,12 @@ func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error
 		return nil, 0, err
 	}
 	header := c.tineHeader(nil)
+	if fr.HavesClosure {
+		if header == nil {
+			header = map[string]string{}
+		}
+		header[wire.HeaderHaves] = wire.HavesClosure
+	}
 	if fr.Binary {
 		if header == nil {
 			header = map[string]string{}

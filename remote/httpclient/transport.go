@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"sync"
 
 	"github.com/tinehq/tine/objects"
@@ -15,6 +16,39 @@ import (
 func init() {
 	remote.Register("http", Open)
 	remote.Register("https", Open)
+	remote.RegisterCheck("http", Check)
+	remote.RegisterCheck("https", Check)
+}
+
+// Check is the remote.Checker of http and https URLs: the URL rules of
+// spec §10 (https, or plain http to a literal loopback IP), a valid
+// tenant, a token variable (every tenant route needs a bearer token) and
+// no S3 endpoint.
+func Check(u *url.URL, c remote.Config) error {
+	if c.Endpoint != "" {
+		return fmt.Errorf("%s: %w: --endpoint applies to s3:// remotes only", u.Redacted(), remote.ErrUnsupportedURL)
+	}
+	_, tenant, err := parseURL(u.String(), false)
+	if err == nil && tenant == "" {
+		err = fmt.Errorf("%s: %w: no tenant (end the URL with /v1/tenants/<tenant>)", u.Redacted(), ErrBadURL)
+	}
+	if p := u.Port(); err == nil && p != "" {
+		if n, perr := strconv.Atoi(p); perr != nil || n < 1 || n > 65535 {
+			err = fmt.Errorf("%s: %w: port %s is not 1-65535", u.Redacted(), ErrBadURL, p)
+		}
+	}
+	if err == nil {
+		if terr := wire.CheckTenant(tenant); terr != nil {
+			err = fmt.Errorf("%s: %w: %w", u.Redacted(), ErrBadURL, terr)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", remote.ErrUnsupportedURL, err)
+	}
+	if !c.Token {
+		return fmt.Errorf("%s: %w: every tenant request needs a bearer token: name the variable that holds it with --token-env VAR", u.Redacted(), ErrNoToken)
+	}
+	return nil
 }
 
 // Transport is the remote.Transport of an OpenTine HTTP remote

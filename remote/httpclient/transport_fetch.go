@@ -54,7 +54,10 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	res := &remote.FetchResult{}
-	haves := req.Haves
+	haves, closure := req.Haves, false
+	if len(req.HaveRoots) > 0 && t.c.HaveClosure() {
+		haves, closure = req.HaveRoots, true
+	}
 	if len(haves) > wire.MaxListIDs {
 		haves = haves[:wire.MaxListIDs]
 	}
@@ -67,7 +70,7 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 	ask := func(wants []objects.OID, depth int) <-chan fetchReply {
 		ch := make(chan fetchReply, 1)
 		go func() {
-			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth, Binary: binary})
+			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth, Binary: binary, HavesClosure: closure})
 			ch <- fetchReply{frame: frame, omitted: omitted, err: err}
 		}()
 		return ch

@@ -27,10 +27,20 @@ type walkResult struct {
 // else without them (each run that had some is then counted as omitted),
 // minus the literal haves (haves are not expanded by reachability,
 // spec §14.1). A walk past the bound without associations is refused.
-func walk(ctx context.Context, r *plumbing.Repo, wants, haves []objects.OID, depth int, lim objects.PackLimits) (*walkResult, *httpError) {
+// With closure (tine's extension, wire.HeaderHaves) the haves are closure
+// roots: the walk stops at what their closures hold (a held want is
+// walked through for its new associations, not sent).
+func walk(ctx context.Context, r *plumbing.Repo, wants, haves []objects.OID, depth int, lim objects.PackLimits, closure bool) (*walkResult, *httpError) {
 	src, err := plumbing.RepoTransferSource(ctx, r)
 	if err != nil {
 		return nil, internal(err.Error())
+	}
+	var has func(context.Context, objects.OID) (bool, error)
+	if closure {
+		var herr *httpError
+		if has, herr = heldBy(ctx, src, haves); herr != nil {
+			return nil, herr
+		}
 	}
 	var present []objects.OID
 	for _, id := range wants {
@@ -46,7 +56,7 @@ func walk(ctx context.Context, r *plumbing.Repo, wants, haves []objects.OID, dep
 	if len(present) == 0 {
 		return res, nil
 	}
-	opt := plumbing.TransferOptions{Wants: present, Depth: depth}
+	opt := plumbing.TransferOptions{Wants: present, Depth: depth, Has: has}
 	set, err := plumbing.TransferClosure(ctx, src, opt)
 	if err != nil {
 		return nil, internal(err.Error())
@@ -126,7 +136,7 @@ func (s *Server) negotiate(c *call) *httpError {
 		return internal(err.Error())
 	}
 	if r != nil {
-		res, herr := walk(c.r.Context(), r, wants, haves, depth, objects.DefaultPackLimits)
+		res, herr := walk(c.r.Context(), r, wants, haves, depth, objects.DefaultPackLimits, false)
 		if herr != nil {
 			return herr
 		}
@@ -156,6 +166,10 @@ func (s *Server) fetch(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
+	closure, herr := s.havesClosure(c.r)
+	if herr != nil {
+		return herr
+	}
 	fc, herr := s.binaryFrame(c.r)
 	if herr != nil {
 		return herr
@@ -174,7 +188,7 @@ func (s *Server) fetch(c *call) *httpError {
 	var links *remote.SetLinks
 	omitted := 0
 	if r != nil {
-		res, herr := walk(ctx, r, wants, haves, depth, lim)
+		res, herr := walk(ctx, r, wants, haves, depth, lim, closure)
 		if herr != nil {
 			return herr
 		}

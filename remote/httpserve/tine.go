@@ -31,7 +31,7 @@ func (s *Server) tineCaps() *wire.TineCaps {
 		return nil
 	}
 	caps := &wire.TineCaps{Version: wire.TineVersion, MaxPackObjects: s.cfg.TinePackObjects, MaxShallow: s.cfg.TineShallow,
-		MaxChunk: s.cfg.MaxBodyBytes}
+		MaxChunk: s.cfg.MaxBodyBytes, HaveClosure: wire.HaveClosureVersion}
 	if !s.cfg.NoTineFrame {
 		caps.Frame = wire.FrameVersion
 	}

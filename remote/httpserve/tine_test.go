@@ -111,3 +111,24 @@ func TestFrameHeader(t *testing.T) {
 		t.Errorf("binary frame with %s = %d %s, want 201 naming %s", wire.HeaderFrame, status, text, id)
 	}
 }
+
+// TestHavesHeader: a fetch's Tine-Haves header may only say closure (else
+// 400, nothing walked); a server hiding the extension ignores it, as
+// OpenTine's does; the capabilities offer it only with the extension.
+func TestHavesHeader(t *testing.T) {
+	body := []byte(`{"wants":[],"haves":[],"depth":null,"object_types":[]}`)
+	for _, hide := range []bool{false, true} {
+		ts := startServer(t, httpserve.Config{HideTineExtension: hide})
+		status, _, _ := ts.send(t, "POST", "/v1/tenants/acme/fetch", "", wire.JSONContentType, body, map[string]string{wire.HeaderHaves: "all"})
+		if want := map[bool]int{false: 400, true: 200}[hide]; status != want {
+			t.Errorf("hidden %v: fetch with %s: all = %d, want %d", hide, wire.HeaderHaves, status, want)
+		}
+		if status, _, _ := ts.send(t, "POST", "/v1/tenants/acme/fetch", "", wire.JSONContentType, body, map[string]string{wire.HeaderHaves: wire.HavesClosure}); status != 200 {
+			t.Errorf("hidden %v: fetch with %s: %s = %d, want 200", hide, wire.HeaderHaves, wire.HavesClosure, status)
+		}
+		_, caps, _ := ts.raw(t, "GET", "/v1/capabilities", "-", "", nil)
+		if got := strings.Contains(caps, `"have_closure":1`); got == hide {
+			t.Errorf("hidden %v: capabilities %s", hide, caps)
+		}
+	}
+}

@@ -45,6 +45,7 @@ func Run(t *testing.T, newRemote Factory) {
 		{"ObjectFormatMismatch", testObjectFormat},
 		{"ShallowAndDeepen", testShallow},
 		{"ConcurrentPushers", testConcurrentPushers},
+		{"HeldAssociations", testHeld},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newRemote) })

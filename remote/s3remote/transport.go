@@ -13,7 +13,28 @@ import (
 	"github.com/tinehq/tine/remote"
 )
 
-func init() { remote.Register(Scheme, open) }
+func init() {
+	remote.Register(Scheme, open)
+	remote.RegisterCheck(Scheme, check)
+}
+
+// check is the remote.Checker of s3:// URLs: the bucket and prefix, the
+// endpoint's form, and no token variable (S3 takes AWS_* credentials).
+// The probe of remote add then contacts the server.
+func check(u *url.URL, c remote.Config) error {
+	if c.Token {
+		return fmt.Errorf("%s: %w: --token-env is for HTTP remotes; S3 takes AWS_* credentials", u.Redacted(), remote.ErrUnsupportedURL)
+	}
+	if _, _, err := ParseURL(Scheme + "://" + u.Host + u.Path); err != nil {
+		return err
+	}
+	if c.Endpoint != "" {
+		if err := CheckEndpoint(c.Endpoint); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // open is the remote.Opener of s3:// URLs: the configuration comes from
 // the environment (ConfigFromEnv) and opt.Endpoint.

@@ -39,6 +39,10 @@ type TineCaps struct {
 	// binary frames only for the version it speaks; any other value leaves
 	// it on TINEPACK3 within the counts below.
 	Frame int `json:"frame,omitempty"`
+	// HaveClosure is HaveClosureVersion when the server expands a fetch's
+	// haves by their link closure on request (HeaderHaves), absent
+	// otherwise.
+	HaveClosure int `json:"have_closure,omitempty"`
 	// MaxChunk is the largest request body, so the largest upload chunk,
 	// the server reads (bytes); absent from a tine serve older than the
 	// field. A client uploading to a literal loopback IP sends chunks of
