@@ -3,47 +3,50 @@ package main
 import (
 	"reflect"
 	"strings"
+
+	"github.com/alecthomas/kong"
 )
 
 // Building kong's grammar for every verb reflects over every verb's struct
 // and interpolates every help text: about 27k allocations and most of a
 // short verb's process time (measured for issue 13). A command line that
 // names its verb up front only needs that verb's grammar, so run parses it
-// with a grammar holding cli's global flags and that one verb, derived from
-// cli by reflection so the two can never disagree. Anything else (help,
-// --version, no verb, an unknown verb, a parse error) is parsed again with
-// the full grammar, so what the user sees is exactly what it always was.
+// with a grammar holding the global flags (globals, which cli embeds) and
+// that one verb, taken from cli's own field so the two can never disagree.
+// Anything else (help, --version, no verb, an unknown verb, a parse error)
+// is parsed again with the full grammar, so what the user sees is exactly
+// what it always was.
 
-// verbGrammar returns a pointer to a struct with cli's global flags and
-// only the verb field args selects, or nil when the command line does not
-// start with a known verb (after global flags that take no help action).
-func verbGrammar(args []string) any {
+// verbGrammar returns the grammar of the global flags (a *globals) and the
+// option adding the one verb args selects, as kong would build it from
+// that verb's cli field (its name, help and every other tag); nil when the
+// command line does not start with a known verb (after global flags that
+// take no help action). The verb is a command added to the root rather
+// than a field of a struct made for it: making a struct type at run time
+// (reflect.StructOf) cost about 15 page faults of every process start.
+func verbGrammar(args []string) (any, kong.Option) {
 	name, ok := leadingVerb(args)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	t := reflect.TypeOf(cli{})
-	var fields []reflect.StructField
-	found := false
+	t := reflect.TypeFor[cli]()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if _, isCmd := f.Tag.Lookup("cmd"); !isCmd {
-			fields = append(fields, f)
+		if _, isCmd := f.Tag.Lookup("cmd"); !isCmd || !selectsVerb(f, name) {
 			continue
 		}
-		if !found && selectsVerb(f, name) {
-			fields = append(fields, f)
-			found = true
-		}
+		return &globals{}, kong.DynamicCommand(verbName(f), f.Tag.Get("help"), f.Tag.Get("group"), reflect.New(f.Type).Interface(), string(f.Tag))
 	}
-	if !found {
-		return nil
+	return nil, nil
+}
+
+// verbName is the name kong gives the verb field f: its name tag, else the
+// field name in lower case.
+func verbName(f reflect.StructField) string {
+	if n := f.Tag.Get("name"); n != "" {
+		return n
 	}
-	for i := range fields {
-		fields[i].Offset = 0 // StructOf lays the fields out itself
-		fields[i].Index = nil
-	}
-	return reflect.New(reflect.StructOf(fields)).Interface()
+	return strings.ToLower(f.Name)
 }
 
 // repoFlag reads the --repo value out of a grammar built by verbGrammar or

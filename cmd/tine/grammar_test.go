@@ -24,11 +24,11 @@ func TestVerbGrammarMatchesFullGrammar(t *testing.T) {
 	for _, node := range full.Model.Children {
 		for _, word := range append([]string{node.Name}, node.Aliases...) {
 			for _, args := range [][]string{{word}, {"--repo", "x", word}, {"--repo=x", word, "--json"}} {
-				g := verbGrammar(args)
+				g, verb := verbGrammar(args)
 				if g == nil {
 					t.Fatalf("%q: no one-verb grammar", args)
 				}
-				k, err := kong.New(g)
+				k, err := kong.New(g, verb)
 				if err != nil {
 					t.Fatalf("%q: %v", args, err)
 				}
@@ -42,7 +42,7 @@ func TestVerbGrammarMatchesFullGrammar(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{nil, {"--help"}, {"-h"}, {"--version"}, {"-V"}, {"--repo"}, {"frobnicate"}, {"--repo", "x", "--help", "init"}} {
-		if g := verbGrammar(args); g != nil {
+		if g, _ := verbGrammar(args); g != nil {
 			t.Fatalf("%q: got a one-verb grammar, want the full one", args)
 		}
 	}

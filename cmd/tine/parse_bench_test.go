@@ -16,8 +16,8 @@ func BenchmarkParseOneVerb(b *testing.B) {
 		b.Run(args[2], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				g := verbGrammar(args)
-				if _, exited, err := parse(g, args, io.Discard, io.Discard); err != nil || exited >= 0 {
+				g, verb := verbGrammar(args)
+				if _, exited, err := parse(g, args, io.Discard, io.Discard, verb); err != nil || exited >= 0 {
 					b.Fatal(err)
 				}
 			}

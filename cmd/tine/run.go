@@ -12,13 +12,18 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// cli is the whole grammar: the global flags and one field per verb. Each
-// verb's struct, help text and Run live in its own cmd_<verb>.go.
-type cli struct {
+// globals are the flags every verb takes, before or after it.
+type globals struct {
 	Repo    string           `name:"repo" placeholder:"DIR" help:"Repository to use: a .tine directory, or a directory containing one. Default: $TINE_DIR, else the nearest .tine at or above the current directory."`
 	Version kong.VersionFlag `name:"version" short:"V" help:"Print tine's version and exit."`
 	Color   string           `name:"color" enum:"auto,always,never" default:"auto" placeholder:"WHEN" help:"Colour human output: auto (only on a terminal, never with NO_COLOR set or TERM=dumb), always or never."`
 	NoPager bool             `name:"no-pager" help:"Write output directly instead of through $PAGER on a terminal."`
+}
+
+// cli is the whole grammar: the global flags and one field per verb. Each
+// verb's struct, help text and Run live in its own cmd_<verb>.go.
+type cli struct {
+	globals
 
 	Init         initCmd         `cmd:"" help:"Create an empty repository (DIR/.tine)."`
 	HashObject   hashObjectCmd   `cmd:"" name:"hash-object" help:"Compute an object id from file contents, and optionally store the object."`
@@ -92,10 +97,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// The cheap grammar first (grammar.go); its parser writes nowhere, so
 	// help or an error it would show is shown by the full grammar instead.
-	grammar := verbGrammar(args)
+	grammar, verb := verbGrammar(args)
 	var kctx *kong.Context
 	if grammar != nil {
-		k, exited, err := parse(grammar, args, io.Discard, io.Discard)
+		k, exited, err := parse(grammar, args, io.Discard, io.Discard, verb)
 		if exited < 0 && err == nil {
 			k.Kong.Stdout, k.Kong.Stderr = stdout, stderr
 			kctx = k
@@ -136,7 +141,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		repoFlag:  repoFlag(grammar),
 		getenv:    os.Getenv,
 	}
-	err := kctx.Run(e)
+	err := runVerb(kctx, e)
 	e.endProgress()
 	if err != nil {
 		return reportError(stderr, e.verb, err)
@@ -147,18 +152,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // parse builds a kong parser over grammar and parses args. exited is the
 // status --help or --version ended the command with, or -1; a grammar
 // kong cannot build is a *grammarError (a bug in tine, not in the command
-// line).
-func parse(grammar any, args []string, stdout, stderr io.Writer) (kctx *kong.Context, exited int, err error) {
+// line). extra adds options (the verb of a one-verb grammar).
+func parse(grammar any, args []string, stdout, stderr io.Writer, extra ...kong.Option) (kctx *kong.Context, exited int, err error) {
 	exited = -1
 	// Only the full grammar shows --version: a verb grammar (grammar.go)
 	// writes nowhere and hands --version to the full one, so it skips
-	// reading the build info, and kong copies and interpolates an empty
-	// string for every flag instead of the version.
-	version := ""
-	if _, full := grammar.(*cli); full {
-		version = versionString()
-	}
-	parser, err := kong.New(grammar,
+	// reading the build info and sets no variable at all, which spares
+	// kong copying and interpolating the variables for every flag (no
+	// help text of tine's names one).
+	opts := []kong.Option{
 		kong.Name("tine"),
 		kong.Description("tine is git for runs: content-addressed objects, compare-and-swap refs and reflogs for agent and loop executions."),
 		kong.Writers(stdout, stderr),
@@ -169,9 +171,13 @@ func parse(grammar any, args []string, stdout, stderr io.Writer) (kctx *kong.Con
 				exited = code
 			}
 		}),
-		kong.Vars{"version": version},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)
+	}
+	if _, full := grammar.(*cli); full {
+		opts = append(opts, kong.Vars{"version": versionString()})
+	}
+	opts = append(opts, extra...)
+	parser, err := kong.New(grammar, opts...)
 	if err != nil {
 		return nil, -1, &grammarError{err}
 	}

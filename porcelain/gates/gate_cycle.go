@@ -26,12 +26,31 @@ const (
 	CycleError           = "error"
 )
 
-// CycleExitCodes maps each state to the exit code of gate cycle and gate
-// supervise (SPEC §6 CYCLE_EXIT_CODES); challenge (15) and verify (16)
-// come from loops with session challenge gates (gate_challenge.go).
-var CycleExitCodes = map[string]int{
-	CyclePassed: 0, CycleRepair: 10, CycleWaiting: 11, CycleHumanRequired: 12, CycleBudgetExhausted: 13, CycleError: 14,
-	CycleChallenge: 15, CycleVerify: 16,
+// CycleExitCode returns the exit code of gate cycle and gate supervise for
+// a state (SPEC §6 CYCLE_EXIT_CODES), and whether the state is known;
+// challenge (15) and verify (16) come from loops with session challenge
+// gates (gate_challenge.go). A switch, not a package-level map: every tine
+// process would build the map at start for the few that run a gate.
+func CycleExitCode(state string) (int, bool) {
+	switch state {
+	case CyclePassed:
+		return 0, true
+	case CycleRepair:
+		return 10, true
+	case CycleWaiting:
+		return 11, true
+	case CycleHumanRequired:
+		return 12, true
+	case CycleBudgetExhausted:
+		return 13, true
+	case CycleError:
+		return 14, true
+	case CycleChallenge:
+		return 15, true
+	case CycleVerify:
+		return 16, true
+	}
+	return 0, false
 }
 
 // The next_action texts (SPEC §6 decision table).
@@ -64,10 +83,11 @@ type CycleResult struct {
 
 // ExitCode is the state's exit code; an unknown state is an error (14).
 func (c *CycleResult) ExitCode() int {
-	if code, ok := CycleExitCodes[c.State]; ok {
+	if code, ok := CycleExitCode(c.State); ok {
 		return code
 	}
-	return CycleExitCodes[CycleError]
+	code, _ := CycleExitCode(CycleError)
+	return code
 }
 
 // CycleErrorResult is the error-state answer for a cycle that could not

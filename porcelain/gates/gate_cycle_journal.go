@@ -133,7 +133,7 @@ func (j *loopJournal) validate(name string) error {
 		return errors.New("more unchanged repairs than repairs")
 	case j.StartedAt <= 0 || j.UpdatedAt < j.StartedAt:
 		return errors.New("bad timestamps")
-	case j.PriorState != "" && CycleExitCodes[j.PriorState] == 0 && j.PriorState != CyclePassed:
+	case j.PriorState != "" && !knownCycleState(j.PriorState):
 		return fmt.Errorf("unknown prior_state %q", j.PriorState)
 	}
 	if r := j.LastResult; r != nil {
@@ -181,4 +181,10 @@ func jsonIndent(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(raw, '\n'), nil
+}
+
+// knownCycleState reports whether state is one of the cycle states.
+func knownCycleState(state string) bool {
+	_, ok := CycleExitCode(state)
+	return ok
 }

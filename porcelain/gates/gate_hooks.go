@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
@@ -54,23 +55,26 @@ type hookAdapter struct {
 	named    bool // gemini names each hook entry
 }
 
-var hookAdapterTable = map[string]hookAdapter{
-	HookAdapterClaude: {settings: ".claude/settings.local.json", native: claudeNative, matcher: "Bash|Edit|Write"},
-	HookAdapterCodex:  {settings: ".codex/hooks.json", native: claudeNative, matcher: "Bash|Edit|Write"},
-	HookAdapterGemini: {settings: ".gemini/settings.json", native: map[string]string{
-		HookEventSessionStart: "SessionStart", HookEventUserPrompt: "BeforeAgent", HookEventPreTool: "BeforeTool",
-		HookEventPostTool: "AfterTool", HookEventPreCompact: "PreCompress", HookEventStop: "AfterAgent",
-	}, matcher: "run_shell_command|write_file|replace", named: true},
-}
-
-var claudeNative = map[string]string{
-	HookEventSessionStart: "SessionStart", HookEventUserPrompt: "UserPromptSubmit", HookEventPreTool: "PreToolUse",
-	HookEventPostTool: "PostToolUse", HookEventPreCompact: "PreCompact", HookEventStop: "Stop",
-}
+// hookAdapterTable is built on first use: most tine processes never wire a
+// hook, and package-level maps are built at every process start.
+var hookAdapterTable = sync.OnceValue(func() map[string]hookAdapter {
+	claudeNative := map[string]string{
+		HookEventSessionStart: "SessionStart", HookEventUserPrompt: "UserPromptSubmit", HookEventPreTool: "PreToolUse",
+		HookEventPostTool: "PostToolUse", HookEventPreCompact: "PreCompact", HookEventStop: "Stop",
+	}
+	return map[string]hookAdapter{
+		HookAdapterClaude: {settings: ".claude/settings.local.json", native: claudeNative, matcher: "Bash|Edit|Write"},
+		HookAdapterCodex:  {settings: ".codex/hooks.json", native: claudeNative, matcher: "Bash|Edit|Write"},
+		HookAdapterGemini: {settings: ".gemini/settings.json", native: map[string]string{
+			HookEventSessionStart: "SessionStart", HookEventUserPrompt: "BeforeAgent", HookEventPreTool: "BeforeTool",
+			HookEventPostTool: "AfterTool", HookEventPreCompact: "PreCompress", HookEventStop: "AfterAgent",
+		}, matcher: "run_shell_command|write_file|replace", named: true},
+	}
+})
 
 // lookupHook returns the adapter's wiring, checking the event when given.
 func lookupHook(adapter, event string) (hookAdapter, error) {
-	a, ok := hookAdapterTable[adapter]
+	a, ok := hookAdapterTable()[adapter]
 	if !ok {
 		return a, fmt.Errorf("%w: adapter %q (want claude, codex or gemini)", ErrHookAdapter, adapter)
 	}

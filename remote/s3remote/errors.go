@@ -2,7 +2,6 @@ package s3remote
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/tinehq/tine/remote"
 )
@@ -32,8 +31,16 @@ var (
 // errNoSuchKey reports a missing key (404); internal, mapped by callers.
 var errNoSuchKey = errors.New("no such key")
 
-// errNoSuchBucket reports a missing bucket; it is remote.ErrNotFound.
-var errNoSuchBucket = fmt.Errorf("%w: no such bucket", remote.ErrNotFound)
+// errNoSuchBucket reports a missing bucket; it is remote.ErrNotFound. A
+// value of its own type rather than fmt.Errorf: a package-level Errorf
+// runs fmt in every tine process at start.
+var errNoSuchBucket error = notFound("no such bucket")
+
+// notFound is a remote.ErrNotFound with a detail.
+type notFound string
+
+func (e notFound) Error() string { return remote.ErrNotFound.Error() + ": " + string(e) }
+func (e notFound) Unwrap() error { return remote.ErrNotFound }
 
 // errPrecondition reports 412 Precondition Failed: the condition of a
 // conditional write did not hold.
