@@ -13,7 +13,9 @@ import (
 // encoding/json calls only where the value is addressable.
 type ptrMarshaler struct{ n int }
 
-func (p *ptrMarshaler) MarshalJSON() ([]byte, error) { return []byte(fmt.Sprintf(`{"by":"ptr","n":%d}`, p.n)), nil }
+func (p *ptrMarshaler) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf(`{"by":"ptr","n":%d}`, p.n)), nil
+}
 
 type streamInner struct {
 	Zeta  float64 `json:"zeta"`
@@ -28,23 +30,23 @@ type StreamEmbedded struct {
 
 type streamResult struct {
 	*StreamEmbedded
-	Name     string            `json:"name"`
-	Big      uint64            `json:"big"`
-	Float    float64           `json:"float"`
-	HTML     string            `json:"html"`
-	Bad      string            `json:"bad_utf8"`
-	Sep      string            `json:"separators"`
-	Nil      []streamInner     `json:"nil_list"`
-	Empty    []streamInner     `json:"empty_list"`
-	Omitted  []streamInner     `json:"omitted,omitempty"`
-	Inners   []streamInner     `json:"inners"`
-	Ptrs     []*streamInner    `json:"ptrs"`
-	Bytes    []byte            `json:"bytes"`
-	Raw      json.RawMessage   `json:"raw,omitempty"`
-	Map      map[string]any    `json:"map"`
-	Marsh    []ptrMarshaler    `json:"marshalers"`
-	Time     time.Time         `json:"time"`
-	Iface    any               `json:"iface"`
+	Name     string          `json:"name"`
+	Big      uint64          `json:"big"`
+	Float    float64         `json:"float"`
+	HTML     string          `json:"html"`
+	Bad      string          `json:"bad_utf8"`
+	Sep      string          `json:"separators"`
+	Nil      []streamInner   `json:"nil_list"`
+	Empty    []streamInner   `json:"empty_list"`
+	Omitted  []streamInner   `json:"omitted,omitempty"`
+	Inners   []streamInner   `json:"inners"`
+	Ptrs     []*streamInner  `json:"ptrs"`
+	Bytes    []byte          `json:"bytes"`
+	Raw      json.RawMessage `json:"raw,omitempty"`
+	Map      map[string]any  `json:"map"`
+	Marsh    []ptrMarshaler  `json:"marshalers"`
+	Time     time.Time       `json:"time"`
+	Iface    any             `json:"iface"`
 	Untagged int
 	skipped  int
 	Dash     int               `json:"-"`
@@ -61,12 +63,12 @@ func TestStreamJSONMatchesWhole(t *testing.T) {
 	full := streamResult{
 		StreamEmbedded: &StreamEmbedded{Promoted: "p", Items: []string{"a", "<b>"}},
 		Name:           "x", Big: 1<<63 + 1, Float: 1e21, HTML: "<a&b>", Bad: "a\xffb", Sep: "l\u2028p\u2029",
-		Empty: []streamInner{},
+		Empty:  []streamInner{},
 		Inners: []streamInner{{Zeta: 0.1, Alpha: "a", List: []int{1, 2}}, {Zeta: -3e-9}, {List: []int{}}},
 		Ptrs:   []*streamInner{nil, {Alpha: "\"q\"\n"}},
 		Bytes:  []byte("bytes"), Raw: json.RawMessage(` { "z" : 1, "a" : [ 1.50, "x" ] } `),
-		Map:    map[string]any{"b": 1, "a": []any{map[string]any{"y": 2, "x": nil}}},
-		Marsh:  []ptrMarshaler{{1}, {2}}, Time: time.Unix(1700000000, 5).UTC(), Iface: []int{3},
+		Map:   map[string]any{"b": 1, "a": []any{map[string]any{"y": 2, "x": nil}}},
+		Marsh: []ptrMarshaler{{1}, {2}}, Time: time.Unix(1700000000, 5).UTC(), Iface: []int{3},
 		Untagged: 7, skipped: 1, Dash: 2, Opt: &streamInner{}, Strs: map[string]string{"k": "v"},
 	}
 	cases := map[string]any{
