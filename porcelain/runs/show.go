@@ -43,12 +43,12 @@ type ShowResult struct {
 	// Run is the loaded run (type run), Event the decoded event (type
 	// event), Body the blob's bytes (type blob). A stored run is loaded
 	// without its events (Run.Events is empty): Entries describe them.
-	Run   *Run   `json:"-"`
+	Run *Run `json:"-"`
 	// Entries describe a run's events in its order, as log does without
 	// refs.
 	Entries []LogEntry `json:"-"`
-	Event *Event `json:"-"`
-	Body  []byte `json:"-"`
+	Event   *Event     `json:"-"`
+	Body    []byte     `json:"-"`
 }
 
 // BlobPreview is the first lines of one blob an event links.
