@@ -115,11 +115,13 @@ func BuildGraph(ctx context.Context, r *plumbing.Repo, opt GraphOptions) (*Graph
 }
 
 // graphFromCatalog is BuildGraph of every run served by the catalog
-// (runs.LogAllNodes): the events are described by the catalog and each
-// run object is read on its own, for its tips and fork, and let go, so
+// (runs.LogAllNodes): the events and the runs are described by the
+// catalog, which reads no run object and no event it holds whole (a
+// run whose fork it does not hold is read on its own and let go), so
 // what is held grows with the events shown, not with every run's event
-// list (50 forks of a 30,000-event run held 50 lists of 30,000 oids). ok
-// is false when the catalog cannot serve it.
+// list (50 forks of a 30,000-event run held 50 lists of 30,000 oids, and
+// reading them filled the store's caches). ok is false when the catalog
+// cannot serve it.
 func graphFromCatalog(ctx context.Context, r *plumbing.Repo) (*Graph, bool, error) {
 	cat, _, err := plumbing.OpenIndex(r).Catalog(ctx)
 	if err != nil {
@@ -135,6 +137,10 @@ func graphFromCatalog(ctx context.Context, r *plumbing.Repo) (*Graph, bool, erro
 		if err != nil {
 			return nil, false, fmt.Errorf("ref %s: %w", lr.Ref, err)
 		}
+		if gr, ok := catalogRun(cat, lr.Ref, id); ok {
+			g.Runs = append(g.Runs, gr)
+			continue
+		}
 		o, err := r.Objects().Get(ctx, id)
 		if err != nil {
 			return nil, false, fmt.Errorf("ref %s: run %s: %w", lr.Ref, id, err)
@@ -146,6 +152,25 @@ func graphFromCatalog(ctx context.Context, r *plumbing.Repo) (*Graph, bool, erro
 		g.Runs = append(g.Runs, graphRun(cat, runs.NamedRun{Ref: lr.Ref, Run: run}))
 	}
 	return g, true, nil
+}
+
+// catalogRun describes run id, named by ref, from cat: what graphRun
+// takes from the run object, when cat holds the run (status, event list
+// and tips) and its fork whole.
+func catalogRun(cat *index.Catalog, ref string, id objects.OID) (GraphRun, bool) {
+	re, found := cat.Run(id)
+	if !found || !re.Exact || !re.ForkExact {
+		return GraphRun{}, false
+	}
+	gr := GraphRun{Ref: ref, Run: id.String(), Status: re.Status, Events: len(re.Events),
+		Tips: make([]string, 0, len(re.Tips)), Scores: runScores(cat, id)}
+	if f := re.Fork; f != nil {
+		gr.ForkedFrom = &Fork{Run: f.Run.String(), Event: f.Event.String(), Reason: f.Reason}
+	}
+	for _, p := range re.Tips {
+		gr.Tips = append(gr.Tips, cat.EventAt(int(p)).ID.String())
+	}
+	return gr, true
 }
 
 // graphRun describes one run of a graph.
