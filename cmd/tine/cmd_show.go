@@ -49,7 +49,7 @@ func (c *showCmd) Run(e *env) error {
 	} else if c.Rev == "" {
 		c.Rev = runs.DefaultRef
 	}
-	res, err := runs.Show(e.ctx, r, runs.ShowOptions{Rev: c.Rev, PreviewLines: c.Lines})
+	res, err := runs.Show(e.ctx, r, runs.ShowOptions{Rev: c.Rev, PreviewLines: c.Lines, Brief: c.JSON})
 	if err != nil {
 		return err
 	}

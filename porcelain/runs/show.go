@@ -26,6 +26,11 @@ type ShowOptions struct {
 	// PreviewLines is the lines of each event blob to preview; 0 means
 	// DefaultPreviewLines.
 	PreviewLines int
+	// Brief leaves a stored run's Entries out (show --json prints none):
+	// its totals then come from the history index's cumulative sums when
+	// the index holds the run or can add it, reading no event once it
+	// does.
+	Brief bool
 }
 
 // ShowResult is what `tine show` reports. Payload is the object's JSON
@@ -78,6 +83,11 @@ func Show(ctx context.Context, r *plumbing.Repo, opt ShowOptions) (*ShowResult, 
 		return nil, err
 	}
 	if id.Type == objects.TypeRun {
+		if opt.Brief {
+			if res, ok, err := showIndexedRun(ctx, r, id, ref); ok || err != nil {
+				return res, err
+			}
+		}
 		return showStoredRun(ctx, r.Objects(), id, ref)
 	}
 	o, err := r.Objects().Get(ctx, id)

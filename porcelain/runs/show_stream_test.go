@@ -38,3 +38,32 @@ func TestShowRunHoldsNoEvents(t *testing.T) {
 		t.Fatalf("show kept %d decoded events", len(got.Run.Events))
 	}
 }
+
+// TestShowBriefReadsNoEvents: show --json of a stored run takes its
+// totals from the history index, the same as summed from the events, and
+// once the index holds the run reads no event: with one event's file
+// damaged it still answers, where reading the events fails on it.
+func TestShowBriefReadsNoEvents(t *testing.T) {
+	ctx := context.Background()
+	r := lazyRepo(t)
+	ids := writeChain(t, r, "heads/main", nil, 300, "m", true)
+	full, err := Show(ctx, r, ShowOptions{Rev: "heads/main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	brief, err := Show(ctx, r, ShowOptions{Rev: "heads/main", Brief: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(brief.Totals, full.Totals) || string(brief.Payload) != string(full.Payload) || brief.Entries != nil {
+		t.Fatalf("brief show: totals %+v, want %+v; %d entries", brief.Totals, full.Totals, len(brief.Entries))
+	}
+	corruptLoose(t, r, ids[150])
+	if _, err := Show(ctx, r, ShowOptions{Rev: "heads/main"}); err == nil {
+		t.Fatal("show read past a damaged event")
+	}
+	again, err := Show(ctx, r, ShowOptions{Rev: "heads/main", Brief: true})
+	if err != nil || !reflect.DeepEqual(again.Totals, full.Totals) {
+		t.Fatalf("brief show read the events: %v", err)
+	}
+}
