@@ -13,6 +13,7 @@ import (
 func (b *builder) summarizeRun(o *runView, events []objects.OID, e *RunEntry) error {
 	e.Status, e.CreatedAt, e.HasCreatedAt = runStatus(o)
 	e.tipIDs, e.Exact = runTips(o)
+	e.Fork, e.ForkExact = runFork(o)
 	for _, ev := range events {
 		if _, ok := b.summ[ev]; ok {
 			continue

@@ -50,17 +50,22 @@ func TestDamagedCatalogIsRebuilt(t *testing.T) {
 			b := bytes.Clone(good)
 			b[len(magic)] = Version + 1
 			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 4"},
+		}, StateMismatch, "version 5"},
 		{"version 1 (no run summaries)", func(t *testing.T, f *fixture, good []byte) {
 			b := bytes.Clone(good)
 			b[len(magic)] = 1
 			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 1, want 3"},
+		}, StateMismatch, "version 1, want 4"},
 		{"version 2 (no log fields)", func(t *testing.T, f *fixture, good []byte) {
 			b := bytes.Clone(good)
 			b[len(magic)] = 2
 			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 2, want 3"},
+		}, StateMismatch, "version 2, want 4"},
+		{"version 3 (no forks)", func(t *testing.T, f *fixture, good []byte) {
+			b := bytes.Clone(good)
+			b[len(magic)] = 3
+			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
+		}, StateMismatch, "version 3, want 4"},
 		{"other hash", func(t *testing.T, f *fixture, good []byte) {
 			d, err := decode(good)
 			if err != nil {

@@ -244,6 +244,12 @@ func (d *decoder) runs(out *data) {
 			r.Tips[j] = int32(n)
 		}
 		r.Exact = d.flag()
+		r.ForkExact = true
+		if d.flag() {
+			if r.ForkExact = d.flag(); r.ForkExact {
+				r.Fork = &RunFork{Run: d.oid(out.algo, objects.TypeRun, true), Event: d.oid(out.algo, objects.TypeEvent, true), Reason: d.str()}
+			}
+		}
 		r.Keyed = make([]KeyedEvent, d.count(3))
 		for j := range r.Keyed {
 			k := &r.Keyed[j]

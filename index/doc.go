@@ -21,7 +21,7 @@
 // fsync); concurrent writers each replace the whole file, the last rename
 // wins, and a catalog that lost the race is found stale by the next reader.
 //
-// # Format (version 3)
+// # Format (version 4)
 //
 // Integers are unsigned LEB128 varints (uv) unless noted; a string is uv
 // length then bytes (at most MaxStringBytes); an oid is one type byte
@@ -30,7 +30,7 @@
 // a float is 8 bytes, IEEE 754 bits little-endian, finite.
 //
 //	magic      "TINECTLG"
-//	version    uv = 3
+//	version    uv = 4
 //	algo       string ("blake3" or "sha256": the repository's hash)
 //	rules      uv count, then per rule: table, kind, path (strings)
 //	refs       uv count, then per ref: name, target oid — every ref of the
@@ -50,7 +50,11 @@
 //	           created_at (flag byte, float if 1), uv count of events,
 //	           then per event its position in the event table (uv, in
 //	           the run's order), uv count of tips, then per tip its
-//	           position (uv), exact (flag byte), uv count of keyed events,
+//	           position (uv), exact (flag byte), fork (flag byte: the
+//	           run has forked_from; if 1, a flag byte held whole, and if
+//	           that is 1 the source run and fork event oids, each
+//	           possibly none, and the reason string), uv count of keyed
+//	           events,
 //	           then per keyed event: event oid, table, key — one entry per
 //	           distinct run-typed ref target, sorted by oid
 //	attestations uv count, then per attestation: oid, target oid, signer,
@@ -86,8 +90,11 @@
 // reads the object (nothing cut at MaxStringBytes, MaxLabelBytes or
 // MaxArgvWords; parents all positioned); a run's when its object was read
 // and its status, event list and tips read as the porcelain reads them.
-// Log reads from the objects what is not exact. A version 1 or 2 file is
-// rebuilt.
+// Log reads from the objects what is not exact. Version 4 added each
+// run's forked_from as the porcelain reads it (`tine graph --all` draws
+// forks without reading every run object); it is held whole unless an oid
+// in it is of another hash or type, or its reason is over MaxStringBytes,
+// and the graph then reads that run. A version 1, 2 or 3 file is rebuilt.
 //
 // Run summaries: a run's row in `tine runs` (RunSummary) is folded from
 // its events' summaries, which an update never re-reads: a new run's

@@ -11,7 +11,7 @@ import (
 const magic = "TINECTLG"
 
 // Version is the catalog format version this package reads and writes.
-const Version = 3
+const Version = 4
 
 // checksumSize is the trailer checksum's length (SHA-256).
 const checksumSize = 32
@@ -96,6 +96,7 @@ func (e *encoder) body(d *data) {
 			e.uv(uint64(i))
 		}
 		e.flag(r.Exact)
+		e.fork(&r)
 		e.uv(uint64(len(r.Keyed)))
 		for _, k := range r.Keyed {
 			e.oid(k.Event)
@@ -144,6 +145,22 @@ func (e *encoder) flagFloat(has bool, f float64) {
 	e.flag(has)
 	if has {
 		e.float(f)
+	}
+}
+
+// fork appends a run's forked_from: a flag for a fork, then for one a
+// flag for held whole, then for that the run and event (zero allowed) and
+// the reason.
+func (e *encoder) fork(r *RunEntry) {
+	e.flag(r.Fork != nil || !r.ForkExact)
+	if r.Fork == nil && r.ForkExact {
+		return
+	}
+	e.flag(r.ForkExact)
+	if r.ForkExact {
+		e.oid(r.Fork.Run)
+		e.oid(r.Fork.Event)
+		e.str(r.Fork.Reason)
 	}
 }
 

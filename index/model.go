@@ -72,9 +72,25 @@ type RunEntry struct {
 	// Tips are its status, events and tips whole (runExact); `tine log`
 	// reads the run itself when it is false.
 	Exact bool
+	// Fork is the run's forked_from as the porcelain reads it, nil for a
+	// run that is no fork. ForkExact reports that Fork is held whole: a
+	// forked_from naming an oid of another hash, or with a reason over
+	// MaxStringBytes, is not (Fork nil, ForkExact false), and a reader
+	// that shows it reads the run.
+	Fork      *RunFork
+	ForkExact bool
 
 	// tipIDs holds the tips while a build reads.
 	tipIDs []objects.OID
+}
+
+// RunFork is a run's forked_from: the source run and fork event (zero
+// where the member is absent or not an oid, as the porcelain reads it)
+// and the reason.
+type RunFork struct {
+	Run    objects.OID
+	Event  objects.OID
+	Reason string
 }
 
 // Field is one top-level string member of an attestation claim.

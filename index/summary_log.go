@@ -1,6 +1,8 @@
 package index
 
 import (
+	"strings"
+
 	"github.com/tinehq/tine/objects"
 )
 
@@ -147,4 +149,42 @@ func runTips(o *runView) ([]objects.OID, bool) {
 		tips = append(tips, id)
 	}
 	return tips, exact
+}
+
+// runFork returns o's forked_from as the porcelain reads it (runs.Run's
+// ForkedFrom: a run and event that are not oids read as zero) and
+// whether the catalog can hold it whole: its oids in o's hash and of the
+// types the file keeps there (a run, an event), its reason within
+// MaxStringBytes.
+func runFork(o *runView) (*RunFork, bool) {
+	ff, ok := o.members.Get("forked_from")
+	if !ok || ff.Kind != objects.KindObject {
+		return nil, true
+	}
+	f := &RunFork{}
+	for _, m := range []struct {
+		key  string
+		want objects.Type
+		to   *objects.OID
+	}{{"run", objects.TypeRun, &f.Run}, {"event", objects.TypeEvent, &f.Event}} {
+		s, ok := ff.Get(m.key)
+		if !ok || s.Kind != objects.KindString || s.Str == "" {
+			continue
+		}
+		id, err := objects.ParseOID(s.Str)
+		if err != nil {
+			continue
+		}
+		if id.Type != m.want || id.Algo != o.id.Algo {
+			return nil, false
+		}
+		*m.to = id
+	}
+	if s, ok := ff.Get("reason"); ok && s.Kind == objects.KindString {
+		if len(s.Str) > MaxStringBytes {
+			return nil, false
+		}
+		f.Reason = strings.Clone(s.Str) // not the whole run body
+	}
+	return f, true
 }

@@ -49,7 +49,7 @@ func (c *showCmd) Run(e *env) error {
 	} else if c.Rev == "" {
 		c.Rev = runs.DefaultRef
 	}
-	res, err := runs.Show(e.ctx, r, runs.ShowOptions{Rev: c.Rev, PreviewLines: c.Lines})
+	res, err := runs.Show(e.ctx, r, runs.ShowOptions{Rev: c.Rev, PreviewLines: c.Lines, Brief: c.JSON})
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func printShow(p *printer, res *runs.ShowResult, assoc *trust.RunAssociations) {
 	p.printf("\n")
 	switch {
 	case res.Run != nil:
-		printRun(p, res.Run, assoc)
+		printRun(p, res, assoc)
 	case res.Event != nil:
 		printEvent(p, res)
 	default:
@@ -121,8 +121,8 @@ func printShow(p *printer, res *runs.ShowResult, assoc *trust.RunAssociations) {
 
 // printRun renders a run's header, totals, what points at it and its
 // events (newest first).
-func printRun(p *printer, run *runs.Run, assoc *trust.RunAssociations) {
-	t := run.Totals()
+func printRun(p *printer, res *runs.ShowResult, assoc *trust.RunAssociations) {
+	run, t := res.Run, *res.Totals
 	p.printf("status:   %s\n", run.Status)
 	if run.HasCreatedAt {
 		p.printf("created:  %s\n", time.Unix(0, int64(run.CreatedAt*1e9)).UTC().Format(time.RFC3339))
@@ -143,13 +143,11 @@ func printRun(p *printer, run *runs.Run, assoc *trust.RunAssociations) {
 	if assoc != nil {
 		printAssociations(p, assoc)
 	}
-	if len(run.Events) > 0 {
+	if len(res.Entries) > 0 {
 		p.printf("\n")
 	}
-	for i := len(run.Events) - 1; i >= 0; i-- {
-		ev := run.Events[i]
-		le := runs.EntryOf(ev)
-		printEntry(p, "  ", &le, false)
+	for i := len(res.Entries) - 1; i >= 0; i-- {
+		printEntry(p, "  ", &res.Entries[i], false)
 	}
 }
 

@@ -22,7 +22,23 @@ type jsonFlag struct {
 // indented by two spaces so output is stable and diffable; numbers keep
 // their exact text. Fields are only ever added, so scripts may rely on any
 // field they see.
+//
+// A struct result is written one member at a time, and a list member one
+// element at a time (json_stream.go), so a listing of every event of a
+// long history is never held twice more as JSON; other results, and what
+// the streaming cannot split, go through writeJSONWhole. Both print the
+// same bytes.
 func writeJSON(w io.Writer, command string, result any) error {
+	if ok, err := streamJSON(w, command, result); ok {
+		return err
+	}
+	return writeJSONWhole(w, command, result)
+}
+
+// writeJSONWhole is writeJSON done in memory: the result is encoded,
+// decoded into maps (which sort keys), given its "command" and encoded
+// again, indented.
+func writeJSONWhole(w io.Writer, command string, result any) error {
 	raw, err := json.Marshal(result)
 	if err != nil {
 		return fmt.Errorf("encoding result as JSON: %w", err)

@@ -1,9 +1,12 @@
 package runs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/tinehq/tine/index"
 	"github.com/tinehq/tine/objects"
@@ -181,6 +184,11 @@ type HistoryReport struct {
 // events not stored here are skipped (readers answer them from the
 // objects). A damaged index is reset first (openHistory).
 func UpdateHistory(ctx context.Context, r *plumbing.Repo) (*HistoryReport, error) {
+	return updateHistory(ctx, r, r.Objects())
+}
+
+// updateHistory is UpdateHistory reading objects through g.
+func updateHistory(ctx context.Context, r *plumbing.Repo, g objects.Getter) (*HistoryReport, error) {
 	h, err := openHistory(r)
 	if err != nil {
 		return nil, err
@@ -192,14 +200,18 @@ func UpdateHistory(ctx context.Context, r *plumbing.Repo) (*HistoryReport, error
 	if err != nil {
 		return nil, err
 	}
+	targets, err = unindexedShortestFirst(ctx, g, h, targets)
+	if err != nil {
+		return nil, err
+	}
 	for _, id := range targets {
 		if hr, err := h.Run(id); err != nil || hr != nil {
 			if err != nil {
 				return nil, err
 			}
-			continue
+			continue // indexed meanwhile, as a fork's source
 		}
-		_, err := indexedRun(ctx, r.Objects(), h, id)
+		_, err := indexedRun(ctx, g, h, id)
 		switch {
 		case errors.Is(err, errNotIndexable), errors.Is(err, objects.ErrNotFound):
 			rep.Skipped++
@@ -214,6 +226,47 @@ func UpdateHistory(ctx context.Context, r *plumbing.Repo) (*HistoryReport, error
 	// Indexing a fork indexes the run it was forked from too.
 	rep.Added = rep.Runs - before
 	return rep, nil
+}
+
+// unindexedShortestFirst returns the runs of targets h does not hold,
+// those with the fewest events first (ref order among equals). A run
+// that extends another (an append's successor, a copy carried on) lists
+// more events, so it is indexed after the run it extends and reads only
+// the events past it; met first in ref order (heads/main before the
+// remotes/ or tags/ ref still at its predecessor), it was indexed whole
+// and the shorter run then found no indexed run ending inside it and was
+// read whole again. Counting a run's events scans its body's bytes; a
+// run that cannot be read or split goes last, for indexedRun to report.
+func unindexedShortestFirst(ctx context.Context, g objects.Getter, h *index.History, targets []objects.OID) ([]objects.OID, error) {
+	type pending struct {
+		id objects.OID
+		n  int
+	}
+	var out []pending
+	for _, id := range targets {
+		hr, err := h.Run(id)
+		if err != nil {
+			return nil, err
+		}
+		if hr != nil {
+			continue
+		}
+		n := math.MaxInt
+		if o, err := objects.GetUnparsed(ctx, g, id); err == nil {
+			if rb, err := objects.SplitRunBody(id.Algo, o.Body); err == nil {
+				n = rb.Len()
+			}
+		} else if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out = append(out, pending{id, n})
+	}
+	slices.SortStableFunc(out, func(a, b pending) int { return cmp.Compare(a.n, b.n) })
+	ids := make([]objects.OID, len(out))
+	for i, p := range out {
+		ids[i] = p.id
+	}
+	return ids, nil
 }
 
 // RebuildHistory empties the history index and indexes every ref's run

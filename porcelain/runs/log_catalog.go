@@ -34,6 +34,11 @@ func logAllCatalog(ctx context.Context, r *plumbing.Repo, g objects.Getter, limi
 	if err != nil {
 		return nil, nil, false, nil
 	}
+	return logAllFrom(ctx, cat, g, limit)
+}
+
+// logAllFrom is logAllCatalog from a catalog already loaded.
+func logAllFrom(ctx context.Context, cat *index.Catalog, g objects.Getter, limit int) (res *LogResult, parents [][]int32, ok bool, err error) {
 	u := &catalogUnion{cat: cat, g: g, slot: make([]int32, cat.NumEvents()), read: map[int]*Event{}}
 	for i := range u.slot {
 		u.slot[i] = -1

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -309,5 +310,47 @@ func TestLogAllUntimedTreeKeepsFewLanes(t *testing.T) {
 	}
 	if lanes > 21 {
 		t.Fatalf("the untimed tree is drawn with %d lanes, want at most 21\n%s", lanes, drawn(res.Graph))
+	}
+}
+
+// TestLogAllNodesFromCatalog: the graph's walk over every run (tine
+// graph --all) served by the catalog gives LogRuns' entries and nodes
+// over AllRuns, reading no event and no run object, where LogRuns read
+// every event and AllRuns held every run.
+func TestLogAllNodesFromCatalog(t *testing.T) {
+	ctx := context.Background()
+	r := lazyRepo(t)
+	base := writeChain(t, r, "heads/main", nil, 500, "m", false)
+	for k := range 5 {
+		writeChain(t, r, fmt.Sprintf("experiments/f%02d", k), base[:500-k*50], 2, fmt.Sprint("f", k), false)
+	}
+	named, err := AllRuns(ctx, r.Objects(), r.Refs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantNodes, err := LogRuns(ctx, r.Objects(), named, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RefreshIndex(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	cat, _, err := plumbing.OpenIndex(r).Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCounting(r.Objects())
+	got, nodes, ok, err := LogAllNodes(ctx, cat, c)
+	if err != nil || !ok {
+		t.Fatalf("catalog path: ok %v, %v", ok, err)
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(nodes, wantNodes) {
+		t.Fatalf("LogAllNodes differs from LogRuns over AllRuns: %d/%d entries, %d/%d nodes", len(got.Entries), len(want.Entries), len(nodes), len(wantNodes))
+	}
+	if ev, _ := c.of(objects.TypeEvent); ev != 0 {
+		t.Errorf("read %d events, want 0", ev)
+	}
+	if n, _ := c.of(objects.TypeRun); n != 0 {
+		t.Errorf("read %d run objects, want 0", n)
 	}
 }

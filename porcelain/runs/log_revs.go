@@ -2,7 +2,9 @@ package runs
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/tinehq/tine/index"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/refs"
@@ -67,4 +69,36 @@ func LogRuns(ctx context.Context, g objects.Getter, named []NamedRun, limit int)
 		}
 		return nil
 	}, limit)
+}
+
+// LogAllNodes is LogRuns over AllRuns served by cat (brought up to date
+// with the refs, as plumbing's Catalog returns it), as log --all is
+// (log_catalog.go): the same entries and nodes, without holding every run
+// object or reading any event the catalog describes whole; the others
+// are read through g. ok is false when the catalog cannot serve it; the
+// caller then takes the direct path.
+func LogAllNodes(ctx context.Context, cat *index.Catalog, g objects.Getter) (res *LogResult, nodes []GraphNode, ok bool, err error) {
+	res, _, ok, err = logAllFrom(ctx, cat, g, 0)
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	// The nodes are the entries' oids and unique parents, as logUnion
+	// takes them from the events.
+	nodes = make([]GraphNode, len(res.Entries))
+	for i := range res.Entries {
+		le := &res.Entries[i]
+		if nodes[i].ID, err = objects.ParseOID(le.Event); err != nil {
+			return nil, nil, false, fmt.Errorf("catalog entry %q: %w", le.Event, err)
+		}
+		ps := make([]objects.OID, 0, len(le.Parents))
+		for _, s := range le.Parents {
+			p, err := objects.ParseOID(s)
+			if err != nil {
+				return nil, nil, false, fmt.Errorf("catalog entry %s: parent %q: %w", le.Event, s, err)
+			}
+			ps = append(ps, p)
+		}
+		nodes[i].Parents = uniqueOIDs(ps)
+	}
+	return res, nodes, true, nil
 }

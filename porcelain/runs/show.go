@@ -26,6 +26,11 @@ type ShowOptions struct {
 	// PreviewLines is the lines of each event blob to preview; 0 means
 	// DefaultPreviewLines.
 	PreviewLines int
+	// Brief leaves a stored run's Entries out (show --json prints none):
+	// its totals then come from the history index's cumulative sums when
+	// the index holds the run or can add it, reading no event once it
+	// does.
+	Brief bool
 }
 
 // ShowResult is what `tine show` reports. Payload is the object's JSON
@@ -41,10 +46,14 @@ type ShowResult struct {
 	Blobs   []BlobPreview   `json:"blobs,omitempty"`
 
 	// Run is the loaded run (type run), Event the decoded event (type
-	// event), Body the blob's bytes (type blob).
-	Run   *Run   `json:"-"`
-	Event *Event `json:"-"`
-	Body  []byte `json:"-"`
+	// event), Body the blob's bytes (type blob). A stored run is loaded
+	// without its events (Run.Events is empty): Entries describe them.
+	Run *Run `json:"-"`
+	// Entries describe a run's events in its order, as log does without
+	// refs.
+	Entries []LogEntry `json:"-"`
+	Event   *Event     `json:"-"`
+	Body    []byte     `json:"-"`
 }
 
 // BlobPreview is the first lines of one blob an event links.
@@ -74,11 +83,12 @@ func Show(ctx context.Context, r *plumbing.Repo, opt ShowOptions) (*ShowResult, 
 		return nil, err
 	}
 	if id.Type == objects.TypeRun {
-		run, err := LoadRun(ctx, r.Objects(), id)
-		if err != nil {
-			return nil, err
+		if opt.Brief {
+			if res, ok, err := showIndexedRun(ctx, r, id, ref); ok || err != nil {
+				return res, err
+			}
 		}
-		return ShowRun(run, ref), nil
+		return showStoredRun(ctx, r.Objects(), id, ref)
 	}
 	o, err := r.Objects().Get(ctx, id)
 	if err != nil {
@@ -115,11 +125,49 @@ func Show(ctx context.Context, r *plumbing.Repo, opt ShowOptions) (*ShowResult, 
 	return res, nil
 }
 
-// ShowRun builds the result for a run.
+// ShowRun builds the result for a run whose events are loaded.
 func ShowRun(run *Run, ref string) *ShowResult {
 	t := run.Totals()
+	entries := make([]LogEntry, len(run.Events))
+	for i, e := range run.Events {
+		entries[i] = EntryOf(e)
+	}
 	return &ShowResult{OID: run.ID.String(), Type: objects.TypeRun, Ref: ref, Stored: run.Stored,
-		Payload: json.RawMessage(run.Object.Body), Size: len(run.Object.Body), Totals: &t, Run: run}
+		Payload: json.RawMessage(run.Object.Body), Size: len(run.Object.Body), Totals: &t, Run: run, Entries: entries}
+}
+
+// showStoredRun is ShowRun of stored run id read as LoadRun reads it,
+// one event at a time: each is summed into the totals and described, then
+// let go, so a long run's events are not all held decoded (150 MiB for
+// 30,000 events of 1 KiB).
+func showStoredRun(ctx context.Context, g objects.Getter, id objects.OID, ref string) (*ShowResult, error) {
+	o, err := g.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", id, err)
+	}
+	run, err := RunFromObject(o)
+	if err != nil {
+		return nil, err
+	}
+	ids := run.EventIDs()
+	// The sums run in the run's order, as Totals adds them.
+	t := Totals{Events: len(ids)}
+	entries := make([]LogEntry, 0, len(ids))
+	for _, eid := range ids {
+		e, err := loadEvent(ctx, g, run.ID, eid)
+		if err != nil {
+			return nil, err
+		}
+		t.Cost += e.Cost
+		t.Duration += e.Duration
+		t.Tokens += e.Tokens()
+		if e.Missing {
+			t.Missing++
+		}
+		entries = append(entries, detached(EntryOf(e)))
+	}
+	return &ShowResult{OID: run.ID.String(), Type: objects.TypeRun, Ref: ref, Stored: run.Stored,
+		Payload: json.RawMessage(run.Object.Body), Size: len(run.Object.Body), Totals: &t, Run: run, Entries: entries}, nil
 }
 
 // previewBlob reads the first n lines of blob id.

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,5 +185,39 @@ func TestMermaidRefusesPastLimit(t *testing.T) {
 	}
 	if n := strings.Count(view.DOT(g), " -> "); n != 601 {
 		t.Fatalf("dot draws %d edges, want 601", n)
+	}
+}
+
+// TestGraphAllFromCatalogMatchesRevs: the graph of every run, served by
+// the catalog, is the graph of the same refs named one by one (read from
+// the objects): runs, events, scores and both drawings.
+func TestGraphAllFromCatalogMatchesRevs(t *testing.T) {
+	r := fixture(t)
+	chain(t, r, "experiments/long", 30, 1767323100)
+	all, err := view.BuildGraph(t.Context(), r, view.GraphOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, gr := range all.Runs {
+		names = append(names, gr.Ref)
+	}
+	if !slices.Equal(names, []string{"experiments/long", "experiments/retry", "heads/main"}) {
+		t.Fatalf("runs of --all: %v", names)
+	}
+	named, err := view.BuildGraph(t.Context(), r, view.GraphOptions{Revs: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(all.Runs, named.Runs) || !reflect.DeepEqual(all.Events, named.Events) {
+		t.Fatalf("--all differs from the refs named:\n%+v\n%+v", all.Runs, named.Runs)
+	}
+	if view.DOT(all) != view.DOT(named) {
+		t.Fatal("DOT of --all differs")
+	}
+	ma, errA := view.Mermaid(all)
+	mn, errN := view.Mermaid(named)
+	if ma != mn || errA != nil || errN != nil {
+		t.Fatalf("Mermaid of --all differs (%v, %v)", errA, errN)
 	}
 }
