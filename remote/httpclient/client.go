@@ -114,6 +114,9 @@ type Client struct {
 	tine atomic.Pointer[objects.PackLimits]
 	// frame is set once the server offered tine's binary frame (see Algo).
 	frame atomic.Bool
+	// blocks is set once the server offered version 2 of the binary
+	// frame as well (see Algo).
+	blocks atomic.Bool
 	// compress: binary frames are zstd-compressed (see CompressFrames).
 	compress bool
 }
@@ -151,6 +154,11 @@ func loopbackURL(base string) bool {
 // a version this client speaks (see Algo): pushes then upload binary
 // frames, and fetches ask for them.
 func (c *Client) BinaryFrames() bool { return c.frame.Load() }
+
+// FrameBlocks reports whether the server offered version 2 of the binary
+// frame besides version 1 (see Algo): pushes then upload the source's
+// storage blocks as they are where they can (wire.WriteFrameBlocks).
+func (c *Client) FrameBlocks() bool { return c.blocks.Load() }
 
 // tineHeader adds wire.HeaderTine to h (nil: a new map) when the client
 // opted in, so the server reads and writes this request's frames within
