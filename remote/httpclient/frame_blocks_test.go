@@ -108,3 +108,51 @@ func TestPushSendsStorageBlocksOnlyToServersReadingThem(t *testing.T) {
 		})
 	}
 }
+
+// TestFrameBlocksUploadResumesAfterCut uploads a version 2 frame (the
+// source's storage blocks) through a connection cut half way: the client
+// resumes from the server's offset, the completing PATCH carries
+// Tine-Frame: 2, and the installed run can be named by a ref.
+func TestFrameBlocksUploadResumesAfterCut(t *testing.T) {
+	ctx := context.Background()
+	hs, _ := startServerWith(t, httpserve.Config{Root: t.TempDir(), ObjectFormat: objects.BLAKE3})
+	local := newRepoOf(t, objects.BLAKE3)
+	run := storeChain(t, local, 300)
+	all, boundary, err := objects.PackClosure(ctx, local.Objects(), []objects.OID{run}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]objects.OID, len(all))
+	for i, o := range all {
+		ids[i] = o.ID
+	}
+	blocks, covered, err := plumbing.TransferReader(local).(remote.BlockSource).RawBlocks(ctx, ids)
+	if err != nil || len(blocks) < 5 {
+		t.Fatalf("raw blocks: %d, %v", len(blocks), err)
+	}
+	var rest []*objects.Object
+	for i, o := range all {
+		if !covered[i] {
+			rest = append(rest, o)
+		}
+	}
+	frame, _, err := wire.WriteFrameBlocks(blocks, rest, boundary, objects.DefaultPackLimits, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCutProxy(t, strings.TrimPrefix(hs.URL, "http://"), int64(len(frame))/2)
+	c := binaryClient(t, "http://"+proxy.ln.Addr().String(), int64(len(frame)/6))
+	if !c.FrameBlocks() {
+		t.Fatal("tine serve did not offer version 2 of the binary frame")
+	}
+	rec, err := c.Upload(ctx, frame)
+	if err != nil {
+		t.Fatalf("upload through a cut connection: %v", err)
+	}
+	if !proxy.fired.Load() || rec.Recoveries != 1 || rec.Objects != len(all) {
+		t.Fatalf("cut fired %v, recoveries %d, objects %d: the test did not cut an upload", proxy.fired.Load(), rec.Recoveries, rec.Objects)
+	}
+	if ok, err := c.UpdateRef(ctx, "heads/main", objects.OID{}, run); err != nil || !ok {
+		t.Errorf("ref after the resumed upload: %v %v", ok, err)
+	}
+}

@@ -50,7 +50,9 @@ func IsFrameBlocks(b []byte) bool {
 // objects' ids are in each block's IDs) and the objects objs, with
 // boundary shallow, within the counts of lim (the blocks' objects count),
 // its body zstd-compressed when compress. It refuses what WriteFrame
-// refuses, an id repeated across blocks and objects, and a block failing
+// refuses (the body and the blocks' decoded bytes counting together
+// towards objects.MaxPackBodyBytes, as the reader counts them), an id
+// repeated across blocks and objects, and a block failing
 // pack.RawBlock.CheckShape.
 func WriteFrameBlocks(blocks []pack.RawBlock, objs []*objects.Object, shallow []objects.OID, lim objects.PackLimits, compress bool) ([]byte, string, error) {
 	n := len(objs)
@@ -90,8 +92,12 @@ func WriteFrameBlocks(blocks []pack.RawBlock, objs []*objects.Object, shallow []
 		lens[i] = len(objects.AppendHeader(hb[:0], o.Type, o.Schema)) + 1 + len(o.Body)
 		size += binary.MaxVarintLen64 + lens[i]
 	}
-	if size > objects.MaxPackBodyBytes {
-		return nil, "", fmt.Errorf("write frame: %w: a body of up to %d bytes, over %d", ErrBadFrame, size, objects.MaxPackBodyBytes)
+	raw := 0
+	for _, b := range blocks {
+		raw += int(b.RawLen)
+	}
+	if size+raw > objects.MaxPackBodyBytes {
+		return nil, "", fmt.Errorf("write frame: %w: a body of up to %d bytes with blocks decoding to %d, over %d", ErrBadFrame, size, raw, objects.MaxPackBodyBytes)
 	}
 	start := 0
 	if !compress {

@@ -19,7 +19,8 @@ import (
 // its size is allocated; blocks decoding to more than
 // objects.MaxPackBodyBytes together; a payload that does not decode to
 // exactly its declared length; and counts over lim with the blocks'
-// envelopes counted as objects. A block's payload aliases frame.
+// envelopes counted as objects. The body and the decoded blocks together
+// stay within objects.MaxPackBodyBytes. A block's payload aliases frame.
 func ReadFrameBlocks(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.PackFrame, []pack.RawBlock, error) {
 	if !a.Valid() {
 		return nil, nil, fmt.Errorf("read frame: %w: %q", objects.ErrUnknownAlgo, a)
@@ -62,7 +63,7 @@ func parseFrameBlocksBody(body []byte, a objects.Algo, lim objects.PackLimits) (
 	if err != nil {
 		return nil, nil, err
 	}
-	blocks, total, err := r.blocks(nBlocks, nObj, lim)
+	blocks, total, err := r.blocks(nBlocks, nObj, lim, objects.MaxPackBodyBytes-len(body))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,9 +118,10 @@ type blockTotals struct {
 // blocks reads n block headers and payloads (aliasing the body), each
 // checked by pack.RawBlock.CheckShape, their envelopes and the nObj
 // objects still to come within lim.Objects and their decoded lengths
-// within objects.MaxPackBodyBytes, all before anything of a declared size
-// is allocated.
-func (r *frameReader) blocks(n, nObj uint64, lim objects.PackLimits) ([]pack.RawBlock, blockTotals, error) {
+// within budget (what objects.MaxPackBodyBytes leaves beside the body, so
+// a frame's body and its decoded blocks together stay within one body's
+// bound), all before anything of a declared size is allocated.
+func (r *frameReader) blocks(n, nObj uint64, lim objects.PackLimits, budget int) ([]pack.RawBlock, blockTotals, error) {
 	var t blockTotals
 	blocks := make([]pack.RawBlock, 0, n)
 	for j := uint64(0); j < n; j++ {
@@ -148,8 +150,8 @@ func (r *frameReader) blocks(n, nObj uint64, lim objects.PackLimits) ([]pack.Raw
 		}
 		t.objects += int(nEnv)
 		t.raw += int(rawLen)
-		if t.raw > objects.MaxPackBodyBytes {
-			return nil, t, fmt.Errorf("%w: blocks decoding to more than %d bytes", ErrBadFrame, objects.MaxPackBodyBytes)
+		if t.raw > budget {
+			return nil, t, fmt.Errorf("%w: blocks decoding to more than %d bytes beside a body of %d", ErrBadFrame, budget, objects.MaxPackBodyBytes-budget)
 		}
 		blocks = append(blocks, b)
 	}
