@@ -61,9 +61,10 @@ func blockObjects(a objects.Algo, n int) []*objects.Object {
 func TestFrameBlocksRoundTrip(t *testing.T) {
 	for _, a := range []objects.Algo{objects.SHA256, objects.BLAKE3} {
 		for _, compress := range []bool{false, true} {
-			objs := blockObjects(a, 200)
-			blocks := packedBlocks(t, a, objs[:150])
-			loose := objs[150:]
+			// Over 1,024 objects in blocks: decoded on two CPUs or more.
+			objs := blockObjects(a, 1200)
+			blocks := packedBlocks(t, a, objs[:1100])
+			loose := objs[1100:]
 			shallow := []objects.OID{a.Derive(objects.TypeEvent, 1, []byte("{}"))}
 			frame, id, err := WriteFrameBlocks(blocks, loose, shallow, objects.DefaultPackLimits, compress)
 			if err != nil {
@@ -76,7 +77,7 @@ func TestFrameBlocksRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(pf.Objects) != 200 || len(pf.Shallow) != 1 || pf.Shallow[0] != shallow[0] || pf.ID != id || len(got) != len(blocks) {
+			if len(pf.Objects) != 1200 || len(pf.Shallow) != 1 || pf.Shallow[0] != shallow[0] || pf.ID != id || len(got) != len(blocks) {
 				t.Fatalf("%d objects, shallow %v, id %s, %d blocks", len(pf.Objects), pf.Shallow, pf.ID, len(got))
 			}
 			want := map[objects.OID][]byte{}
@@ -100,7 +101,7 @@ func TestFrameBlocksRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if pf, got, err := ReadFrameBlocks(v1, a, objects.DefaultPackLimits); err != nil || len(pf.Objects) != 200 || got != nil {
+			if pf, got, err := ReadFrameBlocks(v1, a, objects.DefaultPackLimits); err != nil || len(pf.Objects) != 1200 || got != nil {
 				t.Fatalf("version 1 through ReadFrameBlocks: %v", err)
 			}
 		}
@@ -190,4 +191,40 @@ func TestFrameBlocksRefusals(t *testing.T) {
 			t.Errorf("%s: %v, want %v saying %q", c.name, err, ErrBadFrame, c.want)
 		}
 	}
+}
+
+// FuzzReadFrameBlocks feeds the version 2 reader arbitrary bodies: it
+// never panics, and whatever it accepts is a frame whose every block's
+// objects fill the block (CheckShape) and whose objects are distinct.
+func FuzzReadFrameBlocks(f *testing.F) {
+	a := objects.SHA256
+	objs := blockObjects(a, 3)
+	envs := [][]byte{objs[0].Stored(), objs[1].Stored(), objs[2].Stored()}
+	joined := bytes.Join(envs, nil)
+	n := func(b []byte) uint64 { return uint64(len(b)) }
+	f.Add(blocksBody([]rawBlockEntry{{pack.KindStored, n(joined), []uint64{n(envs[0]), n(envs[1]), n(envs[2])}, joined}}, nil)[len(FrameBlocksMagic)+sha256.Size+1:])
+	f.Add(blocksBody(nil, [][]byte{envs[0]})[len(FrameBlocksMagic)+sha256.Size+1:])
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sum := sha256.Sum256(body)
+		frame := append(append(append([]byte(FrameBlocksMagic), sum[:]...), codecNone), body...)
+		pf, blocks, err := ReadFrameBlocks(frame, a, objects.DefaultPackLimits)
+		if err != nil {
+			if !errors.Is(err, ErrBadFrame) {
+				t.Fatalf("an error not wrapping ErrBadFrame: %v", err)
+			}
+			return
+		}
+		seen := map[objects.OID]bool{}
+		for _, o := range pf.Objects {
+			if seen[o.ID] {
+				t.Fatalf("%s twice", o.ID)
+			}
+			seen[o.ID] = true
+		}
+		for _, b := range blocks {
+			if err := b.CheckShape(); err != nil {
+				t.Fatalf("an accepted block: %v", err)
+			}
+		}
+	})
 }
