@@ -14,7 +14,8 @@ import (
 // objects are all new to the store (no loose file, in no pack) is written
 // as it is (pack.Writer.AddBlock), sparing its compression; the objects of
 // any other block are stored as PutBatch stores them. Batches PutBatch
-// would write loose are written loose, blocks and all.
+// would write loose are written loose, blocks and all, and so are the
+// objects left when no block is kept and too few remain for a pack.
 func (c *Store) PutBatchBlocks(ctx context.Context, objs []*objects.Object, blocks []pack.RawBlock) error {
 	if len(blocks) == 0 || len(objs) < c.minPackBatch {
 		return c.PutBatch(ctx, objs)
@@ -54,6 +55,9 @@ func (c *Store) PutBatchBlocks(ctx context.Context, objs []*objects.Object, bloc
 		case !c.packSound(ctx, o): // no loose file: checked just above
 			packed = append(packed, o)
 		}
+	}
+	if len(raw) == 0 && len(packed) < c.minPackBatch {
+		return c.loose.PutBatch(ctx, append(loose, packed...))
 	}
 	if err := c.loose.PutBatch(ctx, loose); err != nil {
 		return err
