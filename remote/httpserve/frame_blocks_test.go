@@ -27,7 +27,7 @@ type blockSource interface {
 // blocksFrame frames the closure of src's run as a version 2 frame: the
 // objects filling storage blocks of src in those blocks, the rest (skip
 // drops the first skip blocks and their objects) as envelopes.
-func blocksFrame(t *testing.T, src *source, skip int) ([]byte, []pack.RawBlock) {
+func blocksFrame(t testing.TB, src *source, skip int) ([]byte, []pack.RawBlock) {
 	t.Helper()
 	ctx := context.Background()
 	objs, boundary, err := objects.PackClosure(ctx, src.repo.Objects(), []objects.OID{src.run}, nil)
@@ -57,7 +57,7 @@ func blocksFrame(t *testing.T, src *source, skip int) ([]byte, []pack.RawBlock) 
 
 // uploadFrame declares frame as an upload and sends it in one PATCH with
 // header.
-func (ts *testServer) uploadFrame(t *testing.T, frame []byte, header map[string]string) (int, string) {
+func (ts *testServer) uploadFrame(t testing.TB, frame []byte, header map[string]string) (int, string) {
 	t.Helper()
 	sum := sha256.Sum256(frame)
 	decl := fmt.Sprintf(`{"sha256":"%x","size":%d}`, sum, len(frame))
