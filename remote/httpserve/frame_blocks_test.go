@@ -168,7 +168,7 @@ func testFrameBlocksUpload(t *testing.T, a objects.Algo) {
 		{"body digest mismatch", flip(frame, len(frame)-10), v2, "the body hashes to"},
 		{"truncated", reseal(bytes.Clone(frame[:len(frame)-300])), v2, "runs past the body's end"},
 		{"corrupted block payload", reseal(flip(frame, at)), v2, "links to"},
-		{"objects outside the closure sent", skipped, v2, "links to"},
+		{"blocks linking to objects neither sent nor stored", skipped, v2, "links to"},
 	} {
 		status, text := ts.uploadFrame(t, c.frame, c.header)
 		if status != 400 || !strings.Contains(lastLog(), c.why) {
