@@ -383,3 +383,13 @@ func (s lockingLoose) PutBlobFrom(ctx context.Context, rd io.Reader) (objects.OI
 
 // Loose returns the loose store, for callers that look for it.
 func (s lockingLoose) Loose() *loose.Store { return s.Store }
+
+// PutBatchBlocks takes the writers' lock, then stores objs, writing the
+// raw blocks they arrived in as they are where it can
+// (combined.Store.PutBatchBlocks).
+func (s reloadingStore) PutBatchBlocks(ctx context.Context, objs []*objects.Object, blocks []pack.RawBlock) error {
+	if err := s.r.LockWriters(ctx); err != nil {
+		return err
+	}
+	return s.Store.PutBatchBlocks(ctx, objs, blocks)
+}

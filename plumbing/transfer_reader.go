@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 )
 
 // transferReader reads a repository's objects for one transfer. For each
@@ -98,4 +99,16 @@ func ReceiverHas(r *Repo) func(context.Context, objects.OID) (bool, error) {
 		}
 		return t.Store.Has(ctx, id)
 	}
+}
+
+// RawBlocks returns the storage blocks of the repository's packs holding
+// nothing but objects of ids, as they are stored (pack.Store.RawBlocks),
+// with covered[i] set for each ids[i] they hold; a repository without
+// packs has none. A push to a receiver that keeps such blocks sends them
+// instead of the objects.
+func (t *transferReader) RawBlocks(ctx context.Context, ids []objects.OID) ([]pack.RawBlock, []bool, error) {
+	if t.r.packs == nil {
+		return nil, make([]bool, len(ids)), nil
+	}
+	return t.r.packs.RawBlocks(ctx, ids)
 }

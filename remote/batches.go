@@ -106,6 +106,40 @@ func (s *SetLinks) External(objs []*objects.Object) ([]objects.OID, error) {
 	return externalLinks(objs, s.Links)
 }
 
+// ExternalOf is External for the objects ids, reading through g only
+// those whose links the set's walk did not parse: a frame whose objects
+// travel in storage blocks is never decoded on the sending side.
+func (s *SetLinks) ExternalOf(ctx context.Context, g objects.Getter, ids []objects.OID) ([]objects.OID, error) {
+	in := make(map[objects.OID]bool, len(ids))
+	for _, id := range ids {
+		in[id] = true
+	}
+	ext := map[objects.OID]bool{}
+	for _, id := range ids {
+		ls, ok := (*plumbing.TransferSet)(s).Links(id)
+		if !ok {
+			o, err := (*plumbing.TransferSet)(s).Object(ctx, g, id)
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", id, err)
+			}
+			if ls, err = objects.Links(o); err != nil {
+				return nil, err
+			}
+		}
+		for _, l := range ls {
+			if !in[l] {
+				ext[l] = true
+			}
+		}
+	}
+	out := make([]objects.OID, 0, len(ext))
+	for id := range ext {
+		out = append(out, id)
+	}
+	slices.SortFunc(out, objects.OID.Compare)
+	return out, nil
+}
+
 // externalLinks is ExternalLinks with the links of each object from links.
 func externalLinks(objs []*objects.Object, links func(*objects.Object) ([]objects.OID, error)) ([]objects.OID, error) {
 	in := make(map[objects.OID]bool, len(objs))

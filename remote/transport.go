@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -170,6 +171,16 @@ type PushRequest struct {
 	Verified bool
 	// Updates are the ref moves, each checked and applied on its own.
 	Updates []RefUpdate
+}
+
+// BlockSource is a PushRequest.Source that can also hand out its storage
+// blocks as they are stored (pack.Store.RawBlocks; plumbing.TransferReader
+// over a repository with storage packs is one): a transport whose
+// receiver keeps such blocks sends them instead of the objects they hold.
+type BlockSource interface {
+	// RawBlocks returns the blocks holding nothing but objects of ids,
+	// with covered[i] set for each ids[i] they hold.
+	RawBlocks(ctx context.Context, ids []objects.OID) (blocks []pack.RawBlock, covered []bool, err error)
 }
 
 // RefUpdate is one compare-and-swap of a remote ref.

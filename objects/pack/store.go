@@ -344,6 +344,11 @@ func (s *Store) WritePack(ctx context.Context, objs []*objects.Object, opt Optio
 	if err != nil {
 		return "", err
 	}
+	return s.finishPack(ctx, w, objs)
+}
+
+// finishPack adds objs to w, commits it and installs the pack.
+func (s *Store) finishPack(ctx context.Context, w *Writer, objs []*objects.Object) (string, error) {
 	for _, o := range objs {
 		if err := ctx.Err(); err != nil {
 			w.Abort()

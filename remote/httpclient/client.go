@@ -116,6 +116,9 @@ type Client struct {
 	frame atomic.Bool
 	// haveClosure is set once the server offered closure haves (see Algo).
 	haveClosure atomic.Bool
+	// blocks is set once the server offered version 2 of the binary
+	// frame as well (see Algo).
+	blocks atomic.Bool
 	// compress: binary frames are zstd-compressed (see CompressFrames).
 	compress bool
 }
@@ -157,6 +160,11 @@ func (c *Client) HaveClosure() bool { return c.haveClosure.Load() }
 // a version this client speaks (see Algo): pushes then upload binary
 // frames, and fetches ask for them.
 func (c *Client) BinaryFrames() bool { return c.frame.Load() }
+
+// FrameBlocks reports whether the server offered version 2 of the binary
+// frame besides version 1 (see Algo): pushes then upload the source's
+// storage blocks as they are where they can (wire.WriteFrameBlocks).
+func (c *Client) FrameBlocks() bool { return c.blocks.Load() }
 
 // tineHeader adds wire.HeaderTine to h (nil: a new map) when the client
 // opted in, so the server reads and writes this request's frames within

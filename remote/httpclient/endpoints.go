@@ -63,7 +63,8 @@ func (c *Client) Capabilities(ctx context.Context) (*Capabilities, error) {
 // offers tine's extension, Algo opts the client in: from then on its fetch
 // and upload requests carry wire.HeaderTine and Limits reports the
 // extension's counts; when it also offers the binary frame (TineCaps.Frame
-// of wire.FrameVersion), BinaryFrames reports true.
+// of wire.FrameVersion), BinaryFrames reports true, and FrameBlocks when
+// it offers version 2 too (TineCaps.FrameBlocks).
 func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 	caps, err := c.Capabilities(ctx)
 	if err != nil {
@@ -74,6 +75,7 @@ func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 		c.tine.Store(&lim)
 		c.frame.Store(caps.Tine.Frame == wire.FrameVersion)
 		c.haveClosure.Store(caps.Tine.HaveClosure == wire.HaveClosureVersion)
+		c.blocks.Store(caps.Tine.Frame == wire.FrameVersion && caps.Tine.FrameBlocks == wire.FrameBlocksVersion)
 		if !c.chunkSet {
 			c.chunk.Store(c.chunkFor(caps.Tine))
 		}

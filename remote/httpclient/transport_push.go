@@ -76,21 +76,24 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 	go func() {
 		defer close(frames)
 		lim, binary, compress := t.c.Limits(), t.c.BinaryFrames(), t.c.CompressFrames()
-		send := func(objs []*objects.Object) error {
-			frame, id, err := packFrame((*remote.SetLinks)(req.Set), objs, lim, binary, compress)
-			if err != nil {
-				return err
-			}
+		queue := func(frame []byte, id string, n int) error {
 			select {
-			case frames <- outgoing{frame: frame, id: id, n: len(objs)}:
+			case frames <- outgoing{frame: frame, id: id, n: n}:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
-		err := remote.Batches(ctx, req.Set, req.Source, lim.Objects, func(objs []*objects.Object, _ []objects.OID) error {
-			// Cut the batch further by bytes; a contiguous slice of a
-			// dependency order is still link-closed over what precedes it.
+		send := func(objs []*objects.Object) error {
+			frame, id, err := packFrame((*remote.SetLinks)(req.Set), objs, lim, binary, compress)
+			if err != nil {
+				return err
+			}
+			return queue(frame, id, len(objs))
+		}
+		// cut sends a batch, cut further by bytes; a contiguous slice of
+		// a dependency order is still link-closed over what precedes it.
+		cut := func(objs []*objects.Object) error {
 			start, size := 0, 0
 			for i, o := range objs {
 				n := storedLen(o)
@@ -103,7 +106,15 @@ func (t *Transport) uploadAll(ctx context.Context, req remote.PushRequest, res *
 				size += n
 			}
 			return send(objs[start:])
-		})
+		}
+		var err error
+		if bs, ok := req.Source.(remote.BlockSource); ok && req.Set != nil && t.c.FrameBlocks() {
+			err = blockBatches(ctx, req, bs, lim, compress, queue, cut)
+		} else {
+			err = remote.Batches(ctx, req.Set, req.Source, lim.Objects, func(objs []*objects.Object, _ []objects.OID) error {
+				return cut(objs)
+			})
+		}
 		if err != nil {
 			select {
 			case frames <- outgoing{err: err}:

@@ -40,9 +40,12 @@ type Receipt struct {
 // and resuming from there, at most maxRecoveries times. The final receipt
 // must name the frame's own pack id.
 func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
-	binary := wire.IsFrame(frame)
-	if binary && !c.BinaryFrames() {
+	version := frameVersion(frame)
+	if version == wire.FrameHeaderValue && !c.BinaryFrames() {
 		return nil, fmt.Errorf("upload: the server did not offer tine's binary frame")
+	}
+	if version == wire.FrameBlocksHeaderValue && !c.FrameBlocks() {
+		return nil, fmt.Errorf("upload: the server did not offer tine's binary frame of version %d", wire.FrameBlocksVersion)
 	}
 	size := int64(len(frame))
 	if size < int64(objects.PackHeaderSize) {
@@ -69,7 +72,7 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 			return nil, fmt.Errorf("upload: %w: no progress after %d requests", ErrProtocol, iter)
 		}
 		end := min(offset+chunk, size)
-		status, m, err := c.patch(ctx, id, offset, frame[offset:end], binary)
+		status, m, err := c.patch(ctx, id, offset, frame[offset:end], version)
 		var se *StatusError
 		if err != nil && !errors.As(err, &se) && !errors.Is(err, ErrProtocol) && ctx.Err() == nil {
 			if rec.Recoveries == maxRecoveries {
@@ -125,7 +128,7 @@ func (c *Client) Upload(ctx context.Context, frame []byte) (*Receipt, error) {
 // the upload's state may be gone because an earlier request installed the
 // pack and its reply was lost, so a new push is the way on either way.
 func (c *Client) finish(ctx context.Context, id string, frame []byte, rec *Receipt) (*Receipt, error) {
-	status, m, err := c.patch(ctx, id, int64(len(frame)), nil, wire.IsFrame(frame))
+	status, m, err := c.patch(ctx, id, int64(len(frame)), nil, frameVersion(frame))
 	if err == nil && status != http.StatusCreated {
 		err = fmt.Errorf("%w: status %d", ErrProtocol, status)
 	}
@@ -162,12 +165,25 @@ func (c *Client) declare(ctx context.Context, sum string, size int64) (string, i
 	return id, offset, nil
 }
 
-// patch sends one chunk at offset; binary announces tine's binary frame
-// (the server reads the whole upload as one when the chunk completes it).
-func (c *Client) patch(ctx context.Context, id string, offset int64, chunk []byte, binary bool) (int, map[string]json.RawMessage, error) {
+// frameVersion is wire.HeaderFrame's value for an upload of frame: the
+// binary frame's version, "" for TINEPACK3.
+func frameVersion(frame []byte) string {
+	switch {
+	case wire.IsFrame(frame):
+		return wire.FrameHeaderValue
+	case wire.IsFrameBlocks(frame):
+		return wire.FrameBlocksHeaderValue
+	}
+	return ""
+}
+
+// patch sends one chunk at offset; version, unless "", announces tine's
+// binary frame of that version (wire.HeaderFrame; the server reads the
+// whole upload as one when the chunk completes it).
+func (c *Client) patch(ctx context.Context, id string, offset int64, chunk []byte, version string) (int, map[string]json.RawMessage, error) {
 	header := c.tineHeader(map[string]string{wire.HeaderUploadOffset: strconv.FormatInt(offset, 10)})
-	if binary {
-		header[wire.HeaderFrame] = wire.FrameHeaderValue
+	if version != "" {
+		header[wire.HeaderFrame] = version
 	}
 	req := request{method: http.MethodPatch, path: c.tenantPath("packs/" + id), body: chunk,
 		contentType: "application/offset+octet-stream", header: header}

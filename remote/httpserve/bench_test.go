@@ -1,6 +1,7 @@
 package httpserve_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -32,5 +33,38 @@ func BenchmarkInstall4kEvents(b *testing.B) {
 		if status, body, _ := ts.raw(b, "POST", "/v1/tenants/acme/packs", "", wire.PackContentType, frame); status != 201 {
 			b.Fatal(status, body)
 		}
+	}
+}
+
+// BenchmarkUploadFrame4kEvents uploads a 4,000-event run (8,001 objects,
+// read from the source's storage pack) in one PATCH into an empty blake3
+// tenant: as a version 1 binary frame (every object's envelope, stored by
+// compressing it again) and as a version 2 frame (the source's blocks,
+// kept as they are), both uncompressed as to a loopback server.
+func BenchmarkUploadFrame4kEvents(b *testing.B) {
+	src := newSource(b, objects.BLAKE3, "e", 4000)
+	objs, boundary, err := objects.PackClosure(context.Background(), src.repo.Objects(), []objects.OID{src.run}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v1, _, err := wire.WriteFrame(objs, boundary, objects.DefaultPackLimits, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v2, _ := blocksFrame(b, src, 0)
+	for _, c := range []struct {
+		name, version string
+		frame         []byte
+	}{{"version1", "1", v1}, {"version2", "2", v2}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				ts := startServer(b, httpserve.Config{ObjectFormat: objects.BLAKE3})
+				b.StartTimer()
+				if status, body := ts.uploadFrame(b, c.frame, map[string]string{wire.HeaderFrame: c.version}); status != 201 {
+					b.Fatal(status, body)
+				}
+			}
+		})
 	}
 }

@@ -170,7 +170,7 @@ func (s *Server) fetch(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
-	fc, herr := s.binaryFrame(c.r)
+	fc, herr := s.binaryFrame(c.r, false)
 	if herr != nil {
 		return herr
 	}

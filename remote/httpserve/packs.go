@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 	"github.com/tinehq/tine/remote/wire"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) postPacks(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
-	id, n, herr := s.installPack(c.r.Context(), c.tenant, frame, lim, false)
+	id, n, herr := s.installPack(c.r.Context(), c.tenant, frame, lim, frameChoice{})
 	if herr != nil {
 		return herr
 	}
@@ -43,8 +44,8 @@ func (s *Server) postPacks(c *call) *httpError {
 	return nil
 }
 
-// installPack verifies frame (tine's binary frame when binary, else
-// TINEPACK3) and installs it into the tenant's repository
+// installPack verifies frame (tine's binary frame when fc.binary, of
+// version 1 or 2 when fc.blocks, else TINEPACK3) and installs it into the tenant's repository
 // (spec §8.3) within the manifest counts lim, returning its pack id and
 // object count. Nothing is written
 // unless the whole frame holds: the manifest, every object, every link
@@ -53,17 +54,17 @@ func (s *Server) postPacks(c *call) *httpError {
 // declared boundary equal to those links. Objects are written link targets
 // first, in one batch, so an interrupted install leaves a link-closed
 // subset and a ref can never name a missing object.
-func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, lim objects.PackLimits, binary bool) (string, int, *httpError) {
+func (s *Server) installPack(ctx context.Context, tenant string, frame []byte, lim objects.PackLimits, fc frameChoice) (string, int, *httpError) {
 	release, herr := slot(ctx, s.packSlots)
 	if herr != nil {
 		return "", 0, herr
 	}
 	defer release()
-	return s.installHeld(ctx, tenant, frame, lim, binary)
+	return s.installHeld(ctx, tenant, frame, lim, fc)
 }
 
 // installHeld is installPack for a caller that holds a pack slot.
-func (s *Server) installHeld(ctx context.Context, tenant string, frame []byte, lim objects.PackLimits, binary bool) (string, int, *httpError) {
+func (s *Server) installHeld(ctx context.Context, tenant string, frame []byte, lim objects.PackLimits, fc frameChoice) (string, int, *httpError) {
 	if len(frame) == 0 {
 		return "", 0, invalid("empty pack")
 	}
@@ -76,12 +77,19 @@ func (s *Server) installHeld(ctx context.Context, tenant string, frame []byte, l
 	defer mu.Unlock()
 	stage := &objects.StagingStore{Store: r.Objects()}
 	var pf *objects.PackFrame
-	if binary {
+	var blocks []pack.RawBlock
+	switch {
+	case fc.blocks:
+		pf, blocks, err = wire.ReadFrameBlocks(frame, r.Algo(), lim)
+		if err == nil {
+			pf, err = objects.InstallPackFrame(ctx, pf, stage, nil)
+		}
+	case fc.binary:
 		pf, err = wire.ReadFrame(frame, r.Algo(), lim)
 		if err == nil {
 			pf, err = objects.InstallPackFrame(ctx, pf, stage, nil)
 		}
-	} else {
+	default:
 		pf, err = objects.InstallPackLimits(ctx, frame, stage, nil, lim)
 	}
 	if err != nil {
@@ -90,7 +98,7 @@ func (s *Server) installHeld(ctx context.Context, tenant string, frame []byte, l
 	if len(pf.Boundary) > 0 {
 		return "", 0, invalid(fmt.Sprintf("pack %s: unresolved shallow boundaries: %s", pf.ID, pf.Boundary[0]))
 	}
-	if err := objects.PutAll(ctx, r.Objects(), stage.Staged); err != nil {
+	if err := putStaged(ctx, r.Objects(), stage.Staged, blocks); err != nil {
 		return "", 0, internal(fmt.Sprintf("install %s: %v", pf.ID, err))
 	}
 	if err := s.noteReceived(ctx, r, tenant, stage.Staged); err != nil && s.cfg.Log != nil {
@@ -98,6 +106,21 @@ func (s *Server) installHeld(ctx context.Context, tenant string, frame []byte, l
 	}
 	s.recent.add(tenant, stage.Staged)
 	return pf.ID, len(pf.Objects), nil
+}
+
+// blockPutter is a store that can keep raw blocks as they arrived
+// (plumbing's repository store; combined.Store.PutBatchBlocks).
+type blockPutter interface {
+	PutBatchBlocks(ctx context.Context, objs []*objects.Object, blocks []pack.RawBlock) error
+}
+
+// putStaged stores the verified objects staged, writing the raw blocks
+// they arrived in as they are when the store can.
+func putStaged(ctx context.Context, st objects.Store, staged []*objects.Object, blocks []pack.RawBlock) error {
+	if bp, ok := st.(blockPutter); ok && len(blocks) > 0 {
+		return bp.PutBatchBlocks(ctx, staged, blocks)
+	}
+	return objects.PutAll(ctx, st, staged)
 }
 
 // packError maps an install failure: a format violation (any

@@ -74,6 +74,11 @@ type Config struct {
 	// frame in the capabilities, wire.HeaderFrame ignored), as a tine
 	// serve from before it does. Tests use it.
 	NoTineFrame bool
+	// NoTineFrameBlocks serves the binary frame without version 2 (no
+	// frame_blocks in the capabilities, wire.HeaderFrame's value 2
+	// refused as any unknown version), as a tine serve from before it
+	// does. Tests use it.
+	NoTineFrameBlocks bool
 }
 
 // Server is an OpenTine remote (opentine-remote/1) serving tine

@@ -34,6 +34,9 @@ func (s *Server) tineCaps() *wire.TineCaps {
 		MaxChunk: s.cfg.MaxBodyBytes, HaveClosure: wire.HaveClosureVersion}
 	if !s.cfg.NoTineFrame {
 		caps.Frame = wire.FrameVersion
+		if !s.cfg.NoTineFrameBlocks {
+			caps.FrameBlocks = wire.FrameBlocksVersion
+		}
 	}
 	return caps
 }
@@ -43,6 +46,9 @@ func (s *Server) tineCaps() *wire.TineCaps {
 type frameChoice struct {
 	// binary: the request reads or writes binary frames.
 	binary bool
+	// blocks: an upload may be a version 2 frame (raw storage blocks);
+	// asked with wire.HeaderFrame: wire.FrameBlocksHeaderValue.
+	blocks bool
 	// compress: a fetch's frame body is zstd-compressed (the client did
 	// not ask for wire.FrameCodecNone).
 	compress bool
@@ -52,17 +58,23 @@ type frameChoice struct {
 // when it carries wire.HeaderFrame with the version this server speaks and
 // the server serves them (a server hiding the extension or the frame
 // ignores the headers, as one from before the frame does), bodies not
-// compressed when it also carries wire.HeaderFrameCodec: none. Any other
-// value of either header is refused (400).
-func (s *Server) binaryFrame(r *http.Request) (frameChoice, *httpError) {
+// compressed when it also carries wire.HeaderFrameCodec: none. An upload
+// (upload) may ask for version 2 (wire.FrameBlocksHeaderValue) unless the
+// server does not serve it. Any other value of either header is refused
+// (400).
+func (s *Server) binaryFrame(r *http.Request, upload bool) (frameChoice, *httpError) {
 	v, ok := r.Header[http.CanonicalHeaderKey(wire.HeaderFrame)]
 	if !ok || s.cfg.HideTineExtension || s.cfg.NoTineFrame {
 		return frameChoice{}, nil
 	}
-	if len(v) != 1 || v[0] != wire.FrameHeaderValue {
-		return frameChoice{}, invalid(fmt.Sprintf("%s %.20q: this server speaks frame version %d", wire.HeaderFrame, v, wire.FrameVersion))
-	}
 	fc := frameChoice{binary: true, compress: true}
+	switch {
+	case len(v) == 1 && v[0] == wire.FrameHeaderValue:
+	case len(v) == 1 && v[0] == wire.FrameBlocksHeaderValue && upload && !s.cfg.NoTineFrameBlocks:
+		fc.blocks = true
+	default:
+		return frameChoice{}, invalid(fmt.Sprintf("%s %.20q: this server speaks frame version %d%s", wire.HeaderFrame, v, wire.FrameVersion, s.blocksNote(upload)))
+	}
 	if c, ok := r.Header[http.CanonicalHeaderKey(wire.HeaderFrameCodec)]; ok {
 		if len(c) != 1 || c[0] != wire.FrameCodecNone {
 			return frameChoice{}, invalid(fmt.Sprintf("%s %.20q: the only codec to ask for is %s", wire.HeaderFrameCodec, c, wire.FrameCodecNone))
@@ -70,6 +82,15 @@ func (s *Server) binaryFrame(r *http.Request) (frameChoice, *httpError) {
 		fc.compress = false
 	}
 	return fc, nil
+}
+
+// blocksNote completes binaryFrame's refusal with the version 2 an
+// upload may also ask for.
+func (s *Server) blocksNote(upload bool) string {
+	if !upload || s.cfg.NoTineFrameBlocks {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d in uploads)", wire.FrameBlocksVersion)
 }
 
 // packLimits returns the manifest counts a fetch or upload request gets:

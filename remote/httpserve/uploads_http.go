@@ -75,7 +75,7 @@ func (s *Server) uploadChunk(c *call) *httpError {
 	if herr != nil {
 		return herr
 	}
-	fc, herr := s.binaryFrame(c.r)
+	fc, herr := s.binaryFrame(c.r, true)
 	if herr != nil {
 		return herr
 	}
@@ -109,7 +109,7 @@ func (s *Server) uploadChunk(c *call) *httpError {
 		// first: that state is only there to resume from, and if the
 		// server dies before answering the upload is still at offset 0,
 		// to be sent again.
-		return s.finalize(c, id, m, chunk, lim, fc.binary)
+		return s.finalize(c, id, m, chunk, lim, fc)
 	}
 	if err := s.uploads.appendChunk(c.tenant, id, m, chunk); err != nil {
 		return internal(err.Error())
@@ -118,12 +118,12 @@ func (s *Server) uploadChunk(c *call) *httpError {
 		writeJSON(c.w, http.StatusOK, map[string]int64{"offset": m.Offset})
 		return nil
 	}
-	return s.finalize(c, id, m, nil, lim, fc.binary)
+	return s.finalize(c, id, m, nil, lim, fc)
 }
 
 // finalize checks and installs a complete upload within the manifest
 // counts lim, as tine's binary frame when the completing request asked for
-// it (binary), else as TINEPACK3: whole, when one request carried it all,
+// it (fc; of version 1 or 2 when it asked for version 2), else as TINEPACK3: whole, when one request carried it all,
 // else read from the upload state. A digest mismatch or an
 // invalid pack ends the upload (its state is removed); a server-side
 // failure keeps it, so the client may retry.
@@ -133,7 +133,7 @@ func (s *Server) uploadChunk(c *call) *httpError {
 // waiting for a slot would let many uploads finishing at once hold that
 // much each while they wait (a whole upload in one request is within the
 // request body cap, as every chunk waiting here is).
-func (s *Server) finalize(c *call, id string, m *uploadMeta, whole []byte, lim objects.PackLimits, binary bool) *httpError {
+func (s *Server) finalize(c *call, id string, m *uploadMeta, whole []byte, lim objects.PackLimits, fc frameChoice) *httpError {
 	release, herr := slot(c.r.Context(), s.packSlots)
 	if herr != nil {
 		return herr
@@ -154,7 +154,7 @@ func (s *Server) finalize(c *call, id string, m *uploadMeta, whole []byte, lim o
 		_ = s.uploads.remove(c.tenant, id)
 		return invalid("upload does not hash to its declared sha256")
 	}
-	packID, n, herr := s.installHeld(c.r.Context(), c.tenant, frame, lim, binary)
+	packID, n, herr := s.installHeld(c.r.Context(), c.tenant, frame, lim, fc)
 	if herr != nil {
 		if herr.status == http.StatusBadRequest {
 			_ = s.uploads.remove(c.tenant, id)

@@ -148,6 +148,15 @@ func WriteFrame(objs []*objects.Object, shallow []objects.OID, lim objects.PackL
 		body = binary.AppendUvarint(body, uint64(lens[i]))
 		body = o.AppendStored(body)
 	}
+	return sealFrame(FrameMagic, buf[:start+len(body)], start, compress)
+}
+
+// sealFrame finishes a frame whose body is buf[start:] (start is 0 or the
+// header's size, room left for it): it compresses the body when compress,
+// writes magic, the body's digest and the codec byte, and checks the
+// frame's size.
+func sealFrame(magic string, buf []byte, start int, compress bool) ([]byte, string, error) {
+	body := buf[start:]
 	sum := sha256.Sum256(body)
 	var frame []byte
 	if compress {
@@ -160,11 +169,11 @@ func WriteFrame(objs []*objects.Object, shallow []objects.OID, lim objects.PackL
 		frame = enc.EncodeAll(body, frame)
 		frameEncoders.Put(enc)
 	} else {
-		frame = buf[:start+len(body)]
+		frame = buf
 		frame[frameHeaderSize] = codecNone
 	}
-	copy(frame, FrameMagic)
-	copy(frame[len(FrameMagic):], sum[:])
+	copy(frame, magic)
+	copy(frame[len(magic):], sum[:])
 	if len(frame) > objects.MaxPackBytes {
 		return nil, "", fmt.Errorf("write frame: %w: %d bytes, over %d", ErrBadFrame, len(frame), objects.MaxPackBytes)
 	}

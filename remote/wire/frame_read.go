@@ -29,11 +29,31 @@ func ReadFrame(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.P
 	if !a.Valid() {
 		return nil, fmt.Errorf("read frame: %w: %q", objects.ErrUnknownAlgo, a)
 	}
-	if len(frame) > objects.MaxPackBytes {
-		return nil, fmt.Errorf("%w: %d bytes, over %d", ErrBadFrame, len(frame), objects.MaxPackBytes)
-	}
-	if len(frame) <= frameHeaderSize || !IsFrame(frame) {
+	if !IsFrame(frame) && len(frame) <= objects.MaxPackBytes {
 		return nil, fmt.Errorf("%w: no %q magic", ErrBadFrame, FrameMagic[:len(FrameMagic)-1])
+	}
+	id, body, err := frameBody(frame)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parseFrameBody(body, a, lim)
+	if err != nil {
+		return nil, fmt.Errorf("frame %s: %w", id, err)
+	}
+	pf.ID = id
+	return pf, nil
+}
+
+// frameBody checks a frame of either version up to its body: its size
+// (objects.MaxPackBytes, first), its header, its codec and the body's
+// digest; it returns the frame id and the body (inflated when the frame
+// is compressed).
+func frameBody(frame []byte) (string, []byte, error) {
+	if len(frame) > objects.MaxPackBytes {
+		return "", nil, fmt.Errorf("%w: %d bytes, over %d", ErrBadFrame, len(frame), objects.MaxPackBytes)
+	}
+	if len(frame) <= frameHeaderSize || !IsFrame(frame) && !IsFrameBlocks(frame) {
+		return "", nil, fmt.Errorf("%w: no %q magic", ErrBadFrame, FrameMagic[:len(FrameMagic)-1])
 	}
 	id := FrameID(frame)
 	var body []byte
@@ -43,20 +63,15 @@ func ReadFrame(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.P
 	case codecZstd:
 		var err error
 		if body, err = inflateFrame(rest); err != nil {
-			return nil, fmt.Errorf("frame %s: %w", id, err)
+			return "", nil, fmt.Errorf("frame %s: %w", id, err)
 		}
 	default:
-		return nil, fmt.Errorf("frame %s: %w: unknown body codec %d", id, ErrBadFrame, codec)
+		return "", nil, fmt.Errorf("frame %s: %w: unknown body codec %d", id, ErrBadFrame, codec)
 	}
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], frame[len(FrameMagic):frameHeaderSize]) {
-		return nil, fmt.Errorf("frame %s: %w: the body hashes to sha256:%x", id, ErrBadFrame, sum)
+		return "", nil, fmt.Errorf("frame %s: %w: the body hashes to sha256:%x", id, ErrBadFrame, sum)
 	}
-	pf, err := parseFrameBody(body, a, lim)
-	if err != nil {
-		return nil, fmt.Errorf("frame %s: %w", id, err)
-	}
-	pf.ID = id
-	return pf, nil
+	return id, body, nil
 }
 
 // parseFrameBody decodes a verified body (see ReadFrame).
@@ -74,23 +89,11 @@ func parseFrameBody(body []byte, a objects.Algo, lim objects.PackLimits) (*objec
 	if nShallow*33+nObj*2 > uint64(len(r.b)) {
 		return nil, fmt.Errorf("%w: %d objects and %d shallow ids do not fit %d bytes", ErrBadFrame, nObj, nShallow, len(r.b))
 	}
-	pf := &objects.PackFrame{Objects: make([]*objects.Object, 0, nObj), Shallow: make([]objects.OID, 0, nShallow)}
+	pf := &objects.PackFrame{Objects: make([]*objects.Object, 0, nObj)}
 	seen := make(map[objects.OID]bool, nObj+nShallow)
-	for i := uint64(0); i < nShallow; i++ {
-		entry := r.next(33)
-		if r.err != nil {
-			return nil, r.err
-		}
-		if int(entry[0]) >= len(codeTypes) || codeTypes[entry[0]] == "" {
-			return nil, fmt.Errorf("%w: shallow[%d] has type code %d", ErrBadFrame, i, entry[0])
-		}
-		id := objects.OID{Type: codeTypes[entry[0]], Algo: a}
-		copy(id.Digest[:], entry[1:])
-		if seen[id] {
-			return nil, fmt.Errorf("%w: shallow[%d] repeats %s", ErrBadFrame, i, id)
-		}
-		seen[id] = true
-		pf.Shallow = append(pf.Shallow, id)
+	var err error
+	if pf.Shallow, err = r.shallow(nShallow, a, seen); err != nil {
+		return nil, err
 	}
 	// The entries are cut first, then decoded (and so hashed) on every
 	// CPU, then checked in frame order: the error reported is the one a
@@ -131,23 +134,52 @@ const parallelEntries = 512
 func decodeEntries(a objects.Algo, entries [][]byte) ([]*objects.Object, []error) {
 	objs := make([]*objects.Object, len(entries))
 	errs := make([]error, len(entries))
-	decode := func(lo, hi int) {
+	parallel(len(entries), len(entries), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			objs[i], errs[i] = objects.DecodeEnvelope(a, entries[i])
 		}
-	}
-	workers := min(runtime.GOMAXPROCS(0), 8, len(entries)/parallelEntries)
+	})
+	return objs, errs
+}
+
+// parallel calls fn over [0, n) split in runs across the CPUs (at most 8),
+// one run per parallelEntries of work (the objects the items hold), and
+// returns when every run is done.
+func parallel(n, work int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), 8, work/parallelEntries, n)
 	if workers < 2 {
-		decode(0, len(entries))
-		return objs, errs
+		fn(0, n)
+		return
 	}
 	var wg sync.WaitGroup
-	per := (len(entries) + workers - 1) / workers
-	for lo := 0; lo < len(entries); lo += per {
-		wg.Go(func() { decode(lo, min(lo+per, len(entries))) })
+	per := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += per {
+		wg.Go(func() { fn(lo, min(lo+per, n)) })
 	}
 	wg.Wait()
-	return objs, errs
+}
+
+// shallow reads n shallow entries (the caller checked they fit the body),
+// refusing an unknown type code and an id already in seen.
+func (r *frameReader) shallow(n uint64, a objects.Algo, seen map[objects.OID]bool) ([]objects.OID, error) {
+	out := make([]objects.OID, 0, n)
+	for i := uint64(0); i < n; i++ {
+		entry := r.next(33)
+		if r.err != nil {
+			return nil, r.err
+		}
+		if int(entry[0]) >= len(codeTypes) || codeTypes[entry[0]] == "" {
+			return nil, fmt.Errorf("%w: shallow[%d] has type code %d", ErrBadFrame, i, entry[0])
+		}
+		id := objects.OID{Type: codeTypes[entry[0]], Algo: a}
+		copy(id.Digest[:], entry[1:])
+		if seen[id] {
+			return nil, fmt.Errorf("%w: shallow[%d] repeats %s", ErrBadFrame, i, id)
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	return out, nil
 }
 
 // frameReader consumes a body; the first failure sticks in err.

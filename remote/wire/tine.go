@@ -39,6 +39,12 @@ type TineCaps struct {
 	// binary frames only for the version it speaks; any other value leaves
 	// it on TINEPACK3 within the counts below.
 	Frame int `json:"frame,omitempty"`
+	// FrameBlocks is FrameBlocksVersion when the server also reads
+	// version 2 frames (raw storage blocks) in uploads; absent from a
+	// tine serve older than the field, whose clients and servers ignore
+	// it. A client sends version 2 frames only when both Frame and this
+	// are the versions it speaks.
+	FrameBlocks int `json:"frame_blocks,omitempty"`
 	// HaveClosure is HaveClosureVersion when the server expands a fetch's
 	// haves by their link closure on request (HeaderHaves), absent
 	// otherwise.
