@@ -34,6 +34,16 @@ const (
 	plainChunk = 1 << 20 // what plainChunks reads at a time
 )
 
+// StreamWriters is how many goroutines a PutBlobFrom keeps blocked in
+// disk writes at most, besides the caller's goroutine that reads and
+// hashes. The library leaves GOMAXPROCS alone (it is process-wide: pools
+// sized while it is raised would keep the extra workers); a command that
+// owns the process may raise it by this much around a stream, so that a
+// writer blocked in a direct write keeps a processor of its own and the
+// Go runtime need not take it back from the system call and hand it on
+// (a thread wake-up each time) while the reader waits for one.
+const StreamWriters = 2
+
 // directIO lets streamBody try direct I/O; tests turn it off to cover the
 // page-cache path on a file system that offers both.
 var directIO = true
@@ -82,9 +92,8 @@ func (s *Store) streamBody(ctx context.Context, r io.Reader, f *os.File, tmp str
 	writers := 1
 	if directIO && fsutil.SetDirect(f, true) == nil {
 		w.direct.Store(true)
-		writers = 2
+		writers = StreamWriters
 	}
-	defer raiseProcs(writers)()
 	full := make(chan piece, blockCount)
 	var wg sync.WaitGroup
 	for range writers {
