@@ -3,6 +3,7 @@ package objects
 import (
 	"bytes"
 	"io"
+	"os"
 	"regexp"
 	"sync"
 	"unicode/utf8"
@@ -12,6 +13,12 @@ import (
 // a line end, so the line-oriented rules of RedactBlob (assignments,
 // bearer headers, token shapes) see whole lines.
 const RedactChunk = 1 << 20
+
+// ChunkRoom is the spare capacity a ChunkReader of this package needs in
+// the caller's buffer to append a chunk there (unless a private-key block
+// or a literal secret value extends the chunk): RedactChunk plus the
+// longest line piece that may end it.
+const ChunkRoom = RedactChunk + segmentMax
 
 // maxPEMCarry bounds how much of an unterminated private-key block
 // RedactReader holds while it looks for the block's END line; past it the
@@ -53,6 +60,23 @@ func NewRedactChunks(r io.Reader) ChunkReader {
 	return newRedactReader(r)
 }
 
+// NewRedactChunksAhead is NewRedactChunks over a file that is read ahead
+// (when it is a regular file): while the caller works on a chunk, another
+// goroutine reads the input that follows into buf's spare capacity, where
+// the next ReadChunk puts it when the caller passes the same memory again,
+// extended by the chunk, as a caller filling one large buffer does. Only
+// the input's reading moves; the chunks and their scrubbing are
+// NewRedactChunks' to the byte. The caller must call Settle before it
+// writes into or frees any memory it has passed to ReadChunk past the
+// slices returned.
+func NewRedactChunksAhead(f *os.File) ChunkReader {
+	z := newRedactReader(f)
+	if ra := newReadAhead(f); ra != nil {
+		z.ra, z.in = ra, ra
+	}
+	return z
+}
+
 // ChunkReader is a reader that can also append its stream to a caller's
 // buffer a chunk (of a few megabytes at most) at a time, so the bytes can
 // be read straight into the memory they are hashed and written from. A
@@ -65,6 +89,10 @@ type ChunkReader interface {
 	// memory holding buf's bytes too. At the end of the stream it
 	// returns buf and io.EOF.
 	ReadChunk(buf []byte) ([]byte, error)
+	// Settle waits until nothing is being read into memory the caller
+	// passed to ReadChunk (see NewRedactChunksAhead), after which the
+	// caller may write into or free all of it.
+	Settle()
 }
 
 func newRedactReader(r io.Reader) *redactReader {
@@ -80,11 +108,12 @@ const segmentMax = 64 << 10
 type redactReader struct {
 	lit   *Redactor // literal secret values to replace too; nil for none
 	in    io.Reader
-	carry []byte // bytes read past the last chunk end, first of the next
-	inEOF bool   // in has returned io.EOF
-	buf   []byte // Read's chunk buffer, reused so binary input allocates nothing
-	out   []byte // scrubbed bytes not yet returned by Read
-	eof   bool   // the last chunk has been read
+	ra    *readAhead // in, read ahead; nil when not
+	carry []byte     // bytes read past the last chunk end, first of the next
+	inEOF bool       // in has returned io.EOF
+	buf   []byte     // Read's chunk buffer, reused so binary input allocates nothing
+	out   []byte     // scrubbed bytes not yet returned by Read
+	eof   bool       // the last chunk has been read
 	err   error
 }
 
@@ -125,6 +154,14 @@ func (z *redactReader) ReadChunk(buf []byte) ([]byte, error) {
 	}
 }
 
+// Settle implements ChunkReader: bytes read ahead are moved into the
+// reader's own memory.
+func (z *redactReader) Settle() {
+	if z.ra != nil {
+		z.ra.detach()
+	}
+}
+
 // fill appends the next chunk to buf, extends it over a key block that it
 // opens (and over a literal secret value its end may cut), and scrubs the
 // appended bytes in place.
@@ -144,6 +181,7 @@ func (z *redactReader) fill(buf []byte) ([]byte, error) {
 		}
 		if pem && len(chunk) > maxPEMCarry {
 			// RedactBlob's rule: an unterminated block runs to the end.
+			z.Settle()
 			return place(all, start, z.lit.Blob(chunk)), z.drain()
 		}
 		if all, err = z.readChunk(all, RedactChunk); err != nil {
@@ -157,6 +195,10 @@ func (z *redactReader) fill(buf []byte) ([]byte, error) {
 	}
 	if z.lit != nil {
 		out = z.lit.literals(out)
+	}
+	if len(out) != len(chunk) || (len(out) > 0 && &out[0] != &chunk[0]) {
+		// Scrubbed: the copy into all may run over the bytes read ahead.
+		z.Settle()
 	}
 	return place(all, start, out), nil
 }
@@ -216,6 +258,11 @@ func (z *redactReader) readChunk(buf []byte, limit int) ([]byte, error) {
 	z.carry = append(z.carry, avail[end:]...)
 	if end == len(avail) && z.inEOF {
 		z.eof = true
+	}
+	// The next chunk starts at the end of this one: if the caller extends
+	// this memory, its reading starts past the carry.
+	if next := start + end; z.ra != nil && !z.inEOF && cap(buf) >= next+need {
+		z.ra.prefetch(buf[next+len(z.carry) : next+need])
 	}
 	return buf[:start+end], nil
 }

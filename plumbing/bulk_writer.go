@@ -35,6 +35,13 @@ type BulkOptions struct {
 	MaxObjects int
 	// MaxBytes is the most body bytes one batch holds.
 	MaxBytes int64
+	// AroundStream, when not nil, is called before each blob is streamed
+	// (PutBlobFrom) with the number of goroutines the store keeps blocked
+	// in disk writes meanwhile (loose.StreamWriters), and the function it
+	// returns when the stream ends. It lets the command that owns the
+	// process raise GOMAXPROCS for exactly that long; the library never
+	// changes it, as it is process-wide.
+	AroundStream func(writers int) (restore func())
 }
 
 // BlobStreamer is implemented by stores that can store a blob from a reader
@@ -137,6 +144,9 @@ func (w *BulkWriter) PutBlobFrom(r io.Reader) (objects.OID, error) {
 	s, ok := blobStreamerOf(w.store)
 	if !ok {
 		return objects.OID{}, fmt.Errorf("store %T cannot stream blobs", w.store)
+	}
+	if w.opt.AroundStream != nil {
+		defer w.opt.AroundStream(loose.StreamWriters)()
 	}
 	id, err := s.PutBlobFrom(w.ctx, r)
 	if err == nil {

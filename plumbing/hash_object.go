@@ -40,6 +40,9 @@ type HashObjectOptions struct {
 	// empty means blake3. With a repository it must be empty or equal the
 	// repository's.
 	ObjectFormat objects.Algo
+	// AroundStream is BulkOptions.AroundStream for the files stored by
+	// streaming (StreamThreshold and larger).
+	AroundStream func(writers int) (restore func())
 }
 
 // HashedObject is one object hashed by HashObject.
@@ -122,7 +125,7 @@ func HashObject(ctx context.Context, r *Repo, opt HashObjectOptions) (*HashObjec
 		return nil, fmt.Errorf("hash-object: no input (give files or --stdin): %w", ErrBadInput)
 	}
 	if len(large) > 0 {
-		return hashWithLarge(ctx, r, algo, opt.Write, ins, large)
+		return hashWithLarge(ctx, r, algo, opt, ins, large)
 	}
 	objs := make([]*objects.Object, len(ins))
 	for i, in := range ins {
@@ -165,7 +168,8 @@ type hashInput struct {
 // blob files to stream. Blobs have no links, so validation cannot refuse
 // one; the small inputs are stored in one batch first, then each large
 // file is streamed in constant memory (hashing while writing, SPEC §1.3).
-func hashWithLarge(ctx context.Context, r *Repo, a objects.Algo, write bool, ins []hashInput, large []int) (*HashObjectResult, error) {
+func hashWithLarge(ctx context.Context, r *Repo, a objects.Algo, opt HashObjectOptions, ins []hashInput, large []int) (*HashObjectResult, error) {
+	write := opt.Write
 	res := &HashObjectResult{Objects: make([]HashedObject, len(ins))}
 	var small []*objects.Object
 	isLarge := make(map[int]bool, len(large))
@@ -182,7 +186,7 @@ func hashWithLarge(ctx context.Context, r *Repo, a objects.Algo, write bool, ins
 	}
 	var bulk *BulkWriter
 	if write {
-		bulk = NewBulkWriter(ctx, r.Objects(), BulkOptions{})
+		bulk = NewBulkWriter(ctx, r.Objects(), BulkOptions{AroundStream: opt.AroundStream})
 		for _, o := range small {
 			if _, err := bulk.Add(o); err != nil {
 				return nil, fmt.Errorf("hash-object: %w", err)

@@ -24,15 +24,17 @@ func streamFileBlob(ctx context.Context, a objects.Algo, w *BulkWriter, path str
 	// Secrets are scrubbed before hashing here too (SPEC §1.7), as the
 	// stream passes: cr counts the stored (redacted) bytes. The store's
 	// writer reads the chunks straight into the blocks it writes, hashing
-	// one while it writes another (loose.Store.PutBlobFrom).
-	cr := &countingChunks{ctx: ctx, r: objects.NewRedactChunks(f)}
+	// one while it writes another (loose.Store.PutBlobFrom), and the file
+	// is read ahead into those blocks while a chunk is hashed.
 	if w != nil {
+		cr := &countingChunks{ctx: ctx, r: objects.NewRedactChunksAhead(f)}
 		id, err := w.PutBlobFrom(cr)
 		if err != nil {
 			return objects.OID{}, 0, fmt.Errorf("%s: %w", path, err)
 		}
 		return id, cr.n, nil
 	}
+	cr := &countingChunks{ctx: ctx, r: objects.NewRedactChunks(f)}
 	h := a.Hasher(objects.TypeBlob, 1)
 	var buf []byte
 	for {
@@ -70,6 +72,9 @@ func (c *countingChunks) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// Settle waits for the underlying reader's reading ahead.
+func (c *countingChunks) Settle() { c.r.Settle() }
 
 // ReadChunk appends the next chunk of the underlying reader to buf.
 func (c *countingChunks) ReadChunk(buf []byte) ([]byte, error) {

@@ -57,6 +57,9 @@ func (c *hashObjectCmd) Run(e *env) error {
 	if c.Stdin {
 		opt.Stdin = e.stdin
 	}
+	if c.Write {
+		opt.AroundStream = aroundStream
+	}
 	r, err := e.openRepo()
 	switch {
 	case err == nil:
@@ -89,7 +92,7 @@ func printHashed(p *printer, res *plumbing.HashObjectResult) {
 // through a buffer flushed before any error line.
 func (c *hashObjectCmd) runPaths(e *env, r *plumbing.Repo, opt plumbing.HashObjectOptions) error {
 	popt := plumbing.HashPathsOptions{Type: opt.Type, Write: opt.Write, Canonicalize: opt.Canonicalize,
-		ObjectFormat: opt.ObjectFormat, Paths: e.stdin}
+		ObjectFormat: opt.ObjectFormat, Paths: e.stdin, Bulk: plumbing.BulkOptions{AroundStream: opt.AroundStream}}
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	var all []plumbing.HashedObject
 	emit := func(h plumbing.HashedObject) error {

@@ -69,6 +69,18 @@ func BenchmarkRawBLAKE3(b *testing.B) {
 // peak resident memory (the store's blocks are mapped outside the Go heap,
 // so B/op does not count them).
 func BenchmarkLargeBlob(b *testing.B) {
+	benchLargeBlob(b, func(f *os.File) io.Reader { return f })
+}
+
+// BenchmarkLargeBlobRedactedAhead is BenchmarkLargeBlob through the
+// reader `tine hash-object -w` streams a file with: scrubbed chunk by
+// chunk, and read ahead on another goroutine into the store's blocks.
+func BenchmarkLargeBlobRedactedAhead(b *testing.B) {
+	benchLargeBlob(b, func(f *os.File) io.Reader { return objects.NewRedactChunksAhead(f) })
+}
+
+// benchLargeBlob stores the benchmark file through the reader wrap makes.
+func benchLargeBlob(b *testing.B, wrap func(*os.File) io.Reader) {
 	p := benchLargeFile(b)
 	ctx := context.Background()
 	b.SetBytes(benchLargeSize)
@@ -89,7 +101,7 @@ func BenchmarkLargeBlob(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		id, err := s.PutBlobFrom(ctx, f)
+		id, err := s.PutBlobFrom(ctx, wrap(f))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,3 +17,7 @@ func SetDirectIO(on bool) bool { old := directIO; directIO = on; return old }
 // BlockSize is how many bytes a streamed blob's blocks hold when they are
 // handed to the writers, for tests of the block edges.
 const BlockSize = blockSize
+
+// BlockCap is the size of a streamed blob's blocks, which the reader
+// leaves for a fresh one when less than objects.ChunkRoom is left.
+const BlockCap = blockCap
