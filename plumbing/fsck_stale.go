@@ -75,7 +75,7 @@ func (f *fsck) removeObjectLeftovers(cutoff time.Time, anyAge bool) error {
 			return fmt.Errorf("remove leftovers of any age: %w", err)
 		}
 		defer unlockGC()
-		unlockWriters, err := f.r.lockPrune(f.ctx)
+		unlockWriters, err := f.r.lockPrune(f.ctx, "removing leftovers of any age")
 		if err != nil {
 			return fmt.Errorf("remove leftovers of any age: %w", err)
 		}
