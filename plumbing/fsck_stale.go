@@ -60,13 +60,13 @@ func (f *fsck) removeStale() error {
 
 // removeObjectLeftovers deletes object temp files and storage pack
 // garbage modified before cutoff, or of any age with anyAge. At any age
-// a leftover can be a running writer's, and an index without its pack is
-// one for the length of a directory fsync (pack.Writer.Commit renames the
-// index first): deleting it just before the writer renames its pack
-// would leave an acknowledged pack without an index, unreadable until
-// index-pack. So, as gc --prune does, it first takes the gc lock and the
-// writers' lock exclusive (saying so while it waits): no writer is then
-// running, and every leftover is a dead writer's.
+// a leftover can be a running writer's: a temp file it is about to
+// rename, or the temp index of a pack it has just renamed into place
+// (pack.Writer.Commit renames the pack first), which RemoveGarbage takes
+// for an interrupted commit and renames itself, failing the writer's own
+// rename and so its write. So, as gc --prune does, it first takes the gc
+// lock and the writers' lock exclusive (saying so while it waits): no
+// writer is then running, and every leftover is a dead writer's.
 func (f *fsck) removeObjectLeftovers(cutoff time.Time, anyAge bool) error {
 	if anyAge {
 		cutoff = f.opt.Now().Add(time.Hour) // every existing temp file

@@ -16,12 +16,13 @@ import (
 )
 
 // TestFsckRemoveStaleAnyAgeWaitsForWriters: a pack writer stopped between
-// its two renames (the index in place, the pack still a temp file) while
+// its two renames (the pack in place, the index still a temp file) while
 // another writer process holds the writers' lock; `fsck --remove-stale
 // --stale-after 0s` must wait for the writers (and say so) instead of
-// deleting the index, which the writer's pack rename would then turn into
-// an acknowledged pack without an index. Once the writer has committed,
-// the pack reads whole and fsck finds nothing wrong.
+// taking the writer's files for a crash's leftovers (it renamed the temp
+// index itself, so the writer's own rename, and its write, failed). Once
+// the writer has committed, the pack reads whole and fsck finds nothing
+// wrong.
 func TestFsckRemoveStaleAnyAgeWaitsForWriters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary")
@@ -36,12 +37,12 @@ func TestFsckRemoveStaleAnyAgeWaitsForWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The commit window of pack.Writer.Commit: the index renamed, the
-	// pack not yet.
+	// The commit window of pack.Writer.Commit: the pack renamed, the
+	// index not yet.
 	dir := r.Packs().Dir()
-	packFile := filepath.Join(dir, name+".pack")
-	tmp := filepath.Join(dir, objects.TempPrefix+"pack-window")
-	if err := os.Rename(packFile, tmp); err != nil {
+	idxFile := filepath.Join(dir, name+".idx")
+	tmp := filepath.Join(dir, objects.TempPrefix+"idx-window")
+	if err := os.Rename(idxFile, tmp); err != nil {
 		t.Fatal(err)
 	}
 
@@ -73,7 +74,7 @@ func TestFsckRemoveStaleAnyAgeWaitsForWriters(t *testing.T) {
 			committed = true
 			// The stopped writer's second rename, then the other
 			// writer's exit, which frees the writers' lock.
-			commitErr = os.Rename(tmp, packFile)
+			commitErr = os.Rename(tmp, idxFile)
 			io.WriteString(in, "go\n")
 		}
 	}
@@ -99,9 +100,9 @@ func TestFsckRemoveStaleAnyAgeWaitsForWriters(t *testing.T) {
 		t.Fatalf("child: %v\n%s", err, stderr.String())
 	}
 	if len(notices) == 0 || commitErr != nil {
-		t.Fatalf("fsck --remove-stale at any age did not wait for the writers: notices %q; the writer's pack rename: %v", notices, commitErr)
+		t.Fatalf("fsck --remove-stale at any age did not wait for the writers: notices %q; the writer's index rename: %v", notices, commitErr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, name+".idx")); err != nil {
+	if _, err := os.Stat(idxFile); err != nil {
 		t.Fatalf("the committed pack's index: %v", err)
 	}
 	if res.RemovedTemp != 0 || !res.OK() {
