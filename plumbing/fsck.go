@@ -83,7 +83,9 @@ type FsckOptions struct {
 	// not warned about.
 	RemoveStale bool
 	// StaleAfter is the minimum age of a removed leftover whose liveness
-	// cannot be probed. Zero (or negative) means any age: 0 is 0. Callers
+	// cannot be probed. Zero (or negative) means any age: 0 is 0, and
+	// Fsck then waits for running writers first, as a pruning gc does
+	// (removeObjectLeftovers). Callers
 	// wanting a safety margin pass DefaultStaleAfter, as the CLI does when
 	// --stale-after is not given.
 	StaleAfter time.Duration

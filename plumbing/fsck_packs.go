@@ -170,7 +170,7 @@ func (f *fsck) packGarbageWarnings(interrupted map[string]string) error {
 		case isPack && named && isLowerHexN(h, 64) && !indexed[base]:
 			// A problem, reported by checkStoragePacks.
 		case indexed[strings.TrimSuffix(name, ".idx")] && !isFile(filepath.Join(f.r.root, storagePackRel, strings.TrimSuffix(name, ".idx")+".pack")):
-			f.warn(Problem{Code: WarnPackGarbage, Path: path, Message: "index without its pack (a gc stopped while removing an old pack, or a pack write was killed before its commit); readers skip it, and the next gc or fsck --remove-stale removes it once old"})
+			f.warn(Problem{Code: WarnPackGarbage, Path: path, Message: "index without its pack (a gc stopped while removing an old pack); the next gc or fsck --remove-stale removes it"})
 		case isPack && named && isLowerHexN(h, 64), indexed[strings.TrimSuffix(name, ".idx")]:
 		default:
 			f.warn(Problem{Code: WarnStray, Path: path, Message: "not a storage pack name; readers skip it"})

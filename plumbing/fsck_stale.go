@@ -24,20 +24,9 @@ import (
 func (f *fsck) removeStale() error {
 	cutoff := f.opt.Now().Add(-f.opt.StaleAfter)
 	anyAge := f.opt.StaleAfter <= 0
-	objCutoff := cutoff
-	if anyAge {
-		objCutoff = f.opt.Now().Add(time.Hour) // every existing temp file
+	if err := f.removeObjectLeftovers(cutoff, anyAge); err != nil {
+		return err
 	}
-	n, err := f.r.loose.RemoveStaleTemp(f.ctx, objCutoff)
-	if err != nil {
-		return fmt.Errorf("remove object temp files: %w", err)
-	}
-	f.res.RemovedTemp = n
-	m, err := f.removePackGarbage(objCutoff)
-	if err != nil {
-		return fmt.Errorf("remove storage pack leftovers: %w", err)
-	}
-	f.res.RemovedTemp += m
 	var olderThan time.Time
 	if !anyAge {
 		olderThan = cutoff
@@ -66,6 +55,42 @@ func (f *fsck) removeStale() error {
 			return fmt.Errorf("remove stale %s files: %w", top, err)
 		}
 	}
+	return nil
+}
+
+// removeObjectLeftovers deletes object temp files and storage pack
+// garbage modified before cutoff, or of any age with anyAge. At any age
+// a leftover can be a running writer's: a temp file it is about to
+// rename, or the temp index of a pack it has just renamed into place
+// (pack.Writer.Commit renames the pack first), which RemoveGarbage takes
+// for an interrupted commit and renames itself, failing the writer's own
+// rename and so its write. So, as gc --prune does, it first takes the gc
+// lock and the writers' lock exclusive (saying so while it waits): no
+// writer is then running, and every leftover is a dead writer's.
+func (f *fsck) removeObjectLeftovers(cutoff time.Time, anyAge bool) error {
+	if anyAge {
+		cutoff = f.opt.Now().Add(time.Hour) // every existing temp file
+		unlockGC, err := f.r.lockGC(f.ctx)
+		if err != nil {
+			return fmt.Errorf("remove leftovers of any age: %w", err)
+		}
+		defer unlockGC()
+		unlockWriters, err := f.r.lockPrune(f.ctx, "removing leftovers of any age")
+		if err != nil {
+			return fmt.Errorf("remove leftovers of any age: %w", err)
+		}
+		defer unlockWriters()
+	}
+	n, err := f.r.loose.RemoveStaleTemp(f.ctx, cutoff)
+	if err != nil {
+		return fmt.Errorf("remove object temp files: %w", err)
+	}
+	f.res.RemovedTemp = n
+	m, err := f.removePackGarbage(cutoff)
+	if err != nil {
+		return fmt.Errorf("remove storage pack leftovers: %w", err)
+	}
+	f.res.RemovedTemp += m
 	return nil
 }
 

@@ -155,7 +155,7 @@ func GC(ctx context.Context, r *Repo, opt GCOptions) (*GCResult, error) {
 	}
 	defer unlockGC()
 	if opt.Prune {
-		unlockPrune, err := r.lockPrune(ctx)
+		unlockPrune, err := r.lockPrune(ctx, "pruning")
 		if err != nil {
 			return nil, fmt.Errorf("gc: %w", err)
 		}

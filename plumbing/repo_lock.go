@@ -210,14 +210,15 @@ func (r *Repo) lockGC(ctx context.Context) (release func(), err error) {
 	return func() { fl.Unlock() }, nil
 }
 
-// lockPrune takes the writers' lock exclusive for gc's prune phase and
-// returns its release. In-process writers wait for the release; this
+// lockPrune takes the writers' lock exclusive for gc's prune phase (or
+// fsck's removal of leftovers of any age; what names the activity in the
+// waiting notices) and returns its release. In-process writers wait for the release; this
 // process's own shared hold (a handle that wrote and is not closed) is
 // dropped for the duration and retaken after, so whatever such a handle
 // wrote and has not yet referenced is unreachable to this gc like any
 // other unreferenced object. The caller must not write through the
 // repository's store until it releases (gc writes packs directly).
-func (r *Repo) lockPrune(ctx context.Context) (release func(), err error) {
+func (r *Repo) lockPrune(ctx context.Context, what string) (release func(), err error) {
 	p := procWritersOf(r.root)
 	p.mu.Lock()
 	defer func() {
@@ -236,7 +237,7 @@ func (r *Repo) lockPrune(ctx context.Context) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.acquire(ctx, ts, true, "waiting for tine gc --prune's turn"); err != nil {
+	if err := r.acquire(ctx, ts, true, "waiting for the writers' turnstile before "+what); err != nil {
 		return nil, fmt.Errorf("writers' lock: %w", err)
 	}
 	defer ts.Unlock()
@@ -244,7 +245,7 @@ func (r *Repo) lockPrune(ctx context.Context) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.acquire(ctx, fl, true, "waiting for running writers (record, import, ...) to finish before pruning"); err != nil {
+	if err := r.acquire(ctx, fl, true, "waiting for running writers (record, import, ...) to finish before "+what); err != nil {
 		return nil, fmt.Errorf("writers' lock: %w", err)
 	}
 	return func() {

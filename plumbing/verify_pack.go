@@ -82,8 +82,7 @@ func VerifyPack(ctx context.Context, r *Repo, opt VerifyPackOptions) (*VerifyPac
 // storagePackNames lists the packs of objects/pack/ that have an index
 // and a pack file, sorted. A pack without an index cannot be verified (fsck
 // reports it as damaged); an index without its pack indexes nothing (a gc
-// stopped between its two deletions, or a writer was killed between its
-// two renames; fsck warns about it).
+// stopped between its two deletions; fsck warns about it).
 func storagePackNames(r *Repo) ([]string, error) {
 	ents, err := os.ReadDir(filepath.Join(r.root, "objects", pack.Dir))
 	if errors.Is(err, fs.ErrNotExist) {

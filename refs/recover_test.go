@@ -22,7 +22,7 @@ import (
 func TestNextWriterRecoversKilledWriter(t *testing.T) {
 	ctx := context.Background()
 	for _, single := range []bool{true, false} {
-		for _, stage := range []string{"guarded", "staged", "committed"} {
+		for _, stage := range []string{"guarded", "staged", "committed", "applied"} {
 			if single && stage == "committed" {
 				continue // a one-ref update has no journal
 			}
@@ -43,8 +43,26 @@ func TestNextWriterRecoversKilledWriter(t *testing.T) {
 				// Killed after its commit point, the transaction stands;
 				// before it, nothing changed.
 				wantA, wantB := objects.OID{}, objects.OID{}
-				if stage == "committed" {
+				switch {
+				case stage == "applied" && single:
+					// Its one ref moved; nothing is left to clean but
+					// the guard (a committed update leaves no staging
+					// file and its ref keeps the directory).
+					wantA = a
+				case stage == "committed", stage == "applied":
 					wantA, wantB = a, b
+				}
+				if stage == "applied" {
+					// Killed holding only its guards: readers already see
+					// the refs, and no staging file is left.
+					if got := mustRead(t, s, "heads/a"); got != a {
+						t.Fatalf("heads/a after a kill past apply: %s, want %s", got, a)
+					}
+					for _, ref := range []string{"heads/a", "heads/b"} {
+						if _, err := os.Lstat(s.refPath(ref) + stagingSuffix); !errors.Is(err, os.ErrNotExist) {
+							t.Fatalf("staging file of %s after a kill past apply: %v", ref, err)
+						}
+					}
 				}
 				if err := s.Update(ctx, "heads/a", c, wantA, "next"); err != nil {
 					t.Fatalf("update of heads/a after the kill: %v", err)

@@ -255,12 +255,14 @@ func (t *Transaction) Commit(ctx context.Context) error {
 		}
 	}
 	// Step 6 happens in the deferred release.
+	commitHook("applied")
 	applied = true
 	return nil
 }
 
 // commitStageHook, when set by a test, is called as Commit reaches each
-// stage ("guarded", "staged", "committed"); the crash tests kill a child
+// stage ("guarded", "staged", "committed", "applied": every ref moved and
+// logged, the guards not yet released); the crash tests kill a child
 // process there.
 var commitStageHook func(stage string)
 

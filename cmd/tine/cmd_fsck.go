@@ -13,7 +13,7 @@ type fsckCmd struct {
 	RemoveStale bool `name:"remove-stale" help:"Delete crash leftovers: ref guards, staging files and journals of dead tine writers whatever their age (a live writer's are never touched), and temp files and foreign ref guards older than --stale-after."`
 	// StaleAfter is a pointer so that an absent flag (the 1h default) is
 	// told apart from --stale-after 0s (any age).
-	StaleAfter *time.Duration `name:"stale-after" placeholder:"DURATION" help:"Minimum age of a leftover whose writer cannot be probed (temp files, foreign ref guards) that --remove-stale deletes (default 1h; 0s deletes them whatever their age)."`
+	StaleAfter *time.Duration `name:"stale-after" placeholder:"DURATION" help:"Minimum age of a leftover whose writer cannot be probed (temp files, foreign ref guards) that --remove-stale deletes (default 1h; 0s deletes them whatever their age, once running writers have finished)."`
 	jsonFlag
 }
 

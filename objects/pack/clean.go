@@ -17,25 +17,17 @@ import (
 // RemoveGarbage clears what crashed pack writers and gcs left in the
 // store's directory and returns how many files it dealt with. An index
 // whose pack file is gone (a gc stopped between deleting an old pack and
-// its index, or a writer killed between renaming the index and the pack:
-// Commit) indexes nothing and is deleted; readers skip it meanwhile.
-//
-// A pack file without its index is never deleted. tine's writers no
-// longer leave one (Commit renames the index first), so it is either an
-// index that was lost, whose objects may be referenced (deleting it could
-// lose them, and keeping it costs only space), or the interrupted commit
-// of an older tine, which renamed the pack first: then the index,
-// fsynced, is in a temporary file, and the commit is completed (that
-// index, validated against the pack, is renamed into place). A lost index
-// is reported (Damaged, fsck) with the command that rebuilds it, `tine
-// index-pack`, never rebuilt silently. Other temporary files are
-// unfinished writes, never renamed into place, so nothing refers to them:
-// they are deleted.
-//
-// Only files modified before cutoff are touched, so a writer still running
-// is never disturbed (its index waits alone for its pack for the length
-// of a directory fsync); pass a cutoff well in the past (an hour before
-// the caller's clock, say), or the present when no writer can be running.
+// its index) indexes nothing and is deleted. A pack file without
+// its index is never deleted: its objects may be referenced (an index can
+// be lost), and `tine index-pack` can always rebuild its index. Commit
+// renames the pack before its index, after fsyncing both, so a crash
+// between the renames leaves the index in a temporary file; such a commit
+// is completed (the temporary index, validated against the pack, is
+// renamed into place). Other temporary files are unfinished writes, never
+// renamed into place, so nothing refers to them: they are deleted. Only
+// files modified before cutoff are touched, so a writer still running is
+// never disturbed; pass a cutoff well in the past (an hour before the
+// caller's clock, say), or the present when no writer can be running.
 func (s *Store) RemoveGarbage(ctx context.Context, cutoff time.Time) (int, error) {
 	ents, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -64,12 +56,8 @@ func (s *Store) RemoveGarbage(ctx context.Context, cutoff time.Time) (int, error
 		name := e.Name()
 		if n, ext, ok := spFileName(name); ok && ext == ".idx" && !present[n+".pack"] && e.Type().IsRegular() {
 			// An index whose pack gc removed before a crash (gc deletes
-			// the pack file first) or a writer never renamed (it renames
-			// the index first): it indexes nothing that exists. A young
-			// one may be a running writer's, about to get its pack.
-			if fi, err := e.Info(); err != nil || !fi.ModTime().Before(cutoff) {
-				continue
-			}
+			// the pack file first; writers rename the pack first): it
+			// indexes nothing that exists, whatever its age.
 			err := os.Remove(filepath.Join(s.dir, name))
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return removed, err

@@ -66,17 +66,16 @@
 // misses (damage.go).
 //
 // Writes: the pack and the index are written to temporary files in
-// objects/pack/ and fsynced together; the index is renamed to its name and
-// the directory fsynced, then the pack is renamed (the commit point) and
-// the directory fsynced again. Readers look for *.idx and skip an index
-// without its pack, so they never see a half pack, and every state a
-// crash leaves reads as "no pack" or "the whole pack". gc deletes an old
-// pack's file before its index, so an index without its pack is a
-// killed writer's or a gc's leftover, which indexes nothing and is
-// deleted once old (RemoveGarbage). A pack without an index is never
-// deleted (its index may have been lost while its objects are needed);
-// RebuildIndex rebuilds one, and the interrupted commit of an older tine
-// (which renamed the pack first) is completed from its temporary index.
+// objects/pack/ and fsynced together; the pack is renamed to its name and the
+// directory fsynced, then the index is renamed and the directory fsynced
+// again. Readers only look for *.idx, so they never see a half pack, and a
+// writer never leaves an index without its pack. A crash between the
+// renames leaves the pack without its index and the index, fsynced, in its
+// temporary file: RemoveGarbage completes that commit. A pack without an
+// index is never deleted (its index may have been lost while its objects
+// are needed); RebuildIndex rebuilds one. gc deletes an old pack's file
+// before its index, so the only index without a pack is a gc's leftover,
+// which indexes nothing and is deleted.
 //
 // Compression was measured on the development machine (2 cores, heavily
 // shared while measuring, so CPU time per operation is the figure to

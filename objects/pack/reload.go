@@ -127,10 +127,8 @@ func (s *Store) list(opened map[string]*spPack, wasDamaged map[string]error) (na
 		}
 		p, err := open(s.dir, n, s.algo)
 		if errors.Is(err, fs.ErrNotExist) && (!exists(filepath.Join(s.dir, n+".idx")) || !exists(filepath.Join(s.dir, n+".pack"))) {
-			// Removed since the listing, an index whose pack gc removed
-			// (it deletes the pack file first), or one whose pack a
-			// writer has not renamed yet (it renames the index first):
-			// not there.
+			// Removed since the listing, or an index whose pack gc
+			// removed (it deletes the pack file first).
 			vanished = append(vanished, n)
 			continue
 		}

@@ -238,20 +238,11 @@ func (w *Writer) writeLarge(e spEntry, head, body []byte) error {
 }
 
 // Commit finishes the pack and makes it visible: it writes the trailer and
-// the index, fsyncs both files, renames the index, fsyncs the directory,
-// renames the pack (the commit point) and fsyncs the directory again. It
-// returns the pack's name ("pack-" and 64 hex digits), or "" when no
-// object was added, in which case nothing is written. A
-// *fsutil.UnknownStateError reports a failure after the pack became
-// visible.
-//
-// The index goes first so that every state a crash can leave reads as
-// "no pack" or "the whole pack": an index without its pack is what a gc
-// that removed an old pack leaves too, and readers skip it (Reload), while
-// a pack without its index would read as damaged (ErrNoIndex) until a gc
-// or index-pack put it right. The pack file itself stays in its temporary
-// file until the commit point, and RemoveGarbage deletes both leftovers
-// once old.
+// the index, fsyncs both files, renames the pack, fsyncs the directory,
+// renames the index and fsyncs the directory again. It returns the pack's
+// name ("pack-" and 64 hex digits), or "" when no object was added, in which
+// case nothing is written. A *fsutil.UnknownStateError reports a failure
+// after the index became visible.
 func (w *Writer) Commit() (name string, err error) {
 	defer func() {
 		if err != nil {
@@ -307,35 +298,24 @@ func (w *Writer) Commit() (name string, err error) {
 	}
 	w.f, idx = nil, nil
 	base := filepath.Join(w.dir, name)
+	if err := os.Rename(w.tmp, base+".pack"); err != nil {
+		return "", fmt.Errorf("install storage pack %s: %w", name, err)
+	}
+	w.tmp = ""
+	// The pack's name must be durable before the index names it.
+	if err := fsutil.SyncDir(w.dir); err != nil {
+		return "", fmt.Errorf("install storage pack %s: %w", name, err)
+	}
 	if err := os.Rename(idxTmp, base+".idx"); err != nil {
 		return "", fmt.Errorf("install storage pack %s: %w", name, err)
 	}
 	idxTmp = ""
-	// The index's name must be durable before the pack appears: after a
-	// power loss, a pack without its index would read as damaged.
-	if err := fsutil.SyncDir(w.dir); err != nil {
-		return "", fmt.Errorf("install storage pack %s: %w", name, err)
-	}
-	if commitWindowHook != nil {
-		commitWindowHook(w.dir, name)
-	}
-	if err := os.Rename(w.tmp, base+".pack"); err != nil {
-		// The index stays: removing it could take the index of an
-		// identical pack already there; alone, it indexes nothing, readers
-		// skip it and RemoveGarbage deletes it once old.
-		return "", fmt.Errorf("install storage pack %s: %w", name, err)
-	}
-	w.tmp = ""
 	w.release()
 	if err := fsutil.SyncDir(w.dir); err != nil {
-		return name, &fsutil.UnknownStateError{Path: base + ".pack", Err: err}
+		return name, &fsutil.UnknownStateError{Path: base + ".idx", Err: err}
 	}
 	return name, nil
 }
-
-// commitWindowHook, when set by a test, runs in Commit between the
-// index's rename and the pack's: the window a crash can stop a commit in.
-var commitWindowHook func(dir, name string)
 
 // Abort discards the pack. It is safe to call after Commit.
 func (w *Writer) Abort() error {

@@ -269,6 +269,17 @@ func (t *Transport) putFile(ctx context.Context, rel, path string) (int64, error
 // downloadPack fetches pack name into dir (its index from idx), so a
 // pack.Store over dir can read it. The pack is written under a temporary
 // name and renamed, the index after it: the store never sees a half pack.
+//
+// Neither file is fsynced, and the index is written in place: dir is
+// scratch, not storage. It is a fresh os.MkdirTemp of one fetch
+// (newPackSource), removed when the fetch ends, and nothing ever opens it
+// again, so a crash can leave only an orphan under the system's temp
+// directory, never a file a later read trusts. Within the fetch every
+// read verifies: packSource.ensure checks the index against the pack
+// (Damaged, which re-verifies the index's hash and its binding to the
+// pack's trailer) before the first read, and the store re-hashes every
+// object it returns. What the fetch keeps is written by the receiving
+// repository's own crash-safe writers.
 func (t *Transport) downloadPack(ctx context.Context, dir, name string, idx []byte) (int64, error) {
 	tmp, err := os.CreateTemp(dir, "download-*")
 	if err != nil {

@@ -1,0 +1,122 @@
+package plumbing
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
+)
+
+// TestFsckRemoveStaleAnyAgeWaitsForWriters: a pack writer stopped between
+// its two renames (the pack in place, the index still a temp file) while
+// another writer process holds the writers' lock; `fsck --remove-stale
+// --stale-after 0s` must wait for the writers (and say so) instead of
+// taking the writer's files for a crash's leftovers (it renamed the temp
+// index itself, so the writer's own rename, and its write, failed). Once
+// the writer has committed, the pack reads whole and fsck finds nothing
+// wrong.
+func TestFsckRemoveStaleAnyAgeWaitsForWriters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("re-executes the test binary")
+	}
+	if os.Getenv(lockChildEnv) != "" || os.Getenv(gcCrashEnv) != "" || os.Getenv(crashEnv) != "" {
+		t.Skip("in child mode")
+	}
+	ctx := context.Background()
+	r := newRepo(t, objects.BLAKE3)
+	run, all := chainObjects(t, r.Algo(), "window", 3)
+	name, err := r.Packs().WritePack(ctx, all, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The commit window of pack.Writer.Commit: the pack renamed, the
+	// index not yet.
+	dir := r.Packs().Dir()
+	idxFile := filepath.Join(dir, name+".idx")
+	tmp := filepath.Join(dir, objects.TempPrefix+"idx-window")
+	if err := os.Rename(idxFile, tmp); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLockWriterChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), lockChildEnv+"="+r.Root())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	out := bufio.NewReader(outPipe)
+	if line, _ := out.ReadString('\n'); strings.TrimSpace(line) != "written" {
+		t.Fatalf("child: %q\n%s", line, stderr.String())
+	}
+	var notices []string
+	var commitErr error
+	committed := false
+	commit := func() {
+		if !committed {
+			committed = true
+			// The stopped writer's second rename, then the other
+			// writer's exit, which frees the writers' lock.
+			commitErr = os.Rename(tmp, idxFile)
+			io.WriteString(in, "go\n")
+		}
+	}
+	fr, err := OpenWith(r.Root(), OpenOptions{Notice: func(msg string) {
+		notices = append(notices, msg)
+		if strings.Contains(msg, "writers") {
+			commit()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	res, err := Fsck(ctx, fr, FsckOptions{RemoveStale: true, StaleAfter: 0})
+	commit() // an fsck that did not wait must not leave the writer hanging
+	if err != nil {
+		t.Fatalf("fsck: %v", err)
+	}
+	if line, _ := out.ReadString('\n'); strings.TrimSpace(line) != "referenced" {
+		t.Fatalf("child: %q\n%s", line, stderr.String())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+	if len(notices) == 0 || commitErr != nil {
+		t.Fatalf("fsck --remove-stale at any age did not wait for the writers: notices %q; the writer's index rename: %v", notices, commitErr)
+	}
+	if _, err := os.Stat(idxFile); err != nil {
+		t.Fatalf("the committed pack's index: %v", err)
+	}
+	if res.RemovedTemp != 0 || !res.OK() {
+		t.Fatalf("fsck removed %d leftovers of a running writer, problems %+v", res.RemovedTemp, res.Problems)
+	}
+	setRef(t, r, "heads/window", run.ID)
+	ids := make([]objects.OID, len(all))
+	for i, o := range all {
+		ids[i] = o.ID
+	}
+	mustReadAll(t, r.Root(), ids)
+	names, err := fr.Packs().Packs()
+	if err != nil || !slices.Contains(names, name) {
+		t.Fatalf("packs %v (%v), want %s among them", names, err, name)
+	}
+	mustFsckClean(t, fr)
+}
