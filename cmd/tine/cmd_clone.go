@@ -18,7 +18,10 @@ func (c *cloneCmd) Help() string {
 	return `Creates a repository with the remote's object format, names the remote
 origin, fetches its refs with their runs and associations, and creates
 the local heads/* refs; every other ref is a tracking ref
-remotes/origin/... A failed clone removes what it created.
+remotes/origin/... With --ref, only REF is fetched and created, and it
+becomes the current run, as tine switch REF makes it (git clone --branch);
+without, heads/main is current, the default: the remote protocol names no
+default run. A failed clone removes what it created.
 
 Examples:
 
@@ -44,10 +47,23 @@ func (c *cloneCmd) Run(e *env) error {
 	return e.emit(c.JSON, res, func(p *printer) {
 		p.printf("Cloned %s into %s (%s)\n", sanitize(c.URL), res.Dir, res.ObjectFormat)
 		printRefMoves(p, res.Refs)
+		printCloneCurrent(p, res.Current)
 		p.printf("%s received (%d bytes)", count(res.Fetch.Objects, "object"), res.Fetch.Bytes)
 		if res.Fetch.Shallow > 0 {
 			p.printf("; shallow boundary: %s", count(res.Fetch.Shallow, "oid"))
 		}
 		p.printf("\n")
 	})
+}
+
+// printCloneCurrent says which run the clone's verbs act on by default.
+func printCloneCurrent(p *printer, cur remotes.CloneCurrent) {
+	switch {
+	case cur.Switched:
+		p.printf("current run: %s (as tine switch %s)\n", cur.Ref, cur.Ref)
+	case cur.Cloned:
+		p.printf("current run: %s (the default)\n", cur.Ref)
+	default:
+		p.printf("no current run: %s, the default, was not cloned; tine switch REF picks one\n", cur.Ref)
+	}
 }

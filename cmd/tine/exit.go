@@ -15,6 +15,8 @@ const (
 	exitOK      = 0 // success
 	exitFailure = 1 // any failure or refusal (stale ref, corrupt object, fsck problem)
 	exitUsage   = 2 // the command line itself is wrong (kong's own default, 80, is remapped)
+	// 128+N: a verb stopped by signal N (130 Ctrl-C, 143 SIGTERM), as a
+	// shell reports a command the signal ended (interrupt.go).
 )
 
 // usageError is a command line that parsed but cannot be honoured as
@@ -39,11 +41,14 @@ func (e *silentError) Error() string { return fmt.Sprintf("exit status %d", e.co
 func exitCode(err error) int {
 	var u *usageError
 	var s *silentError
+	var ie *interruptedError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &u):
 		return exitUsage
+	case errors.As(err, &ie):
+		return ie.code()
 	case errors.As(err, &s):
 		return s.code
 	default:

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -127,7 +125,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		kctx = k
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	e := &env{
 		ctx:       ctx,
@@ -141,7 +139,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		repoFlag:  repoFlag(grammar),
 		getenv:    os.Getenv,
 	}
-	err := runVerb(kctx, e)
+	err := interrupted(ctx, e.verb, runVerb(kctx, e))
 	e.endProgress()
 	if err != nil {
 		return reportError(stderr, e.verb, err)

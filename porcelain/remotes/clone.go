@@ -39,12 +39,15 @@ type CloneResult struct {
 	Fetch        *FetchResult `json:"fetch"`
 	// Refs are the local refs created.
 	Refs []RefMove `json:"refs"`
+	// Current is the run the clone's verbs act on when given no ref.
+	Current CloneCurrent `json:"current"`
 }
 
 // Clone creates a repository of the remote's object format in a new (or
 // empty) directory, configures the remote as origin, fetches its refs (or
-// opt.Ref) and creates the local heads/* refs (and opt.Ref) at the
-// fetched values; the other refs stay as tracking refs remotes/origin/...
+// opt.Ref) and creates the local heads/* refs (and opt.Ref, then made the
+// current run) at the fetched values; the other refs stay as tracking
+// refs remotes/origin/...
 // If anything fails, the directory is removed again.
 func Clone(ctx context.Context, opt CloneOptions) (res *CloneResult, err error) {
 	rm := Remote{Name: DefaultRemote, URL: opt.URL, TokenEnv: opt.TokenEnv, Endpoint: opt.Endpoint}
@@ -102,6 +105,9 @@ func Clone(ctx context.Context, opt CloneOptions) (res *CloneResult, err error) 
 		if err := tx.Commit(ctx); err != nil {
 			return nil, fmt.Errorf("clone: create local refs: %w", err)
 		}
+	}
+	if res.Current, err = setCloneCurrent(ctx, r, opt, res.Refs); err != nil {
+		return nil, fmt.Errorf("clone: current run: %w", err)
 	}
 	_, _ = plumbing.OpenIndex(r).Update(ctx)
 	return res, nil

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// interruptSignals end a verb early: Ctrl-C, and SIGTERM from a
+// supervisor or kill. Each cancels the verb's context so it stops at a
+// safe point (temporary files removed, no ref half-moved); the verb's
+// exit status is then 128+N, as a shell reports a command the signal
+// ended.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// interruptedError is a verb stopped by a signal: the error line says
+// "interrupted" and what was kept, and the exit status is 128+N.
+type interruptedError struct {
+	sig  os.Signal
+	note string // what the verb kept or what to run next, or ""
+}
+
+func (e *interruptedError) Error() string {
+	if e.note == "" {
+		return "interrupted"
+	}
+	return "interrupted; " + e.note
+}
+
+// code is 128 plus the signal's number (130 for SIGINT, 143 for SIGTERM).
+func (e *interruptedError) code() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+// interruptContext returns the context every verb runs under: cancelled,
+// with an *interruptedError as its cause, by the first interrupt signal.
+// That first signal also restores the default action, so a second one
+// ends a verb that does not stop at once (as git does).
+func interruptContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, interruptSignals...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs)
+			cancel(&interruptedError{sig: sig})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// interrupted turns err into an *interruptedError when a signal cancelled
+// ctx and err is that cancellation. A cancellation from elsewhere (a
+// library's own deadline or stop) and any other error stay as they are,
+// so an interrupt never masks a real failure.
+func interrupted(ctx context.Context, verb string, err error) error {
+	var ie *interruptedError
+	if err == nil || !errors.As(context.Cause(ctx), &ie) {
+		return err
+	}
+	// net/http wraps the cause itself rather than context.Canceled.
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, ie) {
+		return err
+	}
+	return &interruptedError{sig: ie.sig, note: interruptNote(verb)}
+}
+
+// interruptNote says what an interrupted verb kept and what to run next,
+// where the verb knows it; "" for verbs that leave nothing behind.
+func interruptNote(verb string) string {
+	switch verb {
+	case "clone":
+		return "the partly made repository was removed; run tine clone again"
+	case "fetch", "pull", "push":
+		return "refs not yet moved kept their old value; run tine " + verb + " again to finish"
+	case "import":
+		return "the run was not changed; run tine import again"
+	case "gc", "repack":
+		return "the repository is intact; run tine " + verb + " again to finish"
+	case "loop run":
+		return "what was recorded so far stays"
+	default:
+		return ""
+	}
+}

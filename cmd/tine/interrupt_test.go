@@ -1,0 +1,90 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestInterruptedCloneExits128PlusN interrupts a real tine clone while its
+// HTTP remote holds the first request open: tine says "interrupted" with
+// what it kept and what to run next, removes the partly made directory
+// and exits 130 for SIGINT, 143 for SIGTERM, as a shell reports a command
+// a signal ended. Before, it printed "context canceled" and exited 1
+// (SIGINT), or died without a word (SIGTERM).
+func TestInterruptedCloneExits128PlusN(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			arrived := make(chan struct{}, 1)
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case arrived <- struct{}{}:
+				default:
+				}
+				select {
+				case <-r.Context().Done():
+				case <-release:
+				}
+			}))
+			defer srv.Close()
+			defer close(release)
+			dir := filepath.Join(t.TempDir(), "work")
+			cmd := tineCmd(t, "clone", srv.URL+"/v1/tenants/acme", dir, "--token-env", "TINE_TEST_TOKEN")
+			cmd.Env = append(os.Environ(), "TINE_TEST_TOKEN=0123456789abcdef0123")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-arrived:
+			case <-time.After(harnessTimeout):
+				cmd.Process.Kill()
+				t.Fatalf("tine clone never reached the remote; stderr: %s", errb.String())
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			code := waitExit(t, cmd)
+			want := "tine clone: interrupted; the partly made repository was removed; run tine clone again\n"
+			if code != 128+int(sig) || errb.String() != want {
+				t.Fatalf("exit %d, stderr %q; want %d, %q", code, errb.String(), 128+int(sig), want)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the interrupted clone left %s behind (%v)", dir, err)
+			}
+		})
+	}
+}
+
+// TestInterruptedOnlyFromASignal: a cancellation nobody signalled, and a
+// real error after a signal, keep their own message and exit 1; only the
+// signal's own cancellation becomes "interrupted" with 128+N.
+func TestInterruptedOnlyFromASignal(t *testing.T) {
+	canceled := fmt.Errorf("fetch origin: %w", context.Canceled)
+	if got := interrupted(context.Background(), "fetch", canceled); got != canceled || exitCode(got) != exitFailure {
+		t.Fatalf("an unsignalled cancellation became %v (exit %d)", got, exitCode(got))
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(&interruptedError{sig: syscall.SIGTERM})
+	real := errors.New("object 1234: corrupt")
+	if got := interrupted(ctx, "fetch", real); got != real || exitCode(got) != exitFailure {
+		t.Fatalf("a real error after a signal became %v (exit %d)", got, exitCode(got))
+	}
+	got := interrupted(ctx, "fetch", canceled)
+	var buf bytes.Buffer
+	if code := reportError(&buf, "fetch", got); code != 143 || buf.String() != "tine fetch: interrupted; refs not yet moved kept their old value; run tine fetch again to finish\n" {
+		t.Fatalf("exit %d, %q", code, buf.String())
+	}
+}
