@@ -247,7 +247,10 @@ func parseURL(rawURL string, allowInsecure bool) (base, tenant string, err error
 	if u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return "", "", fmt.Errorf("%s: %w: want scheme://host[:port][/prefix][/v1/tenants/<tenant>]", rawURL, ErrBadURL)
 	}
-	path := u.Path
+	// The path as written, escapes kept (spec §10 takes the segment after
+	// /v1/tenants/ as the tenant): decoded, a%2Fb would silently name
+	// tenant a, and a prefix's %2F would become a separator.
+	path := u.EscapedPath()
 	if i := strings.Index(path, "/v1/tenants/"); i >= 0 {
 		tenant, _, _ = strings.Cut(path[i+len("/v1/tenants/"):], "/")
 		path = path[:i]

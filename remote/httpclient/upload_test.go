@@ -243,6 +243,8 @@ func TestURLRules(t *testing.T) {
 		"ftp://127.0.0.1/v1/tenants/acme":          httpclient.ErrBadURL,
 		"http://127.0.0.1:8787":                    httpclient.ErrBadURL, // no tenant
 		"http://127.0.0.1:8787/v1/tenants/Bad":     httpclient.ErrBadURL,
+		"http://127.0.0.1:8787/v1/tenants/a%2Fb":   httpclient.ErrBadURL, // not tenant a
+		"http://127.0.0.1:8787/v1/tenants/ac%6De":  httpclient.ErrBadURL, // the segment as written
 		"https://user:pw@example.com/v1/tenants/a": httpclient.ErrBadURL,
 		"http://127.0.0.1:8787/v1/tenants/acme":    nil,
 		"http://127.0.0.2/v1/tenants/acme":         nil,
