@@ -28,11 +28,7 @@ func aheadInput(rng *rand.Rand, round int) []byte {
 		}
 		switch k := rng.IntN(100); {
 		case k < 3:
-			raw := make([]byte, rng.IntN(8<<10))
-			for i := range raw {
-				raw[i] = byte(rng.Uint32())
-			}
-			b.Write(raw)
+			writeRandom(&b, rng, rng.IntN(8<<10))
 		case k < 6:
 			b.WriteString("export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx\n")
 		case k < 7:
@@ -40,15 +36,12 @@ func aheadInput(rng *rand.Rand, round int) []byte {
 		case k < 8 && round%4 == 3:
 			b.WriteString("-----BEGIN RSA PRIVATE KEY-----\n") // may stay open
 		default:
-			b.WriteString("an ordinary line of a build log, nothing secret\n"[:1+rng.IntN(48)])
-			b.WriteByte('\n')
+			writeLogLine(&b, rng)
 		}
 	}
 	if round%2 == 1 {
 		// Binary from here on: chunks that are not UTF-8 are not scrubbed.
-		for range RedactChunk {
-			b.WriteByte(byte(rng.Uint32()))
-		}
+		writeRandom(&b, rng, RedactChunk)
 	}
 	return b.Bytes()
 }

@@ -127,11 +127,7 @@ func TestRedactChunksMatchLineReader(t *testing.T) {
 			case k < 5:
 				b.Write(bytes.Repeat([]byte{'y'}, rng.IntN(3*segmentMax)))
 			case k < 8:
-				raw := make([]byte, rng.IntN(8<<10))
-				for i := range raw {
-					raw[i] = byte(rng.Uint32())
-				}
-				b.Write(raw)
+				writeRandom(&b, rng, rng.IntN(8<<10))
 			case k < 10:
 				b.Write(secret)
 			case k < 11:
@@ -139,8 +135,7 @@ func TestRedactChunksMatchLineReader(t *testing.T) {
 			case k < 12 && round%3 == 0:
 				b.WriteString("-----BEGIN RSA PRIVATE KEY-----\n") // may stay open
 			default:
-				b.WriteString("an ordinary line of a build log, nothing secret\n"[:1+rng.IntN(48)])
-				b.WriteByte('\n')
+				writeLogLine(&b, rng)
 			}
 		}
 		if round%2 == 1 {
@@ -239,4 +234,18 @@ type iotestHalf struct{ r io.Reader }
 
 func (h iotestHalf) Read(p []byte) (int, error) {
 	return h.r.Read(p[:max(1, len(p)/2)])
+}
+
+// writeRandom writes n random bytes from rng to b.
+func writeRandom(b *bytes.Buffer, rng *rand.Rand, n int) {
+	for range n {
+		b.WriteByte(byte(rng.Uint32()))
+	}
+}
+
+// writeLogLine writes to b a random-length start of an ordinary build
+// log line, ended by a newline.
+func writeLogLine(b *bytes.Buffer, rng *rand.Rand) {
+	b.WriteString("an ordinary line of a build log, nothing secret\n"[:1+rng.IntN(48)])
+	b.WriteByte('\n')
 }

@@ -110,45 +110,33 @@ func (s *SetLinks) External(objs []*objects.Object) ([]objects.OID, error) {
 // those whose links the set's walk did not parse: a frame whose objects
 // travel in storage blocks is never decoded on the sending side.
 func (s *SetLinks) ExternalOf(ctx context.Context, g objects.Getter, ids []objects.OID) ([]objects.OID, error) {
-	in := make(map[objects.OID]bool, len(ids))
-	for _, id := range ids {
-		in[id] = true
-	}
-	ext := map[objects.OID]bool{}
-	for _, id := range ids {
-		ls, ok := (*plumbing.TransferSet)(s).Links(id)
-		if !ok {
-			o, err := (*plumbing.TransferSet)(s).Object(ctx, g, id)
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", id, err)
-			}
-			if ls, err = objects.Links(o); err != nil {
-				return nil, err
-			}
+	return external(ids, func(id objects.OID) objects.OID { return id }, func(id objects.OID) ([]objects.OID, error) {
+		if ls, ok := (*plumbing.TransferSet)(s).Links(id); ok {
+			return ls, nil
 		}
-		for _, l := range ls {
-			if !in[l] {
-				ext[l] = true
-			}
+		o, err := (*plumbing.TransferSet)(s).Object(ctx, g, id)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", id, err)
 		}
-	}
-	out := make([]objects.OID, 0, len(ext))
-	for id := range ext {
-		out = append(out, id)
-	}
-	slices.SortFunc(out, objects.OID.Compare)
-	return out, nil
+		return objects.Links(o)
+	})
 }
 
 // externalLinks is ExternalLinks with the links of each object from links.
 func externalLinks(objs []*objects.Object, links func(*objects.Object) ([]objects.OID, error)) ([]objects.OID, error) {
-	in := make(map[objects.OID]bool, len(objs))
-	for _, o := range objs {
-		in[o.ID] = true
+	return external(objs, func(o *objects.Object) objects.OID { return o.ID }, links)
+}
+
+// external returns, sorted, the ids that the items (each with its id from
+// id) link to (from links) and that are not among the items' ids.
+func external[T any](items []T, id func(T) objects.OID, links func(T) ([]objects.OID, error)) ([]objects.OID, error) {
+	in := make(map[objects.OID]bool, len(items))
+	for _, it := range items {
+		in[id(it)] = true
 	}
 	ext := map[objects.OID]bool{}
-	for _, o := range objs {
-		ls, err := links(o)
+	for _, it := range items {
+		ls, err := links(it)
 		if err != nil {
 			return nil, err
 		}

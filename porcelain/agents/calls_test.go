@@ -154,16 +154,18 @@ func TestArgumentsCheckedAgainstSchema(t *testing.T) {
 	}
 }
 
-// TestCancelWhileCallsAtCapacity: with maxInFlight (16) calls running, a
-// further call waits for a free one, but the client can still cancel it:
-// the cancellation is read, the waiting call is dropped unanswered, and
-// the next request is served while the 16 still run. Then the 16 finish
-// and are answered.
-func TestCancelWhileCallsAtCapacity(t *testing.T) {
-	const capacity = 16
+// capacity is maxInFlight: how many calls run at once.
+const capacity = 16
+
+// callsAtCapacity starts a server whose every call blocks opening the
+// repository until release is closed (or wireTimeout passes), and sends
+// capacity list_refs calls (ids 1 to capacity), returning once all of them
+// run. entered counts the calls that opened the repository.
+func callsAtCapacity(t *testing.T) (w *wire, entered *atomic.Int32, release chan struct{}) {
+	t.Helper()
 	f := newFixture(t)
 	opt := f.options()
-	var entered atomic.Int32
+	entered = new(atomic.Int32)
 	full, release := make(chan struct{}), make(chan struct{})
 	opt.Open = func() (*plumbing.Repo, error) {
 		if entered.Add(1) == capacity {
@@ -175,12 +177,22 @@ func TestCancelWhileCallsAtCapacity(t *testing.T) {
 		}
 		return plumbing.Open(f.root)
 	}
-	w := newWire(t, opt)
+	w = newWire(t, opt)
 	w.initialize()
 	for i := 1; i <= capacity; i++ {
 		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
 	}
 	waitClosed(t, full, "16 calls running")
+	return w, entered, release
+}
+
+// TestCancelWhileCallsAtCapacity: with maxInFlight (16) calls running, a
+// further call waits for a free one, but the client can still cancel it:
+// the cancellation is read, the waiting call is dropped unanswered, and
+// the next request is served while the 16 still run. Then the 16 finish
+// and are answered.
+func TestCancelWhileCallsAtCapacity(t *testing.T) {
+	w, entered, release := callsAtCapacity(t)
 	w.send(`{"jsonrpc":"2.0","id":"waiting","method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
 	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"waiting"}}`)
 	if m := w.ask(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`); m["id"] != "ping" || m["result"] == nil {
@@ -206,27 +218,7 @@ func TestCancelWhileCallsAtCapacity(t *testing.T) {
 // them are answered at once; then every call is answered, the 17th
 // once a slot is free.
 func TestPingWhileCallsAtCapacity(t *testing.T) {
-	const capacity = 16
-	f := newFixture(t)
-	opt := f.options()
-	var entered atomic.Int32
-	full, release := make(chan struct{}), make(chan struct{})
-	opt.Open = func() (*plumbing.Repo, error) {
-		if entered.Add(1) == capacity {
-			close(full)
-		}
-		select {
-		case <-release:
-		case <-time.After(wireTimeout):
-		}
-		return plumbing.Open(f.root)
-	}
-	w := newWire(t, opt)
-	w.initialize()
-	for i := 1; i <= capacity; i++ {
-		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
-	}
-	waitClosed(t, full, "16 calls running")
+	w, entered, release := callsAtCapacity(t)
 	w.send(`{"jsonrpc":"2.0","id":"waiting","method":"tools/call","params":{"name":"list_refs","arguments":{}}}`)
 	if m := w.ask(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`); m["id"] != "ping" || m["result"] == nil {
 		t.Fatalf("answer %v, want the ping's while 16 calls run and one waits", m)

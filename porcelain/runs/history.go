@@ -35,6 +35,20 @@ func openHistory(r *plumbing.Repo) (*index.History, error) {
 	return h, err
 }
 
+// useHistory is the history index to answer from, nil when it is turned
+// off (noHistoryIndex) or cannot be opened: the index is derived, and
+// every caller then takes the path that reads the run objects.
+func useHistory(r *plumbing.Repo) *index.History {
+	if noHistoryIndex {
+		return nil
+	}
+	h, err := openHistory(r)
+	if err != nil {
+		return nil
+	}
+	return h
+}
+
 // historyEvent is what the index keeps of event e.
 func historyEvent(e *Event) index.HistoryEvent {
 	he := index.HistoryEvent{ID: e.ID, Step: toolStep(e), Cost: e.Cost, Duration: e.Duration, Tokens: e.Tokens()}
@@ -63,11 +77,7 @@ func indexedRunDepth(ctx context.Context, g objects.Getter, h *index.History, id
 	if hr, err := h.Run(id); err != nil || hr != nil {
 		return hr, err
 	}
-	o, err := g.Get(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	run, err := RunFromObject(o)
+	run, err := readRun(ctx, g, id)
 	if err != nil {
 		return nil, err
 	}

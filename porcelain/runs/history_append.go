@@ -20,11 +20,8 @@ import (
 // Errors are dropped: the index is derived, and a reader finds the run
 // missing and indexes it then.
 func indexAppend(ctx context.Context, r *plumbing.Repo, prev *objects.Object, prevBody *objects.RunBody, run *objects.Object, objs []*objects.Object) {
-	if noHistoryIndex {
-		return
-	}
-	h, err := openHistory(r)
-	if err != nil {
+	h := useHistory(r)
+	if h == nil {
 		return
 	}
 	defer h.Close()

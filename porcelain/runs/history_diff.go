@@ -16,11 +16,8 @@ import (
 // cumulative sums. ok is false when the index cannot answer; the caller
 // then reads the run objects. The result is the one Diff returns.
 func diffIndexed(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA, revB string, opt DiffOptions) (*DiffResult, bool, error) {
-	if noHistoryIndex {
-		return nil, false, nil
-	}
-	h, err := openHistory(r)
-	if err != nil {
+	h := useHistory(r)
+	if h == nil {
 		return nil, false, nil
 	}
 	defer h.Close()
@@ -33,7 +30,8 @@ func diffIndexed(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA, 
 		return nil, false, nil
 	}
 	// b's indexing may have rewritten the chain; look a up again.
-	if a, err = h.Run(a.ID); err != nil || a == nil {
+	a, err := h.Run(a.ID)
+	if err != nil || a == nil {
 		historyFailed(r, err)
 		return nil, false, nil
 	}

@@ -13,11 +13,10 @@ import (
 // indexedHead opens the history index and resolves rev in it with
 // indexedRev; h is to be closed when ok.
 func indexedHead(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev string) (h *index.History, hr *index.HistoryRun, ref string, ok bool) {
-	if strings.ContainsRune(rev, '~') || noHistoryIndex {
+	if strings.ContainsRune(rev, '~') {
 		return nil, nil, "", false
 	}
-	h, err := openHistory(r)
-	if err != nil {
+	if h = useHistory(r); h == nil {
 		return nil, nil, "", false
 	}
 	if hr, ref, ok = indexedRev(ctx, r, g, h, rev); !ok {

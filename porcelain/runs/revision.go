@@ -78,11 +78,7 @@ func resolveBase(ctx context.Context, r *plumbing.Repo, g objects.Getter, rev st
 	if id.Type != objects.TypeRun {
 		return nil, "", 0, fmt.Errorf("revision %q names %s, a %s: %w", base, id, id.Type, ErrNotRun)
 	}
-	o, err := g.Get(ctx, id)
-	if err != nil {
-		return nil, "", 0, fmt.Errorf("run %s: %w", id, err)
-	}
-	run, err := RunFromObject(o)
+	run, err := readRun(ctx, g, id)
 	if err != nil {
 		return nil, "", 0, err
 	}

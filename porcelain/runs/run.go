@@ -187,11 +187,7 @@ func LoadRun(ctx context.Context, g objects.Getter, id objects.OID) (*Run, error
 	if id.Type != objects.TypeRun {
 		return nil, fmt.Errorf("%s: %w", id, ErrNotRun)
 	}
-	o, err := g.Get(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	r, err := RunFromObject(o)
+	r, err := readRun(ctx, g, id)
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +195,16 @@ func LoadRun(ctx context.Context, g objects.Getter, id objects.OID) (*Run, error
 		return nil, err
 	}
 	return r, nil
+}
+
+// readRun reads stored run id through g and decodes it, without its
+// events.
+func readRun(ctx context.Context, g objects.Getter, id objects.OID) (*Run, error) {
+	o, err := g.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", id, err)
+	}
+	return RunFromObject(o)
 }
 
 // RunFromObject decodes a run payload without its events. The payload was

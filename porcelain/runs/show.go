@@ -141,11 +141,7 @@ func ShowRun(run *Run, ref string) *ShowResult {
 // let go, so a long run's events are not all held decoded (150 MiB for
 // 30,000 events of 1 KiB).
 func showStoredRun(ctx context.Context, g objects.Getter, id objects.OID, ref string) (*ShowResult, error) {
-	o, err := g.Get(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	run, err := RunFromObject(o)
+	run, err := readRun(ctx, g, id)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package runs
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
@@ -16,11 +15,8 @@ import (
 // adds them; a run the index does not hold (events not stored here)
 // has ok false, and the caller reads the events.
 func showIndexedRun(ctx context.Context, r *plumbing.Repo, id objects.OID, ref string) (*ShowResult, bool, error) {
-	if noHistoryIndex {
-		return nil, false, nil
-	}
-	h, err := openHistory(r)
-	if err != nil {
+	h := useHistory(r)
+	if h == nil {
 		return nil, false, nil
 	}
 	defer h.Close()
@@ -34,15 +30,11 @@ func showIndexedRun(ctx context.Context, r *plumbing.Repo, id objects.OID, ref s
 		historyFailed(r, err)
 		return nil, false, nil
 	}
-	o, err := r.Objects().Get(ctx, id)
-	if err != nil {
-		return nil, true, fmt.Errorf("run %s: %w", id, err)
-	}
-	run, err := RunFromObject(o)
+	run, err := readRun(ctx, r.Objects(), id)
 	if err != nil {
 		return nil, true, err
 	}
 	t := Totals{Events: hr.Len, Cost: sums.Cost, Duration: sums.Duration, Tokens: sums.Tokens}
 	return &ShowResult{OID: id.String(), Type: objects.TypeRun, Ref: ref, Stored: run.Stored,
-		Payload: json.RawMessage(o.Body), Size: len(o.Body), Totals: &t, Run: run}, true, nil
+		Payload: json.RawMessage(run.Object.Body), Size: len(run.Object.Body), Totals: &t, Run: run}, true, nil
 }

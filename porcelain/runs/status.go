@@ -58,11 +58,7 @@ func Status(ctx context.Context, r *plumbing.Repo) (*StatusResult, error) {
 	if id.Type != objects.TypeRun {
 		return res, nil
 	}
-	o, err := r.Objects().Get(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
-	run, err := RunFromObject(o)
+	run, err := readRun(ctx, r.Objects(), id)
 	if err != nil {
 		return nil, err
 	}

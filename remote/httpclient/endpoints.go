@@ -27,13 +27,7 @@ type Capabilities struct {
 // Capabilities fetches GET /v1/capabilities.
 func (c *Client) Capabilities(ctx context.Context) (*Capabilities, error) {
 	req := request{method: http.MethodGet, path: "/capabilities"}
-	resp, done, err := c.do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	defer resp.Body.Close()
-	_, m, err := c.call(req, resp, http.StatusOK)
+	_, m, err := c.exchange(ctx, req, http.StatusOK)
 	if err != nil {
 		return nil, err
 	}
@@ -93,13 +87,7 @@ func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 // Refs fetches GET …/refs: every ref of the tenant, name to oid.
 func (c *Client) Refs(ctx context.Context) (map[string]objects.OID, error) {
 	req := request{method: http.MethodGet, path: c.tenantPath("refs")}
-	resp, done, err := c.do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	defer resp.Body.Close()
-	_, m, err := c.call(req, resp, http.StatusOK)
+	_, m, err := c.exchange(ctx, req, http.StatusOK)
 	if err != nil {
 		return nil, err
 	}
@@ -141,13 +129,7 @@ func (c *Client) UpdateRef(ctx context.Context, name string, old, newID objects.
 		return false, err
 	}
 	req := request{method: http.MethodPut, path: c.tenantPath("refs/" + url.PathEscape(name)), body: b, contentType: wire.JSONContentType}
-	resp, done, err := c.do(ctx, req)
-	if err != nil {
-		return false, err
-	}
-	defer done()
-	defer resp.Body.Close()
-	status, m, err := c.call(req, resp, http.StatusOK, http.StatusConflict)
+	status, m, err := c.exchange(ctx, req, http.StatusOK, http.StatusConflict)
 	if err != nil {
 		return false, err
 	}

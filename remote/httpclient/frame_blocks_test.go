@@ -39,12 +39,8 @@ func TestPushSendsStorageBlocksOnlyToServersReadingThem(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			cfg := c.cfg
-			cfg.Root, cfg.Tenant, cfg.Token, cfg.Role, cfg.ObjectFormat = t.TempDir(), "acme", []byte(testToken), httpserve.RoleWriter, objects.BLAKE3
-			s, err := httpserve.New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			cfg.Root, cfg.ObjectFormat = t.TempDir(), objects.BLAKE3
+			s := newServer(t, cfg)
 			var mu sync.Mutex
 			var frames []string
 			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -62,14 +58,7 @@ func TestPushSendsStorageBlocksOnlyToServersReadingThem(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, err := plumbing.RepoTransferSource(ctx, local)
-			if err != nil {
-				t.Fatal(err)
-			}
-			set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: remote.NoDepth})
-			if err != nil {
-				t.Fatal(err)
-			}
+			set := closureOf(t, local, run)
 			source := plumbing.TransferReader(local)
 			bs, ok := source.(remote.BlockSource)
 			if !ok {

@@ -43,12 +43,8 @@ func TestBinaryFrameOnlyWhenBothSpeakIt(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			cfg := c.cfg
-			cfg.Root, cfg.Tenant, cfg.Token, cfg.Role, cfg.ObjectFormat = t.TempDir(), "acme", []byte(testToken), httpserve.RoleWriter, objects.SHA256
-			s, err := httpserve.New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			cfg.Root, cfg.ObjectFormat = t.TempDir(), objects.SHA256
+			s := newServer(t, cfg)
 			var mu sync.Mutex
 			var seen []string
 			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -91,14 +87,7 @@ func TestBinaryFrameOnlyWhenBothSpeakIt(t *testing.T) {
 				t.Fatal(err)
 			}
 			tr := httpclient.TransportOf(cl)
-			src, err := plumbing.RepoTransferSource(ctx, local)
-			if err != nil {
-				t.Fatal(err)
-			}
-			set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: remote.NoDepth})
-			if err != nil {
-				t.Fatal(err)
-			}
+			set := closureOf(t, local, run)
 			res, err := tr.Push(ctx, remote.PushRequest{Source: local.Objects(), Set: set, Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}})
 			if err != nil || res.Objects != 101 || !res.Refs[0].Updated {
 				t.Fatalf("push: %+v, %v", res, err)

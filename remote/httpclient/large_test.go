@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/objects"
-	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/httpserve"
 	"github.com/tinehq/tine/remote/remotetest"
@@ -34,14 +33,7 @@ func TestLargeRunRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	src, err := plumbing.RepoTransferSource(ctx, local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: remote.NoDepth})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := closureOf(t, local, run)
 	res, err := tr.Push(ctx, remote.PushRequest{Source: local.Objects(), Set: set,
 		Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}})
 	if err != nil {

@@ -39,14 +39,7 @@ func TestTineExtensionMovesLargeRun(t *testing.T) {
 	local := newRepo(t)
 	run := storeChain(t, local, 30000)
 	tr := openRemote(t, hs.URL)
-	src, err := plumbing.RepoTransferSource(ctx, local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: remote.NoDepth})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := closureOf(t, local, run)
 	res, err := tr.Push(ctx, remote.PushRequest{Source: local.Objects(), Set: set,
 		Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}})
 	if err != nil {
@@ -193,14 +186,7 @@ func TestTineHeaderOnlyWhenOffered(t *testing.T) {
 		local := newRepo(t)
 		run := storeChain(t, local, 20)
 		tr := openRemote(t, hs.URL)
-		src, err := plumbing.RepoTransferSource(ctx, local)
-		if err != nil {
-			t.Fatal(err)
-		}
-		set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: remote.NoDepth})
-		if err != nil {
-			t.Fatal(err)
-		}
+		set := closureOf(t, local, run)
 		if _, err := tr.Push(ctx, remote.PushRequest{Source: local.Objects(), Set: set,
 			Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}}); err != nil {
 			t.Fatal(err)

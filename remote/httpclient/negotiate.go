@@ -28,13 +28,7 @@ func (c *Client) Negotiate(ctx context.Context, wants, haves []objects.OID, dept
 		return nil, err
 	}
 	req := request{method: http.MethodPost, path: c.tenantPath("negotiate"), body: b, contentType: wire.JSONContentType}
-	resp, done, err := c.do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	defer resp.Body.Close()
-	_, m, err := c.call(req, resp, http.StatusOK)
+	_, m, err := c.exchange(ctx, req, http.StatusOK)
 	if err != nil {
 		return nil, err
 	}

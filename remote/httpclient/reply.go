@@ -1,6 +1,7 @@
 package httpclient
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,7 +105,19 @@ func readPack(resp *http.Response) ([]byte, error) {
 	return b, nil
 }
 
-// call sends req and decodes a control reply whose status is one of ok.
+// exchange sends req and decodes its control reply, whose status must be
+// one of ok: the do, close and call every control request makes.
+func (c *Client) exchange(ctx context.Context, req request, ok ...int) (int, map[string]json.RawMessage, error) {
+	resp, done, err := c.do(ctx, req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer done()
+	defer resp.Body.Close()
+	return c.call(req, resp, ok...)
+}
+
+// call decodes the reply to req, a control reply whose status is one of ok.
 func (c *Client) call(req request, resp *http.Response, ok ...int) (int, map[string]json.RawMessage, error) {
 	for _, s := range ok {
 		if resp.StatusCode == s {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/tinehq/tine/objects"
-	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/refs"
 	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/httpserve"
@@ -28,14 +27,7 @@ func TestShallowFetchOfLargeRun(t *testing.T) {
 	local := newRepoOf(t, objects.BLAKE3)
 	run := storeChain(t, local, 10500)
 	tr := openRemote(t, hs.URL)
-	src, err := plumbing.RepoTransferSource(ctx, local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: remote.NoDepth})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := closureOf(t, local, run)
 	if _, err := tr.Push(ctx, remote.PushRequest{Source: local.Objects(), Set: set,
 		Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}}); err != nil {
 		t.Fatal(err)

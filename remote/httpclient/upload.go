@@ -142,13 +142,7 @@ func (c *Client) finish(ctx context.Context, id string, frame []byte, rec *Recei
 func (c *Client) declare(ctx context.Context, sum string, size int64) (string, int64, error) {
 	b, _ := json.Marshal(map[string]any{"sha256": sum, "size": size})
 	req := request{method: http.MethodPost, path: c.tenantPath("packs"), body: b, contentType: wire.JSONContentType, header: c.tineHeader(nil)}
-	resp, done, err := c.do(ctx, req)
-	if err != nil {
-		return "", 0, fmt.Errorf("upload: %w", err)
-	}
-	defer done()
-	defer resp.Body.Close()
-	_, m, err := c.call(req, resp, http.StatusOK, http.StatusCreated)
+	_, m, err := c.exchange(ctx, req, http.StatusOK, http.StatusCreated)
 	if err != nil {
 		return "", 0, fmt.Errorf("upload: %w", err)
 	}
@@ -187,13 +181,7 @@ func (c *Client) patch(ctx context.Context, id string, offset int64, chunk []byt
 	}
 	req := request{method: http.MethodPatch, path: c.tenantPath("packs/" + id), body: chunk,
 		contentType: "application/offset+octet-stream", header: header}
-	resp, done, err := c.do(ctx, req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer done()
-	defer resp.Body.Close()
-	return c.call(req, resp, http.StatusOK, http.StatusCreated, http.StatusConflict)
+	return c.exchange(ctx, req, http.StatusOK, http.StatusCreated, http.StatusConflict)
 }
 
 // head asks the server's offset of upload id (the Upload-Offset header,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/httpclient"
 	"github.com/tinehq/tine/remote/httpserve"
 )
@@ -176,6 +177,16 @@ func startServer(t *testing.T) (*httptest.Server, *httpserve.Server) {
 // settings.
 func startServerWith(t *testing.T, cfg httpserve.Config) (*httptest.Server, *httpserve.Server) {
 	t.Helper()
+	s := newServer(t, cfg)
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	return hs, s
+}
+
+// newServer is tine serve of cfg for tenant acme, writable with
+// testToken (SHA-256 unless cfg names a format), closed when t ends.
+func newServer(t *testing.T, cfg httpserve.Config) *httpserve.Server {
+	t.Helper()
 	cfg.Tenant, cfg.Token, cfg.Role = "acme", []byte(testToken), httpserve.RoleWriter
 	if cfg.ObjectFormat == "" {
 		cfg.ObjectFormat = objects.SHA256
@@ -184,9 +195,23 @@ func startServerWith(t *testing.T, cfg httpserve.Config) (*httptest.Server, *htt
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() { hs.Close(); s.Close() })
-	return hs, s
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// closureOf is the transfer set of run and all it reaches in r.
+func closureOf(t *testing.T, r *plumbing.Repo, run objects.OID) *plumbing.TransferSet {
+	t.Helper()
+	ctx := context.Background()
+	src, err := plumbing.RepoTransferSource(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: remote.NoDepth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
 
 // TestUploadResumesAfterCut cuts the TCP connection in the middle of a

@@ -2,10 +2,7 @@ package httpserve_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,23 +77,7 @@ func TestFrameHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	upload := func(header map[string]string) (int, string) {
-		sum := sha256.Sum256(frame)
-		decl := fmt.Sprintf(`{"sha256":"%x","size":%d}`, sum, len(frame))
-		status, text, _ := ts.send(t, "POST", "/v1/tenants/acme/packs", "", wire.JSONContentType, []byte(decl), nil)
-		var m struct {
-			UploadID string `json:"upload_id"`
-		}
-		if status != 201 || json.Unmarshal([]byte(text), &m) != nil {
-			t.Fatalf("declaration = %d %s", status, text)
-		}
-		h := map[string]string{wire.HeaderUploadOffset: "0"}
-		for k, v := range header {
-			h[k] = v
-		}
-		status, text, _ = ts.send(t, "PATCH", "/v1/tenants/acme/packs/"+m.UploadID, "", "application/offset+octet-stream", frame, h)
-		return status, text
-	}
+	upload := func(header map[string]string) (int, string) { return ts.uploadFrame(t, frame, header) }
 	if status, text := upload(nil); status != 400 {
 		t.Errorf("binary frame without %s = %d %s, want 400", wire.HeaderFrame, status, text)
 	}

@@ -28,6 +28,15 @@ func record(r *Repo, n int) story {
 	return s
 }
 
+// pushRecorded records a story of n events into r and pushes its run to
+// heads/main through tr, which must move the ref.
+func pushRecorded(t *testing.T, tr remote.Transport, r *Repo, n int) story {
+	t.Helper()
+	s := record(r, n)
+	MustMove(t, Push(t, tr, r, []remote.RefUpdate{{Name: "heads/main", New: s.run}}, s.run))
+	return s
+}
+
 func testRefsListing(t *testing.T, newRemote Factory) {
 	rem := newRemote(t, objects.BLAKE3)
 	tr := Open(t, rem)
@@ -60,8 +69,7 @@ func testFetchAssociations(t *testing.T, newRemote Factory) {
 	rem := newRemote(t, objects.SHA256)
 	tr := Open(t, rem)
 	local := NewRepo(t, objects.SHA256)
-	s := record(local, 5)
-	MustMove(t, Push(t, tr, local, []remote.RefUpdate{{Name: "heads/main", New: s.run}}, s.run))
+	s := pushRecorded(t, tr, local, 5)
 
 	other := NewRepo(t, objects.SHA256)
 	res := Fetch(t, Open(t, rem), other, remote.NoDepth, RefMap(t, tr)["heads/main"])
@@ -88,8 +96,7 @@ func testRoundTrip(t *testing.T, newRemote Factory) {
 	rem := newRemote(t, objects.BLAKE3)
 	tr := Open(t, rem)
 	a := NewRepo(t, objects.BLAKE3)
-	s := record(a, 4)
-	MustMove(t, Push(t, tr, a, []remote.RefUpdate{{Name: "heads/main", New: s.run}}, s.run))
+	s := pushRecorded(t, tr, a, 4)
 
 	b := NewRepo(t, objects.BLAKE3)
 	Fetch(t, tr, b, remote.NoDepth, s.run)
@@ -139,8 +146,7 @@ func testObjectFormat(t *testing.T, newRemote Factory) {
 	rem := newRemote(t, objects.SHA256)
 	tr := Open(t, rem)
 	shaLocal := NewRepo(t, objects.SHA256)
-	s := record(shaLocal, 2)
-	MustMove(t, Push(t, tr, shaLocal, []remote.RefUpdate{{Name: "heads/main", New: s.run}}, s.run))
+	s := pushRecorded(t, tr, shaLocal, 2)
 	d, err := tr.Describe(context.Background())
 	if err != nil || d.ObjectFormat != objects.SHA256 {
 		t.Fatalf("describe: %+v, %v", d, err)

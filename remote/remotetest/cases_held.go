@@ -23,8 +23,7 @@ func testHeld(t *testing.T, newRemote Factory) {
 		t.Skip("a Prober: pushes ask it object by object")
 	}
 	local := NewRepo(t, objects.BLAKE3)
-	s := record(local, 3)
-	MustMove(t, Push(t, tr, local, []remote.RefUpdate{{Name: "heads/main", New: s.run}}, s.run))
+	s := pushRecorded(t, tr, local, 3)
 	later := local.Evaluate(s.run, 0.95)
 	laterNote := local.Annotate(s.run, s.note2, "third look")
 	ask := []objects.OID{s.eval, later, s.note2, laterNote, s.eventNote, s.run}

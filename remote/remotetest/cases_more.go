@@ -16,8 +16,7 @@ func testShallow(t *testing.T, newRemote Factory) {
 	rem := newRemote(t, objects.BLAKE3)
 	tr := Open(t, rem)
 	a := NewRepo(t, objects.BLAKE3)
-	s := record(a, 6)
-	MustMove(t, Push(t, tr, a, []remote.RefUpdate{{Name: "heads/main", New: s.run}}, s.run))
+	s := pushRecorded(t, tr, a, 6)
 
 	b := NewRepo(t, objects.BLAKE3)
 	Fetch(t, tr, b, 2, s.run)

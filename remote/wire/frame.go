@@ -111,44 +111,86 @@ func WriteFrame(objs []*objects.Object, shallow []objects.OID, lim objects.PackL
 	seen := make(map[objects.OID]bool, len(objs)+len(shallow))
 	var algo objects.Algo
 	size := 2 * binary.MaxVarintLen64
+	lens, n, err := objectsSize(objs, &algo, seen)
+	if err != nil {
+		return nil, "", err
+	}
+	size += n
+	n, err = shallowSize(shallow, &algo, seen)
+	if err != nil {
+		return nil, "", err
+	}
+	size += n
+	if size > objects.MaxPackBodyBytes {
+		return nil, "", fmt.Errorf("write frame: %w: a body of up to %d bytes, over %d", ErrBadFrame, size, objects.MaxPackBodyBytes)
+	}
+	buf, start := frameBuffer(size, compress)
+	body := buf[start:]
+	body = binary.AppendUvarint(body, uint64(len(objs)))
+	body = binary.AppendUvarint(body, uint64(len(shallow)))
+	body = appendShallow(body, shallow)
+	body = appendObjects(body, objs, lens)
+	return sealFrame(FrameMagic, buf[:start+len(body)], start, compress)
+}
+
+// objectsSize checks objs' ids with frameID and returns the length of
+// each one's stored envelope and the most the objects take in a body.
+func objectsSize(objs []*objects.Object, algo *objects.Algo, seen map[objects.OID]bool) ([]int, int, error) {
 	var hb [objects.MaxHeaderBytes]byte
 	lens := make([]int, len(objs))
+	size := 0
 	for i, o := range objs {
-		if err := frameID(o.ID, &algo, seen); err != nil {
-			return nil, "", err
+		if err := frameID(o.ID, algo, seen); err != nil {
+			return nil, 0, err
 		}
 		lens[i] = len(objects.AppendHeader(hb[:0], o.Type, o.Schema)) + 1 + len(o.Body)
 		size += binary.MaxVarintLen64 + lens[i]
 	}
+	return lens, size, nil
+}
+
+// shallowSize checks the boundary's ids with frameID and returns the
+// bytes its entries take in a body.
+func shallowSize(shallow []objects.OID, algo *objects.Algo, seen map[objects.OID]bool) (int, error) {
+	size := 0
 	for _, id := range shallow {
-		if err := frameID(id, &algo, seen); err != nil {
-			return nil, "", err
+		if err := frameID(id, algo, seen); err != nil {
+			return 0, err
 		}
 		size += 1 + len(id.Digest)
 	}
-	if size > objects.MaxPackBodyBytes {
-		return nil, "", fmt.Errorf("write frame: %w: a body of up to %d bytes, over %d", ErrBadFrame, size, objects.MaxPackBodyBytes)
-	}
-	// An uncompressed body is built in place after the header, so the
-	// frame is allocated, faulted in and filled once (14 MiB for a
-	// 10,000-event run).
+	return size, nil
+}
+
+// frameBuffer allocates a frame's buffer for a body of up to size bytes
+// and returns where the body starts. An uncompressed body is built in
+// place after the header, so the frame is allocated, faulted in and
+// filled once (14 MiB for a 10,000-event run).
+func frameBuffer(size int, compress bool) ([]byte, int) {
 	start := 0
 	if !compress {
 		start = frameHeaderSize + 1
 	}
-	buf := make([]byte, start, start+size)
-	body := buf[start:]
-	body = binary.AppendUvarint(body, uint64(len(objs)))
-	body = binary.AppendUvarint(body, uint64(len(shallow)))
+	return make([]byte, start, start+size), start
+}
+
+// appendShallow appends the boundary's entries (type code, digest).
+func appendShallow(body []byte, shallow []objects.OID) []byte {
 	for _, id := range shallow {
 		body = append(body, typeCodes[id.Type])
 		body = append(body, id.Digest[:]...)
 	}
+	return body
+}
+
+// appendObjects appends each object's length (lens, from objectsSize)
+// and stored envelope.
+func appendObjects(body []byte, objs []*objects.Object, lens []int) []byte {
 	for i, o := range objs {
 		body = binary.AppendUvarint(body, uint64(lens[i]))
 		body = o.AppendStored(body)
 	}
-	return sealFrame(FrameMagic, buf[:start+len(body)], start, compress)
+	return body
 }
 
 // sealFrame finishes a frame whose body is buf[start:] (start is 0 or the

@@ -64,13 +64,11 @@ func WriteFrameBlocks(blocks []pack.RawBlock, objs []*objects.Object, shallow []
 	}
 	seen := make(map[objects.OID]bool, n+len(shallow))
 	var algo objects.Algo
-	size := 3 * binary.MaxVarintLen64
-	for _, id := range shallow {
-		if err := frameID(id, &algo, seen); err != nil {
-			return nil, "", err
-		}
-		size += 1 + len(id.Digest)
+	size, err := shallowSize(shallow, &algo, seen)
+	if err != nil {
+		return nil, "", err
 	}
+	size += 3 * binary.MaxVarintLen64
 	for i := range blocks {
 		b := &blocks[i]
 		if err := b.CheckShape(); err != nil {
@@ -83,15 +81,11 @@ func WriteFrameBlocks(blocks []pack.RawBlock, objs []*objects.Object, shallow []
 		}
 		size += 1 + (3+len(b.IDs))*binary.MaxVarintLen64 + len(b.Payload)
 	}
-	var hb [objects.MaxHeaderBytes]byte
-	lens := make([]int, len(objs))
-	for i, o := range objs {
-		if err := frameID(o.ID, &algo, seen); err != nil {
-			return nil, "", err
-		}
-		lens[i] = len(objects.AppendHeader(hb[:0], o.Type, o.Schema)) + 1 + len(o.Body)
-		size += binary.MaxVarintLen64 + lens[i]
+	lens, objSize, err := objectsSize(objs, &algo, seen)
+	if err != nil {
+		return nil, "", err
 	}
+	size += objSize
 	raw := 0
 	for _, b := range blocks {
 		raw += int(b.RawLen)
@@ -99,19 +93,12 @@ func WriteFrameBlocks(blocks []pack.RawBlock, objs []*objects.Object, shallow []
 	if size+raw > objects.MaxPackBodyBytes {
 		return nil, "", fmt.Errorf("write frame: %w: a body of up to %d bytes with blocks decoding to %d, over %d", ErrBadFrame, size, raw, objects.MaxPackBodyBytes)
 	}
-	start := 0
-	if !compress {
-		start = frameHeaderSize + 1
-	}
-	buf := make([]byte, start, start+size)
+	buf, start := frameBuffer(size, compress)
 	body := buf[start:]
 	body = binary.AppendUvarint(body, uint64(len(blocks)))
 	body = binary.AppendUvarint(body, uint64(len(objs)))
 	body = binary.AppendUvarint(body, uint64(len(shallow)))
-	for _, id := range shallow {
-		body = append(body, typeCodes[id.Type])
-		body = append(body, id.Digest[:]...)
-	}
+	body = appendShallow(body, shallow)
 	for _, b := range blocks {
 		body = append(body, b.Kind)
 		body = binary.AppendUvarint(body, uint64(b.RawLen))
@@ -122,9 +109,6 @@ func WriteFrameBlocks(blocks []pack.RawBlock, objs []*objects.Object, shallow []
 		body = binary.AppendUvarint(body, uint64(len(b.Payload)))
 		body = append(body, b.Payload...)
 	}
-	for i, o := range objs {
-		body = binary.AppendUvarint(body, uint64(lens[i]))
-		body = o.AppendStored(body)
-	}
+	body = appendObjects(body, objs, lens)
 	return sealFrame(FrameBlocksMagic, buf[:start+len(body)], start, compress)
 }
