@@ -1,11 +1,8 @@
 package plumbing
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,26 +43,7 @@ func TestFsckRemoveStaleAnyAgeWaitsForWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLockWriterChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), lockChildEnv+"="+r.Root())
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	out := bufio.NewReader(outPipe)
-	if line, _ := out.ReadString('\n'); strings.TrimSpace(line) != "written" {
-		t.Fatalf("child: %q\n%s", line, stderr.String())
-	}
+	child := startLockWriter(t, r.Root())
 	var notices []string
 	var commitErr error
 	committed := false
@@ -75,7 +53,7 @@ func TestFsckRemoveStaleAnyAgeWaitsForWriters(t *testing.T) {
 			// The stopped writer's second rename, then the other
 			// writer's exit, which frees the writers' lock.
 			commitErr = os.Rename(tmp, idxFile)
-			io.WriteString(in, "go\n")
+			child.proceed()
 		}
 	}
 	fr, err := OpenWith(r.Root(), OpenOptions{Notice: func(msg string) {
@@ -93,12 +71,7 @@ func TestFsckRemoveStaleAnyAgeWaitsForWriters(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fsck: %v", err)
 	}
-	if line, _ := out.ReadString('\n'); strings.TrimSpace(line) != "referenced" {
-		t.Fatalf("child: %q\n%s", line, stderr.String())
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("child: %v\n%s", err, stderr.String())
-	}
+	child.finish(t)
 	if len(notices) == 0 || commitErr != nil {
 		t.Fatalf("fsck --remove-stale at any age did not wait for the writers: notices %q; the writer's index rename: %v", notices, commitErr)
 	}

@@ -66,32 +66,13 @@ func TestGCPruneWaitsForWriter(t *testing.T) {
 func gcPruneWaitsForWriter(t *testing.T, algo objects.Algo) {
 	r := newRepo(t, algo)
 	kept := storeChain(t, r, "heads/a", false, 2)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLockWriterChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), lockChildEnv+"="+r.Root())
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	out := bufio.NewReader(outPipe)
-	if line, _ := out.ReadString('\n'); strings.TrimSpace(line) != "written" {
-		t.Fatalf("child: %q\n%s", line, stderr.String())
-	}
+	child := startLockWriter(t, r.Root())
 	var notices []string
 	released := false
 	release := func() {
 		if !released {
 			released = true
-			io.WriteString(in, "go\n") // the writer may finish now
+			child.proceed() // the writer may finish now
 		}
 	}
 	gr, err := OpenWith(r.Root(), OpenOptions{Notice: func(msg string) {
@@ -109,12 +90,7 @@ func gcPruneWaitsForWriter(t *testing.T, algo objects.Algo) {
 	if err != nil {
 		t.Fatalf("gc: %v", err)
 	}
-	if line, _ := out.ReadString('\n'); strings.TrimSpace(line) != "referenced" {
-		t.Fatalf("child: %q\n%s", line, stderr.String())
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("child: %v\n%s", err, stderr.String())
-	}
+	child.finish(t)
 	late, err := gr.Refs().Resolve(context.Background(), "heads/late")
 	if len(notices) == 0 || res.Pruned != 0 || err != nil {
 		t.Fatalf("gc did not wait for the writer: notices %q, pruned %d; the writer's run: %v", notices, res.Pruned, err)
@@ -147,5 +123,55 @@ func TestSecondGCWaitsForFirst(t *testing.T) {
 	}
 	if len(notices) != 1 || !strings.Contains(notices[0], "another tine gc") {
 		t.Fatalf("notices %q", notices)
+	}
+}
+
+// lockWriter is a TestLockWriterChild process that has written its
+// objects under the writers' lock and waits to be told to go on.
+type lockWriter struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *strings.Builder
+}
+
+// startLockWriter starts TestLockWriterChild on the repository at root
+// and returns once it has written (it then holds the writers' lock); the
+// process is killed when the test ends if it is still running.
+func startLockWriter(t *testing.T, root string) *lockWriter {
+	t.Helper()
+	w := &lockWriter{cmd: exec.Command(os.Args[0], "-test.run=^TestLockWriterChild$", "-test.count=1"), stderr: &strings.Builder{}}
+	w.cmd.Env = append(os.Environ(), lockChildEnv+"="+root)
+	w.cmd.Stderr = w.stderr
+	in, err := w.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := w.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.cmd.Process.Kill() })
+	w.in, w.out = in, bufio.NewReader(outPipe)
+	if line, _ := w.out.ReadString('\n'); strings.TrimSpace(line) != "written" {
+		t.Fatalf("child: %q\n%s", line, w.stderr.String())
+	}
+	return w
+}
+
+// proceed lets the writer reference what it wrote and exit.
+func (w *lockWriter) proceed() { io.WriteString(w.in, "go\n") }
+
+// finish waits for the writer to reference its objects and exit cleanly.
+func (w *lockWriter) finish(t *testing.T) {
+	t.Helper()
+	if line, _ := w.out.ReadString('\n'); strings.TrimSpace(line) != "referenced" {
+		t.Fatalf("child: %q\n%s", line, w.stderr.String())
+	}
+	if err := w.cmd.Wait(); err != nil {
+		t.Fatalf("child: %v\n%s", err, w.stderr.String())
 	}
 }
