@@ -224,9 +224,6 @@ type connError struct{ err error }
 func (e *connError) Error() string { return e.err.Error() }
 func (e *connError) Unwrap() error { return e.err }
 
-// errAttemptOver is what a body reader left behind by an ended try reads.
-var errAttemptOver = errors.New("s3client: read of a request body after its try ended")
-
 // attemptBody is a request body for one try: once detached it reads
 // nothing more, so a transport still writing an abandoned try cannot
 // move the shared reader under the next try.

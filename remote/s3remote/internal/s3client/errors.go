@@ -15,6 +15,9 @@ var (
 	// malformed XML, a listing over MaxListBytes, a page that says more
 	// follows without saying where.
 	ErrBadAnswer = errors.New("malformed S3 answer")
+	// errAttemptOver is what a body reader left behind by an ended try
+	// reads.
+	errAttemptOver = errors.New("read of a request body after its try ended")
 )
 
 // maxErrorBody bounds the error answer read (S3's are a few hundred bytes).
