@@ -136,9 +136,6 @@ func TestDiffBriefCostsTheDivergence(t *testing.T) {
 // refs in name order), it compares the shared positions in reused
 // buffers. (The whole lists cost ~100 bytes an event.)
 func TestDiffBriefAllocsFlat(t *testing.T) {
-	if raceDetector {
-		t.Skip("sync.Pool drops at random under the race detector; the run without it measures")
-	}
 	ctx := context.Background()
 	allocs := func(n int, baseFirst bool) uint64 {
 		r := lazyRepo(t)

@@ -11,10 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
 	"github.com/tinehq/tine/remote"
+	"github.com/tinehq/tine/remote/s3remote/internal/s3client"
 )
 
 // conflictRetries and the backoff bounds govern retries of a conditional
@@ -32,35 +30,26 @@ const (
 // server's answers onto errNoSuchKey, errPrecondition and the package's
 // sentinels.
 type bucket struct {
-	c      *s3.Client
+	c      *s3client.Client
 	name   string
 	prefix string // "" or "p/q/" (with the slash)
 }
 
-// newBucket builds the S3 client of cfg. Custom endpoints use path-style
-// addressing (what S3-compatible servers expect); checksums are sent and
-// checked only where the API requires them, since the payload is signed
-// (SigV4 hashes the body) and every object tine reads is verified by its
-// own checksums and oids anyway.
+// newBucket builds the S3 client of cfg: path-style addressing under a
+// custom endpoint (what S3-compatible servers expect), AWS S3's regional
+// endpoint otherwise. No checksum headers are sent or checked: over plain
+// http the signature covers the body's SHA-256, over https TLS protects
+// it, and every object tine reads is verified by its own checksums and
+// oids anyway.
 func newBucket(cfg Config) *bucket {
-	creds := aws.Credentials{AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
-		SessionToken: cfg.SessionToken, Source: "environment"}
-	opt := s3.Options{
-		Region: cfg.Region,
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return creds, nil
-		}),
-		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
-		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-	}
-	if cfg.Endpoint != "" {
-		opt.BaseEndpoint = aws.String(strings.TrimSuffix(cfg.Endpoint, "/"))
-		opt.UsePathStyle = true
-	}
-	if cfg.HTTPClient != nil {
-		opt.HTTPClient = cfg.HTTPClient
-	}
-	b := &bucket{c: s3.New(opt), name: cfg.Bucket}
+	c := s3client.New(s3client.Options{
+		Endpoint: cfg.Endpoint,
+		Region:   cfg.Region,
+		Credentials: s3client.Credentials{AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
+			SessionToken: cfg.SessionToken},
+		HTTPClient: cfg.HTTPClient,
+	})
+	b := &bucket{c: c, name: cfg.Bucket}
 	if cfg.Prefix != "" {
 		b.prefix = cfg.Prefix + "/"
 	}
@@ -84,22 +73,16 @@ func (b *bucket) key(rel string) string { return b.prefix + rel }
 
 // statusOf returns the HTTP status and S3 error code of err, or 0 and "".
 func statusOf(err error) (int, string) {
-	status := 0
-	var re interface{ HTTPStatusCode() int }
-	if errors.As(err, &re) {
-		status = re.HTTPStatusCode()
+	var e *s3client.Error
+	if errors.As(err, &e) {
+		return e.Status, e.Code
 	}
-	code := ""
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		code = ae.ErrorCode()
-	}
-	return status, code
+	return 0, ""
 }
 
 // s3Error is a server's answer in one line ("404 NoSuchBucket: The
-// specified bucket does not exist."), without the SDK's request ids; it
-// wraps the package sentinel it maps to and the SDK's error.
+// specified bucket does not exist."), without request ids; it wraps the
+// package sentinel it maps to and the client's error.
 type s3Error struct {
 	status   int
 	code     string
@@ -141,9 +124,9 @@ func classify(err error) error {
 		return err
 	}
 	e := &s3Error{status: status, code: code, err: err}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		e.msg = ae.ErrorMessage()
+	var se *s3client.Error
+	if errors.As(err, &se) {
+		e.msg = se.Message
 	}
 	switch {
 	case code == "NoSuchBucket":
@@ -161,12 +144,12 @@ func classify(err error) error {
 // get reads key rel whole, refusing more than limit bytes, and returns its
 // bytes and ETag.
 func (b *bucket) get(ctx context.Context, rel string, limit int64) ([]byte, string, error) {
-	out, err := b.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.name, Key: aws.String(b.key(rel))})
+	out, err := b.c.Get(ctx, b.name, b.key(rel))
 	if err != nil {
 		return nil, "", fmt.Errorf("get %s: %w", b.key(rel), classify(err))
 	}
 	defer out.Body.Close()
-	if n := aws.ToInt64(out.ContentLength); n > limit {
+	if n := out.Size; n > limit {
 		return nil, "", fmt.Errorf("get %s: %w: %d bytes, limit %d", b.key(rel), ErrTooLarge, n, limit)
 	}
 	data, err := io.ReadAll(io.LimitReader(out.Body, limit+1))
@@ -176,26 +159,26 @@ func (b *bucket) get(ctx context.Context, rel string, limit int64) ([]byte, stri
 	if int64(len(data)) > limit {
 		return nil, "", fmt.Errorf("get %s: %w: more than %d bytes", b.key(rel), ErrTooLarge, limit)
 	}
-	return data, aws.ToString(out.ETag), nil
+	return data, out.ETag, nil
 }
 
 // size returns the size of key rel, or errNoSuchKey when there is none.
 func (b *bucket) size(ctx context.Context, rel string) (int64, error) {
-	out, err := b.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.name, Key: aws.String(b.key(rel))})
+	n, _, err := b.c.Head(ctx, b.name, b.key(rel))
 	if err != nil {
 		return 0, fmt.Errorf("head %s: %w", b.key(rel), classify(err))
 	}
-	return aws.ToInt64(out.ContentLength), nil
+	return n, nil
 }
 
 // getToFile streams key rel into f, refusing more than limit bytes.
 func (b *bucket) getToFile(ctx context.Context, rel string, f *os.File, limit int64) error {
-	out, err := b.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.name, Key: aws.String(b.key(rel))})
+	out, err := b.c.Get(ctx, b.name, b.key(rel))
 	if err != nil {
 		return fmt.Errorf("get %s: %w", b.key(rel), classify(err))
 	}
 	defer out.Body.Close()
-	if n := aws.ToInt64(out.ContentLength); n > limit {
+	if n := out.Size; n > limit {
 		return fmt.Errorf("get %s: %w: %d bytes, limit %d", b.key(rel), ErrTooLarge, n, limit)
 	}
 	n, err := io.Copy(f, io.LimitReader(out.Body, limit+1))
@@ -214,20 +197,15 @@ func (b *bucket) getToFile(ctx context.Context, rel string, f *os.File, limit in
 // ConditionalRequestConflict is retried with jittered exponential backoff
 // and is ErrUnavailable when it persists.
 func (b *bucket) putCond(ctx context.Context, rel string, body io.ReadSeeker, size int64, etag string) (string, error) {
-	in := &s3.PutObjectInput{Bucket: &b.name, Key: aws.String(b.key(rel)), Body: body, ContentLength: aws.Int64(size)}
-	if etag == "" {
-		in.IfNoneMatch = aws.String("*")
-	} else {
-		in.IfMatch = aws.String(etag)
+	cond := s3client.Condition{IfNoneMatch: "*"}
+	if etag != "" {
+		cond = s3client.Condition{IfMatch: etag}
 	}
 	wait := backoffFirst
 	for attempt := 1; ; attempt++ {
-		if _, err := body.Seek(0, io.SeekStart); err != nil {
-			return "", fmt.Errorf("put %s: %w", b.key(rel), err)
-		}
-		out, err := b.c.PutObject(ctx, in)
+		got, err := b.c.Put(ctx, b.name, b.key(rel), body, size, cond)
 		if err == nil {
-			return aws.ToString(out.ETag), nil
+			return got, nil
 		}
 		status, code := statusOf(err)
 		if status != 409 || (code != "" && code != "ConditionalRequestConflict") {
@@ -252,31 +230,32 @@ func (b *bucket) putBytes(ctx context.Context, rel string, data []byte, etag str
 // list calls fn for every key under relPrefix (relative to the remote's
 // prefix) with its ETag and size, in key order.
 func (b *bucket) list(ctx context.Context, relPrefix string, fn func(rel, etag string, size int64) error) error {
-	p := s3.NewListObjectsV2Paginator(b.c, &s3.ListObjectsV2Input{Bucket: &b.name, Prefix: aws.String(b.key(relPrefix))})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	token := ""
+	for {
+		page, err := b.c.List(ctx, b.name, b.key(relPrefix), token, 0)
 		if err != nil {
 			return fmt.Errorf("list %s: %w", b.key(relPrefix), classify(err))
 		}
-		for _, o := range page.Contents {
-			k := aws.ToString(o.Key)
-			rel, ok := strings.CutPrefix(k, b.prefix)
+		for _, o := range page.Objects {
+			rel, ok := strings.CutPrefix(o.Key, b.prefix)
 			if !ok {
-				return fmt.Errorf("list %s: %w: the server listed key %q outside the prefix", b.key(relPrefix), ErrRemoteCorrupt, k)
+				return fmt.Errorf("list %s: %w: the server listed key %q outside the prefix", b.key(relPrefix), ErrRemoteCorrupt, o.Key)
 			}
-			if err := fn(rel, aws.ToString(o.ETag), aws.ToInt64(o.Size)); err != nil {
+			if err := fn(rel, o.ETag, o.Size); err != nil {
 				return err
 			}
 		}
+		if page.Next == "" {
+			return nil
+		}
+		token = page.Next
 	}
-	return nil
 }
 
 // remove deletes key rel (unconditionally; used only for the probe's
 // scratch key, which nothing else writes).
 func (b *bucket) remove(ctx context.Context, rel string) error {
-	_, err := b.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.name, Key: aws.String(b.key(rel))})
-	if err != nil {
+	if err := b.c.Delete(ctx, b.name, b.key(rel)); err != nil {
 		return fmt.Errorf("delete %s: %w", b.key(rel), classify(err))
 	}
 	return nil

@@ -32,7 +32,8 @@ type Config struct {
 	AccessKeyID     string
 	SecretAccessKey string
 	SessionToken    string
-	// HTTPClient overrides the HTTP client (nil: the SDK's default).
+	// HTTPClient overrides the HTTP client (nil: one with net/http's
+	// default transport settings).
 	HTTPClient *http.Client
 }
 

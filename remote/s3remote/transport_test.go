@@ -246,7 +246,7 @@ func TestRefNameClash(t *testing.T) {
 
 // TestServerRefusals: a missing bucket is not an empty remote (nothing to
 // create there) and wrong credentials are refused, each in one line
-// without the SDK's request ids.
+// without request ids.
 func TestServerRefusals(t *testing.T) {
 	srv := vgwtest.Start(t)
 	ctx := context.Background()

@@ -21,8 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/tinehq/tine/remote/s3remote/internal/s3client"
 )
 
 // EnvBinary names the environment variable holding the versitygw binary.
@@ -143,12 +142,10 @@ func (s *Server) Stop() {
 // Log returns what the server printed.
 func (s *Server) Log() string { return s.log.String() }
 
-// Client returns an S3 client for the server.
-func (s *Server) Client() *s3.Client {
-	return s3.New(s3.Options{Region: Region, BaseEndpoint: aws.String(s.Endpoint), UsePathStyle: true,
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: s.AccessKey, SecretAccessKey: s.SecretKey}, nil
-		})})
+// Client returns an S3 client for the server (the S3 remote's own).
+func (s *Server) Client() *s3client.Client {
+	return s3client.New(s3client.Options{Endpoint: s.Endpoint, Region: Region,
+		Credentials: s3client.Credentials{AccessKeyID: s.AccessKey, SecretAccessKey: s.SecretKey}})
 }
 
 // Bucket creates a fresh bucket and returns its name.
@@ -163,7 +160,7 @@ func (s *Server) Bucket(t testing.TB) string {
 
 // CreateBucket creates bucket name.
 func (s *Server) CreateBucket(ctx context.Context, name string) error {
-	if _, err := s.Client().CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
+	if err := s.Client().CreateBucket(ctx, name); err != nil {
 		return fmt.Errorf("create bucket %s: %w\n%s", name, err, s.Log())
 	}
 	return nil

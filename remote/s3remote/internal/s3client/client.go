@@ -1,0 +1,256 @@
+package s3client
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of Options, those of the AWS SDK's standard retryer.
+const (
+	DefaultMaxAttempts = 3
+	DefaultBackoffUnit = time.Second
+	maxBackoff         = 20 * time.Second
+)
+
+// expectContinueBytes is the body size from which a PUT asks the server
+// to accept its headers first (Expect: 100-continue), as the SDK did: a
+// refused upload (412, 403) then costs no body.
+const expectContinueBytes = 2 << 20
+
+// Options configure a Client.
+type Options struct {
+	// Endpoint is the server's base URL (path-style addressing); "" means
+	// AWS S3 in Region (virtual-hosted addressing where the bucket name
+	// allows it).
+	Endpoint string
+	// Region is the signing region.
+	Region string
+	// Credentials sign every request.
+	Credentials Credentials
+	// HTTPClient sends the requests; nil is a client with net/http's
+	// default transport settings and no overall timeout.
+	HTTPClient *http.Client
+	// MaxAttempts bounds the tries of one request (0: DefaultMaxAttempts).
+	MaxAttempts int
+	// BackoffUnit scales the wait before a retry: a random duration below
+	// BackoffUnit×2^attempt, at most 20 s (0: DefaultBackoffUnit).
+	BackoffUnit time.Duration
+}
+
+// Client sends signed S3 requests. It is safe for concurrent use.
+type Client struct {
+	opt   Options
+	hc    *http.Client
+	quota *retryQuota
+}
+
+// New returns the Client of opt.
+func New(opt Options) *Client {
+	if opt.MaxAttempts <= 0 {
+		opt.MaxAttempts = DefaultMaxAttempts
+	}
+	if opt.BackoffUnit <= 0 {
+		opt.BackoffUnit = DefaultBackoffUnit
+	}
+	opt.Endpoint = strings.TrimSuffix(opt.Endpoint, "/")
+	hc := opt.HTTPClient
+	if hc == nil {
+		tr, ok := http.DefaultTransport.(*http.Transport)
+		if ok {
+			tr = tr.Clone()
+		} else { // replaced by the program: its settings are unknown
+			tr = &http.Transport{Proxy: http.ProxyFromEnvironment}
+		}
+		tr.MaxIdleConnsPerHost = 32 // the probe's writers, and the ref readers
+		hc = &http.Client{Transport: tr}
+	}
+	return &Client{opt: opt, hc: hc, quota: newRetryQuota()}
+}
+
+// request is one S3 operation, rebuilt and re-signed for every attempt.
+type request struct {
+	op     string // "GetObject", for messages
+	method string
+	bucket string
+	key    string // "" for a bucket operation
+	query  map[string][]string
+	header map[string]string
+	body   io.ReadSeeker // nil: no body
+	size   int64
+}
+
+// target returns the URL of r: path-style under a custom endpoint, else
+// AWS S3's regional endpoint, virtual-hosted unless the bucket name has
+// a dot (which the certificate's wildcard cannot match).
+func (c *Client) target(r *request) (*url.URL, error) {
+	var u *url.URL
+	path := "/"
+	if c.opt.Endpoint != "" {
+		var err error
+		if u, err = url.Parse(c.opt.Endpoint); err != nil {
+			return nil, fmt.Errorf("endpoint %q: %w", c.opt.Endpoint, err)
+		}
+		path += r.bucket
+		if r.key != "" {
+			path += "/" + r.key
+		}
+	} else {
+		if !validRegion(c.opt.Region) {
+			return nil, fmt.Errorf("region %q is not a valid AWS region name", c.opt.Region)
+		}
+		host := "s3." + c.opt.Region + ".amazonaws.com"
+		if strings.HasPrefix(c.opt.Region, "cn-") {
+			host += ".cn"
+		}
+		u = &url.URL{Scheme: "https", Host: host}
+		if strings.Contains(r.bucket, ".") {
+			path += r.bucket
+			if r.key != "" {
+				path += "/" + r.key
+			}
+		} else {
+			u.Host = r.bucket + "." + host
+			path += r.key
+		}
+	}
+	u.Path = path
+	u.RawPath = EscapePath(path)
+	u.RawQuery = CanonicalQuery(r.query)
+	return u, nil
+}
+
+// validRegion accepts a DNS label: the region becomes part of a host name.
+func validRegion(s string) bool {
+	if s == "" || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// payloadHash returns what X-Amz-Content-Sha256 says of r's body: its
+// SHA-256 over plain http (the signature is then the body's integrity
+// check), UNSIGNED-PAYLOAD over https (TLS protects the body; the pack is
+// not read twice), as the AWS SDK does for S3.
+func (c *Client) payloadHash(u *url.URL, r *request) (string, error) {
+	if r.body == nil {
+		return EmptyPayloadHash, nil
+	}
+	if u.Scheme == "https" {
+		return UnsignedPayload, nil
+	}
+	if _, err := r.body.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, r.body); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// once sends r one time. A 2xx answer is handed to consume, which owns
+// its body; any other is read (bounded) into an *Error.
+func (c *Client) once(ctx context.Context, r *request, consume func(*http.Response) error) error {
+	u, err := c.target(r)
+	if err != nil {
+		return err
+	}
+	hash, err := c.payloadHash(u, r)
+	if err != nil {
+		return fmt.Errorf("read the body: %w", err)
+	}
+	var body io.Reader
+	if r.body != nil {
+		if _, err := r.body.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("rewind the body: %w", err)
+		}
+		ab := &attemptBody{r: r.body}
+		// The transport may still be writing the body after Do returns
+		// (an early answer); the next try must not share the reader.
+		defer ab.detach()
+		body = ab
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), body)
+	if err != nil {
+		return err
+	}
+	req.URL = u // as built: the path encoded exactly as signed
+	if r.body != nil {
+		req.ContentLength = r.size
+		if r.size == 0 {
+			req.Body = http.NoBody
+		}
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
+	Sign(req, c.opt.Credentials, c.opt.Region, hash, time.Now())
+	if r.size >= expectContinueBytes {
+		req.Header.Set("Expect", "100-continue")
+	}
+	// Bytes as stored: no transparent gzip, so Content-Length is the
+	// object's size (the SDK asked for identity too).
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return &connError{err: err}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return readError(resp)
+	}
+	return consume(resp)
+}
+
+// connError is a request that got no (complete) answer: refused or broken
+// connection, timeout, truncated body. It is retried.
+type connError struct{ err error }
+
+func (e *connError) Error() string { return e.err.Error() }
+func (e *connError) Unwrap() error { return e.err }
+
+// attemptBody is a request body for one try: once detached it reads
+// nothing more, so a transport still writing an abandoned try cannot
+// move the shared reader under the next try.
+type attemptBody struct {
+	mu   sync.Mutex
+	r    io.Reader
+	done bool
+}
+
+func (b *attemptBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return 0, errAttemptOver
+	}
+	return b.r.Read(p)
+}
+
+func (b *attemptBody) detach() {
+	b.mu.Lock()
+	b.done = true
+	b.mu.Unlock()
+}
+
+// isTimeout reports whether err is a network timeout (which costs the
+// retry quota more).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

@@ -1,0 +1,79 @@
+package s3remote
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote/s3remote/vgwtest"
+)
+
+// lostReplyProxy is a real HTTP proxy in front of versitygw that delivers
+// the first conditional PUT to a key containing match, then drops the
+// client's connection instead of passing the answer on: the write took
+// effect, but the client cannot know.
+type lostReplyProxy struct {
+	*httptest.Server
+	puts atomic.Int64
+}
+
+func newLostReplyProxy(t *testing.T, srv *vgwtest.Server, match string) *lostReplyProxy {
+	t.Helper()
+	target, err := url.Parse(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &lostReplyProxy{}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cond := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != ""
+		if r.Method == http.MethodPut && cond && strings.Contains(r.URL.Path, match) && p.puts.Add(1) == 1 {
+			rec := httptest.NewRecorder()
+			rp.ServeHTTP(rec, r)
+			if rec.Code != http.StatusOK {
+				t.Errorf("the delivered write got %d: %s", rec.Code, rec.Body)
+			}
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			conn.Close()
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(p.Close)
+	return p
+}
+
+// TestLostReplyOfRefMove: a ref move whose reply is lost after the server
+// applied it is retried; the retry's 412 is resolved by reading the ref
+// back, which holds the pushed value, so the move is reported done (not a
+// conflict), as with the AWS SDK's retryer before.
+func TestLostReplyOfRefMove(t *testing.T) {
+	srv := vgwtest.Start(t)
+	bucket := srv.Bucket(t)
+	proxy := newLostReplyProxy(t, srv, "/refs/heads/main")
+	tr := transportVia(t, srv, proxy.URL, bucket)
+	ctx := context.Background()
+	r := newRepo(t, objects.BLAKE3)
+	first := putRun(t, r, "a", 2)
+	res, err := pushRun(ctx, tr, r, "heads/main", objects.OID{}, first)
+	if err != nil || !res.Refs[0].Updated || res.Refs[0].Err != nil {
+		t.Fatalf("create whose reply was lost: %+v, %v", res, err)
+	}
+	if proxy.puts.Load() != 2 {
+		t.Fatalf("%d conditional ref writes, want the lost one and its retry", proxy.puts.Load())
+	}
+	got, err := newRemote(t, srv, bucket, "c").ListRefs(ctx)
+	if err != nil || len(got) != 1 || got[0].ID != first {
+		t.Fatalf("refs: %v, %v", got, err)
+	}
+}
