@@ -15,17 +15,24 @@ import (
 // (endBy), so a shell loop running tine stops as it would for git.
 var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// ignoredAtStart are the interrupt signals tine inherited as ignored
-// (nohup ignores SIGHUP; a shell ignores SIGINT in a background job). It
-// is read at package initialisation, before any signal.Notify clears the
-// runtime's record of it. A SIGHUP ignored at start stays ignored, as
-// nohup asks; and tine never ends itself by a signal it was started
-// ignoring, since signal.Reset would restore the ignoring and the signal
-// would not end it.
-var ignoredAtStart = map[os.Signal]bool{
-	os.Interrupt:    signal.Ignored(os.Interrupt),
-	syscall.SIGTERM: signal.Ignored(syscall.SIGTERM),
-	syscall.SIGHUP:  signal.Ignored(syscall.SIGHUP),
+// startIgnored says, for each of interruptSignals, whether tine
+// inherited it as ignored (nohup ignores SIGHUP; a shell ignores SIGINT in
+// a background job). It is read at package initialisation, before any
+// signal.Notify clears the runtime's record of it (an array: nothing to
+// allocate at every start).
+var startIgnored = [...]bool{signal.Ignored(os.Interrupt), signal.Ignored(syscall.SIGTERM), signal.Ignored(syscall.SIGHUP)}
+
+// ignoredAtStart reports whether tine inherited sig as ignored. A SIGHUP
+// so inherited stays ignored, as nohup asks; and tine never ends itself by
+// a signal it was started ignoring, since signal.Reset would restore the
+// ignoring and the signal would not end it.
+func ignoredAtStart(sig os.Signal) bool {
+	for i, s := range interruptSignals {
+		if s == sig {
+			return startIgnored[i]
+		}
+	}
+	return false
 }
 
 // interruptedError is a verb stopped by a signal: the error line says
@@ -62,7 +69,7 @@ func interruptContext() (context.Context, func()) {
 	for _, s := range interruptSignals {
 		// SIGINT and SIGTERM are caught even when inherited as ignored,
 		// as tine always has; SIGHUP is left to nohup.
-		if s != syscall.SIGHUP || !ignoredAtStart[s] {
+		if s != syscall.SIGHUP || !ignoredAtStart(s) {
 			signal.Notify(sigs, s)
 		}
 	}

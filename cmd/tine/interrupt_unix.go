@@ -17,7 +17,7 @@ import (
 // caller then exits 128+N.
 func endBy(sig os.Signal) {
 	s, ok := sig.(syscall.Signal)
-	if !ok || ignoredAtStart[sig] {
+	if !ok || ignoredAtStart(sig) {
 		return
 	}
 	// With no Notify left, the runtime's handler takes the default
