@@ -56,8 +56,9 @@ the command's process group (the same signal twice kills the group) and the
 event is still recorded. Concurrent records onto one run all land: each
 event is appended to whatever the run has become, as another tip.
 
-Exit status: the command's (128+N when signal N ended it) once its event is
-recorded; 127 when it cannot start; 1 when a check refused to run it; 74 when
+Exit status: the command's once its event is recorded (when SIGINT, SIGTERM
+or SIGHUP ended it, tine then ends itself by the same signal, which a shell
+reports as 128+N); 127 when it cannot start; 1 when a check refused to run it; 74 when
 it ran but its event could not be appended: the event and the command's
 output are then kept in a recovery file named in the error, which
 tine record --event FILE --ref REF appends later.
@@ -136,7 +137,35 @@ func (c *recordCmd) Run(e *env) error {
 			p.dim(shortOID(res.Event)), res.Ref, shortOID(res.Run), res.ExitCode, fmtDuration(res.Duration))
 	}
 	if res.ExitCode != 0 {
-		return &silentError{code: res.ExitCode}
+		return &silentError{code: res.ExitCode, sig: endingSignal(res)}
+	}
+	return nil
+}
+
+// endingSignal is the signal tine ends itself by once the event is
+// recorded, so a shell loop running tine record stops on Ctrl-C as it
+// would for the command itself: the interrupt signal (SIGINT, SIGTERM,
+// SIGHUP) that ended the command, or, when the group was killed after a
+// second one, the first tine forwarded. nil for any other status.
+func endingSignal(res *runs.RecordResult) os.Signal {
+	if res.Signal == "" {
+		return nil
+	}
+	if s := interruptNamed(res.Signal); s != nil {
+		return s
+	}
+	if len(res.ForwardedSignals) > 0 {
+		return interruptNamed(res.ForwardedSignals[0])
+	}
+	return nil
+}
+
+// interruptNamed is the interrupt signal named name, or nil.
+func interruptNamed(name string) os.Signal {
+	for _, s := range interruptSignals {
+		if name != "" && s.String() == name {
+			return s
+		}
 	}
 	return nil
 }

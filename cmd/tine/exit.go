@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/tinehq/tine/plumbing"
@@ -15,8 +16,9 @@ const (
 	exitOK      = 0 // success
 	exitFailure = 1 // any failure or refusal (stale ref, corrupt object, fsck problem)
 	exitUsage   = 2 // the command line itself is wrong (kong's own default, 80, is remapped)
-	// 128+N: a verb stopped by signal N (130 Ctrl-C, 143 SIGTERM), as a
-	// shell reports a command the signal ended (interrupt.go).
+	// A verb stopped by signal N ends tine by that signal, which a shell
+	// reports as 128+N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP); 128+N is
+	// also the exit status where it cannot (interrupt.go).
 )
 
 // usageError is a command line that parsed but cannot be honoured as
@@ -33,7 +35,12 @@ func usagef(format string, args ...any) error {
 
 // silentError carries an exit status for a failure the verb has already
 // reported in full on stdout (fsck listing its problems): no error line.
-type silentError struct{ code int }
+// sig, when set, is the signal tine ends itself by instead (endBy): record
+// passes on the interrupt that ended its command, as a shell would see it.
+type silentError struct {
+	code int
+	sig  os.Signal
+}
 
 func (e *silentError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
@@ -53,6 +60,22 @@ func exitCode(err error) int {
 		return s.code
 	default:
 		return exitFailure
+	}
+}
+
+// endSignal is the signal tine ends itself by after reporting err: the
+// one that interrupted the verb, or the one that ended record's command;
+// nil for every other outcome.
+func endSignal(err error) os.Signal {
+	var ie *interruptedError
+	var s *silentError
+	switch {
+	case errors.As(err, &ie):
+		return ie.sig
+	case errors.As(err, &s):
+		return s.sig
+	default:
+		return nil
 	}
 }
 

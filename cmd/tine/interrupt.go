@@ -8,15 +8,36 @@ import (
 	"syscall"
 )
 
-// interruptSignals end a verb early: Ctrl-C, and SIGTERM from a
-// supervisor or kill. Each cancels the verb's context so it stops at a
-// safe point (temporary files removed, no ref half-moved); the verb's
-// exit status is then 128+N, as a shell reports a command the signal
-// ended.
-var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+// interruptSignals end a verb early: Ctrl-C, SIGTERM from a supervisor
+// or kill, and SIGHUP from a closed terminal. Each cancels the verb's
+// context so it stops at a safe point (temporary files removed, no ref
+// half-moved); tine then says so and ends itself by the same signal
+// (endBy), so a shell loop running tine stops as it would for git.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// startIgnored says, for each of interruptSignals, whether tine
+// inherited it as ignored (nohup ignores SIGHUP; a shell ignores SIGINT in
+// a background job). It is read at package initialisation, before any
+// signal.Notify clears the runtime's record of it (an array: nothing to
+// allocate at every start).
+var startIgnored = [...]bool{signal.Ignored(os.Interrupt), signal.Ignored(syscall.SIGTERM), signal.Ignored(syscall.SIGHUP)}
+
+// ignoredAtStart reports whether tine inherited sig as ignored. A SIGHUP
+// so inherited stays ignored, as nohup asks; and tine never ends itself by
+// a signal it was started ignoring, since signal.Reset would restore the
+// ignoring and the signal would not end it.
+func ignoredAtStart(sig os.Signal) bool {
+	for i, s := range interruptSignals {
+		if s == sig {
+			return startIgnored[i]
+		}
+	}
+	return false
+}
 
 // interruptedError is a verb stopped by a signal: the error line says
-// "interrupted" and what was kept, and the exit status is 128+N.
+// "interrupted" and what was kept, then tine ends itself by the signal
+// (128+N where it cannot).
 type interruptedError struct {
 	sig  os.Signal
 	note string // what the verb kept or what to run next, or ""
@@ -29,7 +50,8 @@ func (e *interruptedError) Error() string {
 	return "interrupted; " + e.note
 }
 
-// code is 128 plus the signal's number (130 for SIGINT, 143 for SIGTERM).
+// code is 128 plus the signal's number (130 for SIGINT, 143 for SIGTERM,
+// 129 for SIGHUP): the status where tine cannot end itself by the signal.
 func (e *interruptedError) code() int {
 	if s, ok := e.sig.(syscall.Signal); ok {
 		return 128 + int(s)
@@ -44,7 +66,13 @@ func (e *interruptedError) code() int {
 func interruptContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, interruptSignals...)
+	for _, s := range interruptSignals {
+		// SIGINT and SIGTERM are caught even when inherited as ignored,
+		// as tine always has; SIGHUP is left to nohup.
+		if s != syscall.SIGHUP || !ignoredAtStart(s) {
+			signal.Notify(sigs, s)
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		select {

@@ -10,20 +10,24 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// TestInterruptedCloneExits128PlusN interrupts a real tine clone while its
+// TestInterruptedCloneEndsBySignal interrupts a real tine clone while its
 // HTTP remote holds the first request open: tine says "interrupted" with
 // what it kept and what to run next, removes the partly made directory
-// and exits 130 for SIGINT, 143 for SIGTERM, as a shell reports a command
-// a signal ended. Before, it printed "context canceled" and exited 1
-// (SIGINT), or died without a word (SIGTERM).
-func TestInterruptedCloneExits128PlusN(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+// and then ends itself by the same signal (SIGINT, SIGTERM, SIGHUP), so a
+// shell loop stops as it does for git. Before, it exited 130/143, which a
+// shell reads as a command that handled the signal, and a loop went on;
+// earlier still it printed "context canceled" and exited 1 (SIGINT), or
+// died without a word (SIGTERM).
+func TestInterruptedCloneEndsBySignal(t *testing.T) {
+	catchSIGINT(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			arrived := make(chan struct{}, 1)
 			release := make(chan struct{})
@@ -56,10 +60,10 @@ func TestInterruptedCloneExits128PlusN(t *testing.T) {
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			code := waitExit(t, cmd)
+			got := waitSignaled(t, cmd)
 			want := "tine clone: interrupted; the partly made repository was removed; run tine clone again\n"
-			if code != 128+int(sig) || errb.String() != want {
-				t.Fatalf("exit %d, stderr %q; want %d, %q", code, errb.String(), 128+int(sig), want)
+			if got != sig || errb.String() != want {
+				t.Fatalf("ended by %v, stderr %q; want %v, %q", got, errb.String(), sig, want)
 			}
 			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 				t.Fatalf("the interrupted clone left %s behind (%v)", dir, err)
@@ -86,5 +90,52 @@ func TestInterruptedOnlyFromASignal(t *testing.T) {
 	var buf bytes.Buffer
 	if code := reportError(&buf, "fetch", got); code != 143 || buf.String() != "tine fetch: interrupted; refs not yet moved kept their old value; run tine fetch again to finish\n" {
 		t.Fatalf("exit %d, %q", code, buf.String())
+	}
+}
+
+// TestNohupKeepsIgnoringSIGHUP starts tine clone with SIGHUP ignored, as
+// nohup does: a hangup leaves it working, and the SIGINT after it is what
+// interrupts it.
+func TestNohupKeepsIgnoringSIGHUP(t *testing.T) {
+	catchSIGINT(t)
+	arrived := make(chan struct{}, 1)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	bin := tineCmd(t).Path
+	dir := filepath.Join(t.TempDir(), "work")
+	cmd := tineCmd(t)
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Path, cmd.Args = sh, []string{"sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin,
+		"clone", srv.URL + "/v1/tenants/acme", dir, "--token-env", "TINE_TEST_TOKEN"}
+	cmd.Env = append(os.Environ(), "TINE_TEST_TOKEN=0123456789abcdef0123")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-arrived:
+	case <-time.After(harnessTimeout):
+		cmd.Process.Kill()
+		t.Fatalf("tine clone never reached the remote; stderr: %s", errb.String())
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	cmd.Process.Signal(syscall.SIGINT)
+	if got := waitSignaled(t, cmd); got != syscall.SIGINT {
+		t.Fatalf("ended by %v, want SIGINT (SIGHUP ignored); stderr %s", got, errb.String())
 	}
 }

@@ -8,5 +8,9 @@ package main
 import "os"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	code, sig := runCommand(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if sig != nil {
+		endBy(sig)
+	}
+	os.Exit(code)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -171,4 +172,29 @@ func waitExit(t *testing.T, cmd *exec.Cmd) int {
 		t.Fatalf("tine did not exit")
 	}
 	return 0
+}
+
+// waitSignaled waits for cmd and returns the signal that ended it, or
+// fails the test when it exited instead (a shell tells the two apart).
+func waitSignaled(t *testing.T, cmd *exec.Cmd) syscall.Signal {
+	t.Helper()
+	code := waitExit(t, cmd)
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		t.Fatalf("%s exited %d; want it ended by a signal", filepath.Base(cmd.Path), code)
+	}
+	return ws.Signal()
+}
+
+// catchSIGINT keeps SIGINT from being ignored in the processes the test
+// starts: a test binary started with it ignored (a background job of a
+// non-interactive shell) would pass the ignoring on, and a shell started
+// so cannot be stopped by it.
+func catchSIGINT(t *testing.T) {
+	if !signal.Ignored(syscall.SIGINT) {
+		return
+	}
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGINT)
+	t.Cleanup(func() { signal.Stop(c) })
 }

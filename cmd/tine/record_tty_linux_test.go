@@ -38,8 +38,8 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 
 // startOnTerminal starts tine as the session leader of a new terminal
 // (stdin the terminal, so tine is in its foreground group, as in a shell);
-// stdout and stderr are captured.
-func startOnTerminal(t *testing.T, slave *os.File, args ...string) (wait func() (int, string)) {
+// stdout and stderr are captured; wait returns how it ended.
+func startOnTerminal(t *testing.T, slave *os.File, args ...string) (wait func() (syscall.WaitStatus, string)) {
 	t.Helper()
 	cmd := tineCmd(t, args...)
 	var out, errb bytes.Buffer
@@ -48,9 +48,9 @@ func startOnTerminal(t *testing.T, slave *os.File, args ...string) (wait func() 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return func() (int, string) {
-		code := waitExit(t, cmd)
-		return code, out.String() + errb.String()
+	return func() (syscall.WaitStatus, string) {
+		waitExit(t, cmd)
+		return cmd.ProcessState.Sys().(syscall.WaitStatus), out.String() + errb.String()
 	}
 }
 
@@ -65,8 +65,8 @@ func TestRecordOnTerminalCommandReadsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	go drain(master)
-	if code, out := wait(); code != 0 || !strings.Contains(out, "got hello") {
-		t.Fatalf("exit %d: %s", code, out)
+	if ws, out := wait(); ws.ExitStatus() != 0 || !strings.Contains(out, "got hello") {
+		t.Fatalf("ended %v: %s", ws, out)
 	}
 	if run := loadRun(t, repo, "heads/main"); len(run.Events) != 1 {
 		t.Fatalf("%d events, want 1", len(run.Events))
@@ -75,9 +75,11 @@ func TestRecordOnTerminalCommandReadsIt(t *testing.T) {
 
 // TestRecordOnTerminalCtrlCRecords: Ctrl-C typed on the terminal reaches
 // the command (the terminal signals the whole foreground group), tine
-// survives it, records the event with the signal and exits 130. Before,
-// Ctrl-C cancelled tine's own work and nothing was recorded.
+// survives it, records the event with the signal, says so and then ends
+// itself by SIGINT, as the command did. Before, Ctrl-C cancelled tine's
+// own work and nothing was recorded.
 func TestRecordOnTerminalCtrlCRecords(t *testing.T) {
+	catchSIGINT(t)
 	master, slave := openPTY(t)
 	dir, repo := newHarnessRepo(t)
 	pidFile := filepath.Join(dir, "pid")
@@ -88,8 +90,8 @@ func TestRecordOnTerminalCtrlCRecords(t *testing.T) {
 	if _, err := master.Write([]byte{3}); err != nil { // ^C
 		t.Fatal(err)
 	}
-	if code, out := wait(); code != 130 {
-		t.Fatalf("exit %d, want 130: %s", code, out)
+	if ws, out := wait(); !ws.Signaled() || ws.Signal() != syscall.SIGINT || !strings.Contains(out, "tine: recorded ") {
+		t.Fatalf("ended %v, want by SIGINT after the summary line: %s", ws, out)
 	}
 	run := loadRun(t, repo, "heads/main")
 	e := run.Events[0]

@@ -81,17 +81,25 @@ type cli struct {
 }
 
 // run executes one tine command line and returns the process exit status.
-// It never calls os.Exit, so tests drive it in-process.
+// It never calls os.Exit nor ends tine by a signal, so tests drive it
+// in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code, _ := runCommand(args, stdin, stdout, stderr)
+	return code
+}
+
+// runCommand is run, plus the signal main ends tine by (endSignal) after
+// an interrupt, or nil.
+func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, os.Signal) {
 	if len(args) == 0 {
 		// As git does: the verb list on stdout, and still a usage
 		// error, since no command ran.
 		if _, exited, err := parse(&cli{}, []string{"--help"}, stdout, stderr); exited < 0 && err != nil {
 			fmt.Fprintf(stderr, "tine: %v\n", err)
-			return exitFailure
+			return exitFailure, nil
 		}
 		fmt.Fprintln(stderr, "tine: no command given; pick a verb above (tine help VERB explains one); see tine --help")
-		return exitUsage
+		return exitUsage, nil
 	}
 	// The cheap grammar first (grammar.go); its parser writes nowhere, so
 	// help or an error it would show is shown by the full grammar instead.
@@ -110,10 +118,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var ge *grammarError
 		if errors.As(err, &ge) {
 			fmt.Fprintf(stderr, "tine: building the command grammar: %v\n", ge.err)
-			return exitFailure
+			return exitFailure, nil
 		}
 		if exited >= 0 {
-			return exited
+			return exited, nil
 		}
 		if err != nil {
 			verb := ""
@@ -121,7 +129,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if errors.As(err, &pe) && pe.Context != nil && pe.Context.Selected() != nil {
 				verb = verbPath(pe.Context.Selected())
 			}
-			return reportError(stderr, verb, &usageError{msg: err.Error()})
+			return reportError(stderr, verb, &usageError{msg: err.Error()}), nil
 		}
 		kctx = k
 	}
@@ -142,9 +150,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := interrupted(ctx, e.verb, runVerb(kctx, e))
 	e.endProgress()
 	if err != nil {
-		return reportError(stderr, e.verb, err)
+		return reportError(stderr, e.verb, err), endSignal(err)
 	}
-	return exitOK
+	return exitOK, nil
 }
 
 // parse builds a kong parser over grammar and parses args. exited is the

@@ -18,7 +18,7 @@ import (
 // copies it into $PATH as "tine", and running it by that name calls run.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"tine": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tine": main,
 	})
 }
 

@@ -30,8 +30,9 @@ var (
 )
 
 // checkInput enforces the bounds a tool's input type declares in its
-// `max` tags (string bytes, integer maximum, list items) and refuses any
-// string, alone or in a list, that begins with "-" or is not UTF-8. The
+// `max` tags (string bytes, number text bytes, integer maximum, list
+// items) and refuses any string, alone or in a list, that begins with "-"
+// or is not UTF-8 (a number's leading '-' is its sign). The
 // schema check (decodeArgs) counts a string's code points, as JSON schema
 // does; this one counts its bytes, which is what the bounds protect.
 func checkInput(in any) error {
@@ -56,16 +57,22 @@ func checkStruct(prefix string, v reflect.Value) error {
 			}
 			fv = fv.Elem()
 		}
-		switch fv.Kind() {
-		case reflect.String:
+		switch {
+		case fv.Type() == numberType:
+			// A number's text (decodeArgs checked its grammar): only
+			// its length is bounded; a leading '-' is its sign.
+			if n := fv.Len(); n > max {
+				return fmt.Errorf("%s: %d bytes, at most %d: %w", name, n, max, ErrTooLarge)
+			}
+		case fv.Kind() == reflect.String:
 			if err := checkString(name, fv.String(), max); err != nil {
 				return err
 			}
-		case reflect.Int:
+		case fv.Kind() == reflect.Int:
 			if n := fv.Int(); n < 0 || n > int64(max) {
 				return fmt.Errorf("%s: %d is outside 0..%d: %w", name, n, max, ErrTooLarge)
 			}
-		case reflect.Slice:
+		case fv.Kind() == reflect.Slice:
 			if fv.Len() > max {
 				return fmt.Errorf("%s: %d items, at most %d: %w", name, fv.Len(), max, ErrTooLarge)
 			}

@@ -37,6 +37,12 @@ type schema struct {
 	HasMax    bool
 }
 
+// numberType is the Go type of a "number" field: json.Number, the
+// decimal text as sent, so a tool reads the value exactly (a float64
+// would round 0.1000000000000000055511151231257827 to 0.1 and 2^53+1 to
+// 2^53 before any check saw them).
+var numberType = reflect.TypeFor[json.Number]()
+
 // prop is one object property: its JSON name, its schema and the index of
 // the struct field it decodes into.
 type prop struct {
@@ -81,6 +87,10 @@ func fieldSchema(f reflect.StructField, t reflect.Type, max int) (*schema, error
 		t, nullable = t.Elem(), true
 	}
 	s := &schema{Nullable: nullable}
+	if t == numberType {
+		s.Type = "number"
+		return s, nil
+	}
 	switch t.Kind() {
 	case reflect.String:
 		s.Type, s.MaxLength = "string", &max
@@ -91,8 +101,6 @@ func fieldSchema(f reflect.StructField, t reflect.Type, max int) (*schema, error
 		s.Type, s.Max, s.HasMax = "integer", max, true
 	case reflect.Bool:
 		s.Type = "boolean"
-	case reflect.Float64:
-		s.Type = "number"
 	case reflect.Slice:
 		s.Type, s.Nullable, s.Max, s.HasMax = "array", true, max, true
 		switch el := t.Elem(); el.Kind() {

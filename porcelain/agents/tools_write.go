@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -90,8 +91,8 @@ type evaluateIn struct {
 
 // Score is one named score of an evaluate call.
 type Score struct {
-	Name  string  `json:"name" max:"128" jsonschema:"score name"`
-	Value float64 `json:"value" max:"0" jsonschema:"a finite number"`
+	Name  string      `json:"name" max:"128" jsonschema:"score name"`
+	Value json.Number `json:"value" max:"64" jsonschema:"a finite number, kept as written: an integer within ±(2^53-1) or a decimal a double holds (at most 17 significant digits); 64 characters at most"`
 }
 
 // evaluate is trust.Evaluate (tine evaluate), unsigned, on an
@@ -104,9 +105,13 @@ func evaluate(ctx context.Context, r *plumbing.Repo, in evaluateIn) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	// The decimal text as sent, checked as tine evaluate checks its
+	// --score: nothing a double would round is stored rounded.
 	scores := make([]trust.Score, len(in.Scores))
 	for i, sc := range in.Scores {
-		scores[i] = trust.Score{Name: sc.Name, Value: sc.Value}
+		if scores[i], err = trust.NewScore(sc.Name, string(sc.Value)); err != nil {
+			return nil, err
+		}
 	}
 	return trust.Evaluate(ctx, r, trust.EvaluateOptions{Target: in.Target, Scores: scores, Signer: who})
 }

@@ -128,7 +128,8 @@ func decodeObject(s *schema, at string, m map[string]any, dst reflect.Value) err
 	return nil
 }
 
-// decodeNumber checks a JSON number against an integer or number schema.
+// decodeNumber checks a JSON number against an integer or number schema;
+// a number is stored as its decimal text (numberType).
 // An integer is any integral value (2.0 and 1e2 are integers, as JSON
 // schema says), within 0..Max, decided on the decimal text exactly
 // (exactInteger): read as a float64, 5.0000000000000001 would pass as 5
@@ -139,11 +140,14 @@ func decodeNumber(s *schema, at string, v any, dst reflect.Value) error {
 		return typeError(s, at, v)
 	}
 	if s.Type == "number" {
+		// The text itself goes to the tool (numberType); a value past
+		// a double's range is refused here, what else a double cannot
+		// keep by the tool (trust.NewScore).
 		f, err := strconv.ParseFloat(string(num), 64)
 		if err != nil || math.IsInf(f, 0) {
 			return fmt.Errorf("%s: type: %s is not a finite number", where(at), num)
 		}
-		dst.SetFloat(f)
+		dst.SetString(string(num))
 		return nil
 	}
 	n, neg, c := exactInteger(string(num))

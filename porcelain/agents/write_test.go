@@ -2,11 +2,13 @@ package agents_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/agents"
 	"github.com/tinehq/tine/porcelain/runs"
@@ -287,4 +289,63 @@ func TestPromoteThroughPolicy(t *testing.T) {
 	}
 	// No --force: a second promotion must name the value it replaces.
 	callRefused(t, cs, "promote", map[string]any{"target": "experiments/explore", "name": "staging"})
+}
+
+// TestEvaluateValueExact: evaluate's value is read as the decimal text the
+// agent sent and checked as tine evaluate checks --score. An integer past
+// ±(2^53-1) and a decimal the stored double would spell as another number
+// are refused, naming the value, and write nothing; the largest exact
+// integer and a short decimal are stored as given (the integer as an
+// integer). Before, the value went through a float64:
+// 9007199254740993 was stored as 9007199254740992 and
+// 0.1000000000000000055511151231257827 as 0.1, without a word.
+func TestEvaluateValueExact(t *testing.T) {
+	f := newFixture(t)
+	cs := connect(t, f.options())
+	score := func(v string) map[string]any {
+		return map[string]any{"target": "experiments/explore", "scores": []map[string]any{{"name": "q", "value": json.Number(v)}}}
+	}
+	for v, want := range map[string]string{
+		"9007199254740993":                     "canon.integer-overflow",
+		"-9007199254740992":                    "canon.integer-overflow",
+		"0.1000000000000000055511151231257827": "would be stored as 0.1;",
+		"1e-400":                               "would be stored as 0;",
+	} {
+		before := f.snapshot(t)
+		msg := callRefused(t, cs, "evaluate", score(v))
+		if !strings.Contains(msg, v) || !strings.Contains(msg, want) {
+			t.Errorf("value %s: error %q does not name it and say %q", v, msg, want)
+		}
+		before.same(t, f.snapshot(t), "evaluate "+v)
+	}
+	for v, stored := range map[string]string{
+		"9007199254740991": `"q":9007199254740991}`,
+		"0.1":              `"q":0.1}`,
+		"3":                `"q":3}`,
+	} {
+		res := call(t, cs, "evaluate", score(v))
+		o := f.object(t, res["oid"].(string))
+		if !strings.Contains(string(o.Body), stored) {
+			t.Errorf("value %s: attestation %s does not hold %s", v, o.Body, stored)
+		}
+	}
+}
+
+// object reads the stored object oid.
+func (f *fixture) object(t *testing.T, oid string) *objects.Object {
+	t.Helper()
+	id, err := objects.ParseOID(oid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := plumbing.Open(f.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	o, err := r.Objects().Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

@@ -40,20 +40,29 @@ type Score struct {
 	literal string
 }
 
-// ParseScore reads a NAME=VALUE argument. VALUE must be a finite JSON
-// number: NaN, Inf and overflowing literals such as 1e999 are refused
-// (SPEC §3.5: scores are finite numbers), and so is an integer outside
-// ±(2^53-1) (canon.integer-overflow), which a double would round.
+// ParseScore reads a NAME=VALUE argument (NewScore).
 func ParseScore(arg string) (Score, error) {
 	name, val, ok := strings.Cut(arg, "=")
 	if !ok {
 		return Score{}, fmt.Errorf("score %q: want NAME=VALUE: %w", arg, ErrBadScore)
 	}
+	return NewScore(name, val)
+}
+
+// NewScore is the score name with the value of the JSON number text val,
+// checked as tine evaluate and the MCP evaluate tool both take it. val
+// must be a finite JSON number: NaN, Inf and overflowing literals such as
+// 1e999 are refused (SPEC §3.5: scores are finite numbers); so is an
+// integer outside ±(2^53-1) (canon.integer-overflow), which a double
+// would round, and a decimal the stored double would spell as another
+// number (0.1000000000000000055511151231257827 is stored as 0.1): a score
+// keeps what was given or is refused, never silently rounded.
+func NewScore(name, val string) (Score, error) {
 	if err := CheckScoreName(name); err != nil {
 		return Score{}, err
 	}
 	if !jsonNumber().MatchString(val) || len(val) > 64 {
-		return Score{}, fmt.Errorf("score %s: %q is not a JSON number: %w", name, val, ErrBadScore)
+		return Score{}, fmt.Errorf("score %s: %.70q is not a JSON number: %w", name, val, ErrBadScore)
 	}
 	// The literal goes through the input parser, so an integer outside
 	// ±(2^53-1) is refused rather than rounded (SPEC §0.2 rule 7).
@@ -64,7 +73,38 @@ func ParseScore(arg string) (Score, error) {
 	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 		return Score{}, fmt.Errorf("score %s: %s is not a finite number: %w", name, val, ErrBadScore)
 	}
+	if short := strconv.FormatFloat(f, 'g', -1, 64); decimalKey(short) != decimalKey(val) {
+		return Score{}, fmt.Errorf("score %s: %s has more precision than a score keeps (a double: about 17 significant digits) and would be stored as %s; give that: %w", name, val, short, ErrBadScore)
+	}
 	return Score{Name: name, Value: f, literal: val}, nil
+}
+
+// decimalKey spells the JSON number text num so that two texts of the
+// same number compare equal: the significant digits and the exponent of
+// 0.DIGITS×10^EXP, signed; "0" for zero however spelt (-0 included). An
+// exponent past int (possible only for a value a double holds as 0 or
+// refuses as infinite) keeps its text, so it matches no finite double.
+func decimalKey(num string) string {
+	sign := ""
+	if rest, ok := strings.CutPrefix(num, "-"); ok {
+		sign, num = "-", rest
+	}
+	mant, exp, _ := strings.Cut(strings.ToLower(num), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return "0"
+	}
+	e := 0
+	if exp != "" {
+		var err error
+		if e, err = strconv.Atoi(exp); err != nil {
+			return sign + digits + "e" + exp + "!"
+		}
+	}
+	// whole+frac has len(whole+frac)-len(digits) leading zeros.
+	point := e + len(whole) - (len(whole+frac) - len(digits))
+	return sign + strings.TrimRight(digits, "0") + "e" + strconv.Itoa(point)
 }
 
 // CheckScoreName validates a score name.

@@ -79,3 +79,29 @@ func TestParseScore(t *testing.T) {
 		t.Error("an integer literal was not kept as an integer")
 	}
 }
+
+// TestScoreKeepsItsDecimal: a score is what was given or refused. A
+// decimal the stored double spells as another number (more than 17
+// significant digits, or beneath the smallest double) is refused with the
+// value it would have been stored as; every spelling of a number the
+// double holds passes. Before, 0.1000000000000000055511151231257827 was
+// stored as 0.1 without a word.
+func TestScoreKeepsItsDecimal(t *testing.T) {
+	for _, ok := range []string{"0.1", "0.30000000000000004", "123.4560000", "1.5e300", "1E+2", "-0", "0e99999999999", "9007199254740991", "5e-324", "-2.5e-3"} {
+		if _, err := NewScore("s", ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for bad, storedAs := range map[string]string{
+		"0.1000000000000000055511151231257827": "0.1",
+		"1.00000000000000001":                  "1",
+		"123456789012345678901e0":              "1.2345678901234568e+20",
+		"1e-400":                               "0",
+		"1e-99999999999999999999":              "0",
+	} {
+		_, err := NewScore("s", bad)
+		if !errors.Is(err, ErrBadScore) || !strings.Contains(err.Error(), "would be stored as "+storedAs+";") {
+			t.Errorf("%s: got %v, want a refusal naming %s", bad, err, storedAs)
+		}
+	}
+}

@@ -191,7 +191,9 @@ func (t *Transport) moveRef(ctx context.Context, u remote.RefUpdate) (remote.Ref
 	case errors.Is(err, ErrForbidden), errors.Is(err, ErrUnauthorized), errors.Is(err, ErrInvalid):
 		rr.Err = fmt.Errorf("%w: %w", remote.ErrRefused, err)
 	case errors.Is(err, ErrNotFound):
-		rr.Err = fmt.Errorf("%w: %w", remote.ErrNotFound, err)
+		// tine serve answers 404 too when new is stored but part of
+		// what it links to is not (its log names the object).
+		rr.Err = fmt.Errorf("%w: %w (the remote does not store %s or part of the history it links to)", remote.ErrNotFound, err, u.New)
 	default:
 		return rr, fmt.Errorf("push: ref %s: %w", u.Name, err)
 	}

@@ -2,9 +2,11 @@ package httpserve_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote/httpclient"
 	"github.com/tinehq/tine/remote/httpserve"
 	"github.com/tinehq/tine/remote/wire"
 )
@@ -67,4 +69,44 @@ func BenchmarkUploadFrame4kEvents(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkPutRef4kEvents moves a ref over real HTTP to a 4,000-event run
+// the tenant stores (8,001 objects): created, which walks the run's whole
+// history to check it is stored (as a push of a new run does right after
+// its pack), and appended to, which walks only the new event (the old
+// run's events are held).
+func BenchmarkPutRef4kEvents(b *testing.B) {
+	ctx := context.Background()
+	ts := startServer(b, httpserve.Config{ObjectFormat: objects.BLAKE3})
+	c := ts.client(b, httpclient.Options{})
+	src := newSource(b, objects.BLAKE3, "e", 4000)
+	if _, err := c.Upload(ctx, src.frame(b, src.run)); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("create", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if ok, err := c.UpdateRef(ctx, fmt.Sprintf("heads/b%d", i), objects.OID{}, src.run); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+		}
+	})
+	b.Run("append", func(b *testing.B) {
+		if ok, err := c.UpdateRef(ctx, "heads/main", objects.OID{}, src.run); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+		old, evs := src.run, src.events
+		for i := 0; b.Loop(); i++ {
+			b.StopTimer()
+			next, ev := src.appendEvent(b, evs, fmt.Sprintf("n%d", i))
+			if _, err := c.Upload(ctx, src.frame(b, next)); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if ok, err := c.UpdateRef(ctx, "heads/main", old, next); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+			old, evs = next, append(evs, ev)
+		}
+	})
 }

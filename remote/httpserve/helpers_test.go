@@ -179,3 +179,20 @@ func (s *source) frame(t testing.TB, roots ...objects.OID) []byte {
 	}
 	return f
 }
+
+// appendEvent stores one event after the last of evs (with an output
+// blob) and the run of evs plus it, returning the run and the event.
+func (s *source) appendEvent(t testing.TB, evs []objects.OID, label string) (objects.OID, objects.OID) {
+	t.Helper()
+	a := s.repo.Algo()
+	blob := objects.NewBlob(a, []byte(label+" output"))
+	ev := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":%q,"output_blob":%q,"parent_ids":%s}`,
+		label, blob.ID.String(), oidList(evs[len(evs)-1:])))
+	all := append(evs[:len(evs):len(evs)], ev.ID)
+	run := jsonObject(t, a, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s}`,
+		oidList(all), oidList(all[:1]), oidList(all[len(all)-1:])))
+	if err := objects.PutAll(context.Background(), s.repo.Objects(), []*objects.Object{blob, ev, run}); err != nil {
+		t.Fatal(err)
+	}
+	return run.ID, ev.ID
+}

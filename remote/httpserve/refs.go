@@ -53,8 +53,9 @@ func (s *Server) getRefs(c *call) *httpError {
 
 // putRef is the compare-and-swap of spec §5.3, in the reference order:
 // name (400), extra permission (403), oids (404 for a missing new, 400 for
-// a bad one), new stored (404), type rule (400), ref bounds (400), CAS
-// (200 or 409 {"updated":false}).
+// a bad one), new stored (404), type rule (400), then tine's own check
+// that everything new reaches is stored (404, checkClosure), ref bounds
+// (400), CAS (200 or 409 {"updated":false}).
 func (s *Server) putRef(c *call) *httpError {
 	name, err := refs.NormalizeName(strings.TrimPrefix(c.resource, "refs/"))
 	if err != nil {
@@ -108,6 +109,9 @@ func (s *Server) putRef(c *call) *httpError {
 	}
 	if err := refs.CheckTarget(name, target); err != nil {
 		return invalid(err.Error())
+	}
+	if herr := s.checkClosure(ctx, c.tenant, name, r.Objects(), old, target); herr != nil {
+		return herr
 	}
 	err = s.moveRef(ctx, c, r, remote.RefUpdate{Name: name, Old: old, New: newID})
 	var refused *httpError

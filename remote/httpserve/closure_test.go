@@ -1,0 +1,120 @@
+package httpserve_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/remote/httpclient"
+	"github.com/tinehq/tine/remote/httpserve"
+)
+
+// TestRefUpdateRefusesMissingHistory writes runs straight into a tenant's
+// repository, bypassing the pack install that checks links, each lacking
+// part of its history: a run with an event missing (created, and appended
+// onto a pushed run), and an appended event whose output blob is missing.
+// A ref update naming any of them over HTTP is refused with 404 and the
+// ref stays where it was; a complete run pushed after them still moves it.
+// Before, the server checked only that the run itself was stored and
+// moved the ref.
+func TestRefUpdateRefusesMissingHistory(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var logged []string
+	ts := startServer(t, httpserve.Config{Log: func(s string) { mu.Lock(); logged = append(logged, s); mu.Unlock() }})
+	c := ts.client(t, httpclient.Options{})
+	src := newSource(t, objects.SHA256, "a", 3)
+	if _, err := c.Upload(ctx, src.frame(t, src.run)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.UpdateRef(ctx, "heads/main", objects.OID{}, src.run); err != nil || !ok {
+		t.Fatalf("create heads/main: %v %v", ok, err)
+	}
+	tenant, err := plumbing.Open(filepath.Join(ts.root, "tenants", "acme", plumbing.DirName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tenant.Close()
+	a := tenant.Algo()
+	put := func(objs ...*objects.Object) {
+		t.Helper()
+		if err := objects.PutAll(ctx, tenant.Objects(), objs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	event := func(label string, blob objects.OID, parents ...objects.OID) *objects.Object {
+		return jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":%q,"output_blob":%q,"parent_ids":%s}`,
+			label, blob.String(), oidList(parents)))
+	}
+	run := func(evs ...objects.OID) *objects.Object {
+		return jsonObject(t, a, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s}`,
+			oidList(evs), oidList(evs[:1]), oidList(evs[len(evs)-1:])))
+	}
+	blob1, blob2 := objects.NewBlob(a, []byte("one")), objects.NewBlob(a, []byte("two"))
+	e1 := event("b-1", blob1.ID)
+	e2 := event("b-2", blob2.ID, e1.ID)
+	// A new run whose second event was never stored.
+	lost := run(e1.ID, e2.ID)
+	put(blob1, blob2, e1, lost)
+	// heads/main's run plus an event that was never stored.
+	e4 := event("a-4", blob2.ID, src.events[2])
+	short := run(append(src.events[:3:3], e4.ID)...)
+	put(short)
+	// heads/main's run plus a stored event whose output blob is not.
+	blob5 := objects.NewBlob(a, []byte("five"))
+	e5 := event("a-5", blob5.ID, src.events[2])
+	noBlob := run(append(src.events[:3:3], e5.ID)...)
+	put(e5, noBlob)
+
+	for _, tc := range []struct {
+		ref      string
+		old, new objects.OID
+		missing  objects.OID
+	}{
+		{"heads/lost", objects.OID{}, lost.ID, e2.ID},
+		{"heads/main", src.run, short.ID, e4.ID},
+		{"heads/main", src.run, noBlob.ID, blob5.ID},
+	} {
+		mu.Lock()
+		logged = nil
+		mu.Unlock()
+		ok, err := c.UpdateRef(ctx, tc.ref, tc.old, tc.new)
+		if ok || !errors.Is(err, httpclient.ErrNotFound) {
+			t.Fatalf("%s to %s, missing %s: %v %v; want 404", tc.ref, tc.new, tc.missing, ok, err)
+		}
+		mu.Lock()
+		if len(logged) != 1 || !strings.Contains(logged[0], tc.missing.String()) {
+			t.Errorf("server log does not name the missing %s: %q", tc.missing, logged)
+		}
+		mu.Unlock()
+	}
+	refs, err := c.Refs(ctx)
+	if err != nil || len(refs) != 1 || refs["heads/main"] != src.run {
+		t.Fatalf("refs moved: %v %v", refs, err)
+	}
+	// Once the history is there (pushed as a pack), the same update lands.
+	e2pack, _, err := objects.WritePack([]*objects.Object{e2}, []objects.OID{e1.ID, blob2.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Upload(ctx, e2pack); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.UpdateRef(ctx, "heads/lost", objects.OID{}, lost.ID); err != nil || !ok {
+		t.Fatalf("heads/lost with its history stored: %v %v", ok, err)
+	}
+	// A normal append pushed as a pack still moves heads/main.
+	next, _ := src.addRun(t, "c", 2)
+	if _, err := c.Upload(ctx, src.frame(t, next)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.UpdateRef(ctx, "heads/main", src.run, next); err != nil || !ok {
+		t.Fatalf("complete run: %v %v", ok, err)
+	}
+}
