@@ -3,8 +3,11 @@ package main
 import (
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/alecthomas/kong"
@@ -141,4 +144,42 @@ func fastParseWords(full *kong.Kong, verbs []string) [][]string {
 		}
 	}
 	return words
+}
+
+// TestHotVerbsSkipKong: a whole in-process `rev-parse` of a ref, the
+// command scripts run by the hundred, allocates a small fraction of what
+// parsing it with kong's one-verb grammar alone did (736 allocations,
+// "Process start, session 6" in the README); most of what is left is
+// opening the repository and reading the ref.
+func TestHotVerbsSkipKong(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := tineRun(t, "", "init", dir); code != exitOK {
+		t.Fatalf("init: %s", stderr)
+	}
+	blob := filepath.Join(dir, "blob")
+	if err := os.WriteFile(blob, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := tineRun(t, "", "--repo", dir, "hash-object", "-w", blob)
+	if code != exitOK {
+		t.Fatalf("hash-object: %s", stderr)
+	}
+	oid := strings.TrimSpace(out)
+	if code, _, stderr := tineRun(t, "", "--repo", dir, "update-ref", "tags/x", oid, "--create"); code != exitOK {
+		t.Fatalf("update-ref: %s", stderr)
+	}
+	args := []string{"--repo", dir, "rev-parse", "tags/x"}
+	var got strings.Builder
+	if code := run(args, strings.NewReader(""), &got, io.Discard); code != exitOK || got.String() != oid+"\n" {
+		t.Fatalf("rev-parse: exit %d, %q, want %q", code, got.String(), oid)
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		if code := run(args, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
+			t.Fatalf("rev-parse: exit %d", code)
+		}
+	})
+	t.Logf("rev-parse allocates %.0f times", allocs)
+	if allocs > 400 {
+		t.Fatalf("rev-parse allocates %.0f times, want at most 400 (is it parsed with kong?)", allocs)
+	}
 }
