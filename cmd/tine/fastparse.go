@@ -4,7 +4,8 @@ import "strings"
 
 // Even the one-verb grammar (grammar.go) costs kong reflecting over the
 // verb's struct, interpolating its help texts, validating and tracing:
-// about an eighth of a `tine rev-parse` process (perf, issue 13 item 6).
+// about 8% of a `tine rev-parse` process's profile and 50 of its page
+// faults (issue 13 item 6).
 // The hottest plumbing verbs, which scripts run by the hundred, are
 // therefore parsed by hand when their command line uses only the plain
 // forms below; any other line (help, --version, a short flag other than
