@@ -49,23 +49,6 @@ func verbName(f reflect.StructField) string {
 	return strings.ToLower(f.Name)
 }
 
-// repoFlag reads the --repo value out of a grammar built by verbGrammar or
-// a *cli.
-func repoFlag(grammar any) string {
-	return reflect.ValueOf(grammar).Elem().FieldByName("Repo").String()
-}
-
-// globalString reads a global string flag (Color) out of a grammar built
-// by verbGrammar or a *cli.
-func globalString(grammar any, field string) string {
-	return reflect.ValueOf(grammar).Elem().FieldByName(field).String()
-}
-
-// globalBool reads a global bool flag (NoPager) the same way.
-func globalBool(grammar any, field string) bool {
-	return reflect.ValueOf(grammar).Elem().FieldByName(field).Bool()
-}
-
 // leadingVerb returns the first word of args that is not a global flag,
 // skipping only --repo (with its value); any other leading flag (-h,
 // --help, -V, --version, or one kong would refuse) goes to the full

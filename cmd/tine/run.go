@@ -101,6 +101,10 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, 
 		fmt.Fprintln(stderr, "tine: no command given; pick a verb above (tine help VERB explains one); see tine --help")
 		return exitUsage, nil
 	}
+	// The hottest verbs in their plain forms skip kong (fastparse.go).
+	if g, verb, cmd, ok := fastParse(args); ok {
+		return execute(&g, verb, cmd.Run, stdin, stdout, stderr)
+	}
 	// The cheap grammar first (grammar.go); its parser writes nowhere, so
 	// help or an error it would show is shown by the full grammar instead.
 	grammar, verb := verbGrammar(args)
@@ -133,21 +137,31 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, 
 		}
 		kctx = k
 	}
+	g, isVerb := grammar.(*globals)
+	if !isVerb {
+		g = &grammar.(*cli).globals
+	}
+	return execute(g, verbPath(kctx.Selected()), func(e *env) error { return runVerb(kctx, e) }, stdin, stdout, stderr)
+}
+
+// execute runs a parsed command line: do is the selected verb, verb its
+// name as typed and g the global flags.
+func execute(g *globals, verb string, do func(*env) error, stdin io.Reader, stdout, stderr io.Writer) (int, os.Signal) {
 	ctx, stop := interruptContext()
 	defer stop()
 	e := &env{
 		ctx:       ctx,
-		verb:      verbPath(kctx.Selected()),
+		verb:      verb,
 		stdin:     stdin,
 		stdout:    stdout,
 		stderr:    stderr,
-		color:     colorFor(globalString(grammar, "Color"), stdout, os.Getenv),
-		colorMode: globalString(grammar, "Color"),
-		noPager:   globalBool(grammar, "NoPager"),
-		repoFlag:  repoFlag(grammar),
+		color:     colorFor(g.Color, stdout, os.Getenv),
+		colorMode: g.Color,
+		noPager:   g.NoPager,
+		repoFlag:  g.Repo,
 		getenv:    os.Getenv,
 	}
-	err := interrupted(ctx, e.verb, runVerb(kctx, e))
+	err := interrupted(ctx, e.verb, do(e))
 	e.endProgress()
 	if err != nil {
 		return reportError(stderr, e.verb, err), endSignal(err)
