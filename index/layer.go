@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -182,7 +183,7 @@ func (d *decoder) layerRun(r *layerRun, algo objects.Algo) {
 	d.forkAndKeyed(e, algo)
 	r.from = d.oid(algo, objects.TypeRun, true)
 	p := d.uv()
-	if d.err == nil && (p > uint64(len(d.b)) || r.from.IsZero() && p != 0) {
+	if d.err == nil && (p > math.MaxInt32 || r.from.IsZero() && p != 0) {
 		d.fail("run %s: prefix %d", e.Run, p)
 	}
 	r.prefix = int(p)

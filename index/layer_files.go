@@ -225,8 +225,7 @@ func (ix *Index) unchanged(s *stack) bool {
 	if err != nil {
 		return false
 	}
-	b, err := readFile(ix.Path())
-	if err != nil || len(b) < checksumSize || [32]byte(b[len(b)-checksumSize:]) != s.baseSum {
+	if sum, err := baseSum(ix.Path()); err != nil || sum != s.baseSum {
 		return false
 	}
 	sum, names, err := readCatChain(dir)
@@ -245,6 +244,25 @@ func (ix *Index) unchanged(s *stack) bool {
 		}
 	}
 	return true
+}
+
+// baseSum reads the checksum that ends the base file at path.
+func baseSum(path string) ([32]byte, error) {
+	var sum [32]byte
+	f, err := fsutil.OpenNoSymlinks(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return sum, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() < checksumSize {
+		return sum, fmt.Errorf("catalog %s: %w", path, ErrCorrupt)
+	}
+	_, err = f.ReadAt(sum[:], fi.Size()-checksumSize)
+	return sum, err
 }
 
 // saveLayer writes layer bytes b on s and the chain naming it.

@@ -200,3 +200,40 @@ func TestChainOfAnotherBaseIsIgnored(t *testing.T) {
 		t.Fatal("the catalog differs from a build")
 	}
 }
+
+// longRun stores a run of n events, each the parent of the next, on
+// heads/main and returns its events.
+func (r *testRepo) longRun(n int) []objects.OID {
+	r.t.Helper()
+	evs := make([]objects.OID, 0, n+1)
+	var prev []objects.OID
+	for i := range n {
+		e := r.event(fmt.Sprintf("e%d", i), "", prev...)
+		evs, prev = append(evs, e), []objects.OID{e}
+	}
+	r.setRef("heads/main", r.run(evs))
+	return evs
+}
+
+// TestAppendToLongRunIsALayer: the layer of an append to a long run holds
+// the new event and the shared prefix's length, not the run's list, and
+// reads back as a build does.
+func TestAppendToLongRunIsALayer(t *testing.T) {
+	r := newTestRepo(t, objects.BLAKE3)
+	evs := r.longRun(700)
+	r.catalog()
+	base := r.fileBytes()
+	e := r.event("tail", "digest-t", evs[len(evs)-1])
+	r.setRef("heads/main", r.run(append(evs, e)))
+	_, rep := r.catalog()
+	if rep.Action != ActionUpdated || rep.ObjectsRead != 2 {
+		t.Fatalf("update: %+v", rep)
+	}
+	st, err := r.ix.Status(r.ctx)
+	if err != nil || st.State != StateFresh || st.Layers != 1 || st.LayerBytes > 1024 || !bytes.Equal(r.fileBytes(), base) {
+		t.Fatalf("status after an append: %+v, %v", st, err)
+	}
+	if !bytes.Equal(r.merged(), r.scratch()) {
+		t.Fatal("base and layer differ from a build")
+	}
+}
