@@ -40,13 +40,17 @@ type delta struct {
 
 // layerRun is a new run: its entry (Events and Tips unset) and its event
 // list as the first prefix events of run from (a run of the catalog the
-// layer extends; zero with prefix 0 for none) followed by own.
+// layer extends; zero with prefix 0 for none) followed by own. When
+// inherit is set (an append: the run lists every event of from), the
+// entry's evidence rows are only those from lacks, and the run's are
+// from's and these together.
 type layerRun struct {
-	entry  RunEntry
-	from   objects.OID
-	prefix int
-	own    []objects.OID
-	tips   []objects.OID
+	entry   RunEntry
+	from    objects.OID
+	prefix  int
+	inherit bool
+	own     []objects.OID
+	tips    []objects.OID
 }
 
 // entries counts what the layer holds, for its trailer.
@@ -85,6 +89,7 @@ func encodeLayer(l *delta, algo objects.Algo) []byte {
 		e.keyed(r.entry.Keyed)
 		e.oid(r.from)
 		e.uv(uint64(r.prefix))
+		e.flag(r.inherit)
 		e.oids(r.own)
 		e.oids(r.tips)
 	}
@@ -187,6 +192,9 @@ func (d *decoder) layerRun(r *layerRun, algo objects.Algo) {
 		d.fail("run %s: prefix %d", e.Run, p)
 	}
 	r.prefix = int(p)
+	if r.inherit = d.flag(); d.err == nil && r.inherit && r.from.IsZero() {
+		d.fail("run %s inherits the evidence rows of no run", e.Run)
+	}
 	r.own = d.oidList(algo, objects.TypeEvent)
 	r.tips = d.oidList(algo, objects.TypeEvent)
 }

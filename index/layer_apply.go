@@ -97,13 +97,17 @@ func (m *merger) layer(l *delta) error {
 	}
 	for i := range l.runs {
 		r := &l.runs[i]
+		entry := r.entry // the layer is left as it is: it may be written after
 		var prefix []int32
 		if !r.from.IsZero() {
 			f := m.run(r.from)
-			if f == nil || r.prefix > len(f.events) {
+			if f == nil || r.prefix > len(f.events) || r.inherit && r.prefix != len(f.events) {
 				return fmt.Errorf("%w: layer run %s extends %s, which the catalog below lacks or is shorter", ErrCorrupt, r.entry.Run, r.from)
 			}
 			prefix = f.events[:r.prefix]
+			if r.inherit {
+				entry.Keyed = mergeKeyed(f.entry.Keyed, r.entry.Keyed)
+			}
 		}
 		evs := make([]int32, len(prefix), len(prefix)+len(r.own))
 		copy(evs, prefix)
@@ -114,7 +118,7 @@ func (m *merger) layer(l *delta) error {
 			}
 			evs = append(evs, n)
 		}
-		m.lists[r.entry.Run] = &mergedRun{entry: &r.entry, events: evs, tips: r.tips, layer: true}
+		m.lists[r.entry.Run] = &mergedRun{entry: &entry, events: evs, tips: r.tips, layer: true}
 	}
 	return nil
 }
@@ -297,4 +301,24 @@ func applySorted[T any](cur, add []T, gone []objects.OID, id func(*T) objects.OI
 		return nil, fmt.Errorf("%w: layer removes %s, which the catalog below lacks", ErrCorrupt, gone[g])
 	}
 	return out, nil
+}
+
+// mergeKeyed merges two sorted evidence row lists, dropping duplicates.
+func mergeKeyed(a, b []KeyedEvent) []KeyedEvent {
+	out := make([]KeyedEvent, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && compareKeyed(a[i], b[j]) < 0:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || compareKeyed(b[j], a[i]) < 0:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
 }

@@ -90,7 +90,10 @@ func (b *builder) layerRun(run objects.OID, refs []RefEntry) (layerRun, error) {
 		}
 	}
 	e := &r.entry
-	if from != nil {
+	// An append keeps every row of the run it extends: the layer holds
+	// only the new rows (inherit).
+	r.inherit = from != nil && r.prefix == len(fev) && r.prefix > 0
+	if from != nil && !r.inherit {
 		for _, k := range from.Keyed {
 			if !suffix[k.Event] || own[k.Event] || slices.ContainsFunc(fev[:r.prefix], func(n int32) bool { return at(n) == k.Event }) {
 				e.Keyed = append(e.Keyed, k)
@@ -109,6 +112,13 @@ func (b *builder) layerRun(run objects.OID, refs []RefEntry) (layerRun, error) {
 	}
 	slices.SortFunc(e.Keyed, compareKeyed)
 	e.Keyed = slices.CompactFunc(e.Keyed, func(x, y KeyedEvent) bool { return compareKeyed(x, y) == 0 })
+	if r.inherit {
+		// The rows from already holds need not be in the layer.
+		e.Keyed = slices.DeleteFunc(e.Keyed, func(k KeyedEvent) bool {
+			_, held := slices.BinarySearchFunc(from.Keyed, k, compareKeyed)
+			return held
+		})
+	}
 	e.Status, e.CreatedAt, e.HasCreatedAt = runStatus(o)
 	r.tips, e.Exact = runTips(o)
 	e.Fork, e.ForkExact = runFork(o)

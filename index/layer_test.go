@@ -201,14 +201,14 @@ func TestChainOfAnotherBaseIsIgnored(t *testing.T) {
 	}
 }
 
-// longRun stores a run of n events, each the parent of the next, on
-// heads/main and returns its events.
+// longRun stores a run of n events, each the parent of the next and each
+// a gate-input evidence row, on heads/main and returns its events.
 func (r *testRepo) longRun(n int) []objects.OID {
 	r.t.Helper()
 	evs := make([]objects.OID, 0, n+1)
 	var prev []objects.OID
 	for i := range n {
-		e := r.event(fmt.Sprintf("e%d", i), "", prev...)
+		e := r.event(fmt.Sprintf("e%d", i), fmt.Sprintf("digest-%d", i), prev...)
 		evs, prev = append(evs, e), []objects.OID{e}
 	}
 	r.setRef("heads/main", r.run(evs))
@@ -216,8 +216,8 @@ func (r *testRepo) longRun(n int) []objects.OID {
 }
 
 // TestAppendToLongRunIsALayer: the layer of an append to a long run holds
-// the new event and the shared prefix's length, not the run's list, and
-// reads back as a build does.
+// the new event and its evidence row and the shared prefix's length, not
+// the run's list or its rows, and reads back as a build does.
 func TestAppendToLongRunIsALayer(t *testing.T) {
 	r := newTestRepo(t, objects.BLAKE3)
 	evs := r.longRun(700)
