@@ -350,7 +350,10 @@ func (d *decoder) flagFloat() (bool, float64) {
 
 // events reads the event summaries, sorted by oid.
 func (d *decoder) events(out *data) {
-	out.events = make([]EventSummary, d.count(34))
+	n := d.count(34)
+	// Spare room for the events a few layers add (apply merges them in
+	// place rather than copying the table).
+	out.events = make([]EventSummary, n, n+n/64+16)
 	for i := range out.events {
 		s := &out.events[i]
 		d.eventFields(s, out.algo)

@@ -7,7 +7,8 @@ import (
 	"github.com/tinehq/tine/objects"
 )
 
-// apply returns the catalog that base with layers on top describes, laid
+// apply returns the catalog that base with layers on top describes (base
+// is consumed: its tables are reused in place), laid
 // out exactly as a build from the objects lays it out: events sorted by
 // oid, the summaries of events no run lists dropped, runs in ref-target
 // order. It costs one pass over the tables and no object read; a layer
@@ -155,28 +156,32 @@ func (m *merger) finish(out *data) error {
 	}
 	slices.SortFunc(order, func(a, b int32) int { return compareOID(m.added[int(a)-nb].ID, m.added[int(b)-nb].ID) })
 	remap := make([]int32, total)
-	out.events = make([]EventSummary, 0, total)
-	i, j := 0, 0
-	for i < nb || j < len(order) {
-		if i < nb && !used[i] {
-			i++
-			continue
+	if !m.layOutInPlace(out, used, order, remap) {
+		out.events = make([]EventSummary, 0, total)
+		i, j := 0, 0
+		for i < nb || j < len(order) {
+			if i < nb && !used[i] {
+				i++
+				continue
+			}
+			n := int32(i)
+			if j < len(order) && (i == nb || compareOID(m.summary(order[j]).ID, m.base.events[i].ID) < 0) {
+				n = order[j]
+				j++
+			} else {
+				i++
+			}
+			remap[n] = int32(len(out.events))
+			out.events = append(out.events, *m.summary(n))
 		}
-		n := int32(i)
-		if j < len(order) && (i == nb || compareOID(m.summary(order[j]).ID, m.base.events[i].ID) < 0) {
-			n = order[j]
-			j++
-		} else {
-			i++
-		}
-		remap[n] = int32(len(out.events))
-		out.events = append(out.events, *m.summary(n))
 	}
 	m.parents(out, used, remap)
 	out.runs = make([]RunEntry, len(runs))
 	for k, r := range runs {
 		e := *r.entry
-		e.Events = make([]int32, len(r.events))
+		// In place: a base run's list is the base's (apply consumes it),
+		// a layer run's was built by layer; no two runs share one.
+		e.Events = r.events
 		for x, n := range r.events {
 			e.Events[x] = remap[n]
 		}
@@ -184,6 +189,40 @@ func (m *merger) finish(out *data) error {
 		out.runs[k] = e
 	}
 	return nil
+}
+
+// layOutInPlace merges the added events (order, sorted) into the base's
+// event table in place, from the back, when every base event stays and
+// the table has room: an append's refresh then moves summaries instead
+// of copying the whole table. It reports whether it did.
+func (m *merger) layOutInPlace(out *data, used []bool, order []int32, remap []int32) bool {
+	ev := m.base.events
+	nb := len(ev)
+	if cap(ev) < nb+len(order) {
+		return false
+	}
+	for i := range nb {
+		if !used[i] {
+			return false
+		}
+	}
+	ev = ev[:nb+len(order)]
+	i, k := nb-1, len(ev)-1
+	for j := len(order) - 1; j >= 0; j, k = j-1, k-1 {
+		add := m.summary(order[j])
+		for i >= 0 && compareOID(ev[i].ID, add.ID) > 0 {
+			ev[k] = ev[i]
+			remap[i] = int32(k)
+			i, k = i-1, k-1
+		}
+		ev[k] = *add
+		remap[order[j]] = int32(k)
+	}
+	for ; i >= 0; i-- {
+		remap[i] = int32(i)
+	}
+	out.events = ev
+	return true
 }
 
 // parents points every summary's parents into out's table: a base
