@@ -50,22 +50,27 @@ func TestDamagedCatalogIsRebuilt(t *testing.T) {
 			b := bytes.Clone(good)
 			b[len(magic)] = Version + 1
 			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 5"},
+		}, StateMismatch, "version 6"},
 		{"version 1 (no run summaries)", func(t *testing.T, f *fixture, good []byte) {
 			b := bytes.Clone(good)
 			b[len(magic)] = 1
 			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 1, want 4"},
+		}, StateMismatch, "version 1, want 5"},
 		{"version 2 (no log fields)", func(t *testing.T, f *fixture, good []byte) {
 			b := bytes.Clone(good)
 			b[len(magic)] = 2
 			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 2, want 4"},
+		}, StateMismatch, "version 2, want 5"},
 		{"version 3 (no forks)", func(t *testing.T, f *fixture, good []byte) {
 			b := bytes.Clone(good)
 			b[len(magic)] = 3
 			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 3, want 4"},
+		}, StateMismatch, "version 3, want 5"},
+		{"version 4 (no layers)", func(t *testing.T, f *fixture, good []byte) {
+			b := bytes.Clone(good)
+			b[len(magic)] = 4
+			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
+		}, StateMismatch, "version 4, want 5"},
 		{"other hash", func(t *testing.T, f *fixture, good []byte) {
 			d, err := decode(good)
 			if err != nil {

@@ -244,27 +244,32 @@ func (d *decoder) runs(out *data) {
 			r.Tips[j] = int32(n)
 		}
 		r.Exact = d.flag()
-		r.ForkExact = true
-		if d.flag() {
-			if r.ForkExact = d.flag(); r.ForkExact {
-				r.Fork = &RunFork{Run: d.oid(out.algo, objects.TypeRun, true), Event: d.oid(out.algo, objects.TypeEvent, true), Reason: d.str()}
-			}
-		}
-		r.Keyed = make([]KeyedEvent, d.count(3))
-		for j := range r.Keyed {
-			k := &r.Keyed[j]
-			k.Event = d.oid(out.algo, objects.TypeEvent, false)
-			k.Table, k.Key = d.istr(), d.str()
-			if d.err == nil && (k.Table == "" || k.Key == "" || j > 0 && compareKeyed(r.Keyed[j-1], *k) >= 0) {
-				d.fail("evidence rows of run %s out of order", r.Run)
-			}
-		}
+		d.forkAndKeyed(r, out.algo)
 		if d.err == nil && (i >= len(want) || want[i] != r.Run) {
 			d.fail("run %s is not a ref target in order", r.Run)
 		}
 	}
 	if d.err == nil && len(out.runs) != len(want) {
 		d.fail("%d runs for %d run-typed ref targets", len(out.runs), len(want))
+	}
+}
+
+// forkAndKeyed reads a run's forked_from and evidence rows.
+func (d *decoder) forkAndKeyed(r *RunEntry, algo objects.Algo) {
+	r.ForkExact = true
+	if d.flag() {
+		if r.ForkExact = d.flag(); r.ForkExact {
+			r.Fork = &RunFork{Run: d.oid(algo, objects.TypeRun, true), Event: d.oid(algo, objects.TypeEvent, true), Reason: d.str()}
+		}
+	}
+	r.Keyed = make([]KeyedEvent, d.count(3))
+	for j := range r.Keyed {
+		k := &r.Keyed[j]
+		k.Event = d.oid(algo, objects.TypeEvent, false)
+		k.Table, k.Key = d.istr(), d.str()
+		if d.err == nil && (k.Table == "" || k.Key == "" || j > 0 && compareKeyed(r.Keyed[j-1], *k) >= 0) {
+			d.fail("evidence rows of run %s out of order", r.Run)
+		}
 	}
 }
 
@@ -345,52 +350,19 @@ func (d *decoder) flagFloat() (bool, float64) {
 
 // events reads the event summaries, sorted by oid.
 func (d *decoder) events(out *data) {
-	out.events = make([]EventSummary, d.count(34))
+	n := d.count(34)
+	// Spare room for the events a few layers add (apply merges them in
+	// place rather than copying the table).
+	out.events = make([]EventSummary, n, n+n/64+16)
 	for i := range out.events {
 		s := &out.events[i]
-		s.ID = d.oid(out.algo, objects.TypeEvent, false)
-		s.Missing = d.flag()
+		d.eventFields(s, out.algo)
 		if d.err == nil && i > 0 && compareOID(out.events[i-1].ID, s.ID) >= 0 {
 			d.fail("events out of order at %s", s.ID)
 		}
 		if s.Missing || d.err != nil {
 			continue
 		}
-		s.Kind, s.Label = d.istr(), d.istr()
-		s.HasTime, s.Time = d.flagFloat()
-		s.Cost, s.Duration, s.Tokens = d.float(), d.float(), d.float()
-		if s.HasExit = d.flag(); s.HasExit && d.err == nil {
-			n, k := binary.Varint(d.b[d.off:])
-			if k <= 0 {
-				d.fail("bad exit code")
-			} else {
-				d.off += k
-				s.ExitCode = n
-			}
-		}
-		s.HasScore, s.Score = d.flagFloat()
-		if n := d.count(2); n > MaxParams {
-			d.fail("%d params", n)
-		} else if n > 0 {
-			s.Params = make([]Param, n)
-		}
-		for j := range s.Params {
-			s.Params[j] = Param{Name: d.istr(), Value: d.istr()}
-			if d.err == nil && (s.Params[j].Name == "" || j > 0 && s.Params[j-1].Name >= s.Params[j].Name) {
-				d.fail("params of %s out of order", s.ID)
-			}
-		}
-		s.Argv = d.str()
-		s.Model, s.Tool, s.Error = d.istr(), d.istr(), d.str()
-		if n := d.count(1); n > MaxArgvWords {
-			d.fail("%d argv words", n)
-		} else if n > 0 {
-			s.Words = make([]string, n)
-		}
-		for j := range s.Words {
-			s.Words[j] = d.istr()
-		}
-		s.Exact = d.flag()
 		if n := d.count(1); n > 0 {
 			s.parents = d.ints(n)
 		}
@@ -402,4 +374,48 @@ func (d *decoder) events(out *data) {
 			s.parents[j] = int(n)
 		}
 	}
+}
+
+// eventFields reads an event summary up to its parents.
+func (d *decoder) eventFields(s *EventSummary, algo objects.Algo) {
+	s.ID = d.oid(algo, objects.TypeEvent, false)
+	s.Missing = d.flag()
+	if s.Missing || d.err != nil {
+		return
+	}
+	s.Kind, s.Label = d.istr(), d.istr()
+	s.HasTime, s.Time = d.flagFloat()
+	s.Cost, s.Duration, s.Tokens = d.float(), d.float(), d.float()
+	if s.HasExit = d.flag(); s.HasExit && d.err == nil {
+		n, k := binary.Varint(d.b[d.off:])
+		if k <= 0 {
+			d.fail("bad exit code")
+		} else {
+			d.off += k
+			s.ExitCode = n
+		}
+	}
+	s.HasScore, s.Score = d.flagFloat()
+	if n := d.count(2); n > MaxParams {
+		d.fail("%d params", n)
+	} else if n > 0 {
+		s.Params = make([]Param, n)
+	}
+	for j := range s.Params {
+		s.Params[j] = Param{Name: d.istr(), Value: d.istr()}
+		if d.err == nil && (s.Params[j].Name == "" || j > 0 && s.Params[j-1].Name >= s.Params[j].Name) {
+			d.fail("params of %s out of order", s.ID)
+		}
+	}
+	s.Argv = d.str()
+	s.Model, s.Tool, s.Error = d.istr(), d.istr(), d.str()
+	if n := d.count(1); n > MaxArgvWords {
+		d.fail("%d argv words", n)
+	} else if n > 0 {
+		s.Words = make([]string, n)
+	}
+	for j := range s.Words {
+		s.Words[j] = d.istr()
+	}
+	s.Exact = d.flag()
 }

@@ -12,16 +12,64 @@
 //
 // # Where it lives
 //
-// One file, objects/catalog/catalog, relative to the repository directory.
-// SPEC §2.1 reserves indexes/ as always empty, so tine writes nothing there;
-// OpenTine's reader and fsck ignore directories under objects/ that are not
-// one of the five type directories, so the catalog is invisible to them (and
-// tine's fsck walks only the type directories, so it never reads it). The
-// file is replaced atomically (temporary file, fsync, rename, directory
-// fsync); concurrent writers each replace the whole file, the last rename
-// wins, and a catalog that lost the race is found stale by the next reader.
+// A base file, objects/catalog/catalog, and the layers on it under
+// objects/catalog/layers/, relative to the repository directory. SPEC
+// §2.1 reserves indexes/ as always empty, so tine writes nothing there;
+// OpenTine's reader and fsck ignore directories under objects/ that are
+// not one of the five type directories, so the catalog is invisible to
+// them (and tine's fsck walks only the type directories, so it never
+// reads it). Every file is written to a temporary file, fsynced, renamed
+// and its directory fsynced, so a reader never sees half of one.
 //
-// # Format (version 4)
+// # Layers
+//
+// An update does not rewrite the base: it writes a layer holding what
+// changed (the refs that moved, the new runs and the summaries of the
+// events they add, the attestations and annotations added or gone), so a
+// refresh after `tine record` onto a 30,000-event run writes a few
+// hundred bytes, not the whole catalog. A new run is held as the first
+// Prefix events of a run the catalog below already held (the run its ref
+// named before, else its fork source: the longest shared prefix of their
+// event lists, compared as oids) followed by its own events, so neither
+// the layer nor the update costs the run's length. When one more layer
+// would make more than MaxLayers, or the layers would outgrow an eighth
+// of the base, the update writes the whole catalog as a new base instead
+// (compaction), so a reader's layers stay bounded and each entry is
+// rewritten once per compaction.
+//
+//	chain   "TINECLCH", uint32 version 5, the base file's 32-byte
+//	        checksum, uint32 n (at most MaxLayers), n × 32-byte layer
+//	        names (the SHA-256 of each layer's bytes: file
+//	        <hex>.layer), SHA-256 of every byte before it
+//	layer   magic "TINECLYR", version uv = 5, algo (string), refs (uv
+//	        count, then per ref: name, oid or none for a deleted ref,
+//	        sorted by name), events (uv count, then per event the fields
+//	        of the base's event table below, but its parents as a uv
+//	        count of oids; sorted by oid), runs (uv count, then per run:
+//	        run oid, status, created_at, exact, fork and keyed events as
+//	        in the base, then the oid of the run it extends (or none),
+//	        uv prefix, uv count of own event oids and the oids, uv count
+//	        of tip oids and the oids; sorted by oid), attestations added
+//	        (as in the base) and gone (uv count, oids), annotations added
+//	        and gone likewise, entries (8 bytes), SHA-256 checksum
+//
+// Reading applies the layers to the base in one pass and lays the result
+// out exactly as a build from the objects would (events sorted by oid,
+// the summaries of events no run lists dropped), so every query answers
+// as from one file. A base whose checksum is not the chain's has no
+// layers (a compaction died between writing the base and the chain); a
+// layer that fails its name, checksum or checks, or names a run or event
+// the catalog below lacks, or that the chain names but is missing after
+// the chain is read again, makes the catalog corrupt: it is rebuilt.
+//
+// Writers (an update, a compaction, a rebuild) hold an flock on
+// layers/lock, check that the base and chain are those they loaded
+// (else load again), write the layer or base, then the chain, then
+// delete the layers the chain does not name. Readers take no lock: a
+// layer a compaction deleted after they read the chain makes them read
+// the chain again.
+//
+// # Format of the base file (version 5)
 //
 // Integers are unsigned LEB128 varints (uv) unless noted; a string is uv
 // length then bytes (at most MaxStringBytes); an oid is one type byte
@@ -30,7 +78,7 @@
 // a float is 8 bytes, IEEE 754 bits little-endian, finite.
 //
 //	magic      "TINECTLG"
-//	version    uv = 4
+//	version    uv = 5
 //	algo       string ("blake3" or "sha256": the repository's hash)
 //	rules      uv count, then per rule: table, kind, path (strings)
 //	refs       uv count, then per ref: name, target oid — every ref of the
@@ -94,12 +142,15 @@
 // run's forked_from as the porcelain reads it (`tine graph --all` draws
 // forks without reading every run object); it is held whole unless an oid
 // in it is of another hash or type, or its reason is over MaxStringBytes,
-// and the graph then reads that run. A version 1, 2 or 3 file is rebuilt.
+// and the graph then reads that run.
+//
+// Version 5 added the layers; the base file itself is as in version 4.
+// A version 1 to 4 file is rebuilt, never read as this one.
 //
 // Run summaries: a run's row in `tine runs` (RunSummary) is folded from
 // its events' summaries, which an update never re-reads: a new run's
 // events already in the table are reused, so an append or a fork reads
-// only the events it adds, and the table is merged, not re-sorted.
+// only the events it adds.
 //
 // # The search index
 //
@@ -116,7 +167,7 @@
 // for runs: what log, diff and show need of a run without reading its run
 // object (a snapshot listing every event: 2.2 MB of JSON at 30,000
 // events, re-hashed and parsed on every read). The catalog above cannot
-// serve it: it is one file decoded whole and rewritten whole.
+// serve it: it is decoded whole on every load.
 //
 // Per run: its status, tips and event count, and its event list stored
 // structurally, so appends and forks share it: a run's list is the first

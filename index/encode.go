@@ -11,7 +11,7 @@ import (
 const magic = "TINECTLG"
 
 // Version is the catalog format version this package reads and writes.
-const Version = 4
+const Version = 5
 
 // checksumSize is the trailer checksum's length (SHA-256).
 const checksumSize = 32
@@ -97,16 +97,17 @@ func (e *encoder) body(d *data) {
 		}
 		e.flag(r.Exact)
 		e.fork(&r)
-		e.uv(uint64(len(r.Keyed)))
-		for _, k := range r.Keyed {
-			e.oid(k.Event)
-			e.str(k.Table)
-			e.str(k.Key)
-		}
+		e.keyed(r.Keyed)
 	}
-	e.uv(uint64(len(d.atts)))
-	for i := range d.atts {
-		a := &d.atts[i]
+	e.atts(d.atts)
+	e.anns(d.anns)
+}
+
+// atts appends an attestation table.
+func (e *encoder) atts(atts []Attestation) {
+	e.uv(uint64(len(atts)))
+	for i := range atts {
+		a := &atts[i]
 		e.oid(a.ID)
 		e.oid(a.Target)
 		e.str(a.Signer)
@@ -124,10 +125,24 @@ func (e *encoder) body(d *data) {
 		e.flag(a.Signed)
 		e.str(a.SignedAt)
 	}
-	e.uv(uint64(len(d.anns)))
-	for _, a := range d.anns {
+}
+
+// anns appends an annotation table.
+func (e *encoder) anns(anns []Annotation) {
+	e.uv(uint64(len(anns)))
+	for _, a := range anns {
 		e.oid(a.ID)
 		e.oid(a.Target)
+	}
+}
+
+// keyed appends a run's evidence rows.
+func (e *encoder) keyed(rows []KeyedEvent) {
+	e.uv(uint64(len(rows)))
+	for _, k := range rows {
+		e.oid(k.Event)
+		e.str(k.Table)
+		e.str(k.Key)
 	}
 }
 
@@ -164,8 +179,21 @@ func (e *encoder) fork(r *RunEntry) {
 	}
 }
 
-// event appends one event summary.
+// event appends one event summary, its parents as table positions.
 func (e *encoder) event(s *EventSummary) {
+	e.eventFields(s)
+	if s.Missing {
+		return
+	}
+	e.uv(uint64(len(s.parents)))
+	for _, n := range s.parents {
+		e.uv(uint64(n))
+	}
+}
+
+// eventFields appends an event summary up to its parents (a layer names
+// them by oid, the base file by position).
+func (e *encoder) eventFields(s *EventSummary) {
 	e.oid(s.ID)
 	e.flag(s.Missing)
 	if s.Missing {
@@ -196,8 +224,4 @@ func (e *encoder) event(s *EventSummary) {
 		e.str(w)
 	}
 	e.flag(s.Exact)
-	e.uv(uint64(len(s.parents)))
-	for _, n := range s.parents {
-		e.uv(uint64(n))
-	}
 }

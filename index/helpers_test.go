@@ -145,6 +145,25 @@ func (r *testRepo) fileBytes() []byte {
 	return b
 }
 
+// merged returns the catalog as loaded from its base file and layers,
+// encoded as one base file: what a rebuild must write.
+func (r *testRepo) merged() []byte {
+	r.t.Helper()
+	s, err := r.ix.readStack()
+	if err != nil || s == nil {
+		r.t.Fatalf("read catalog: %v", err)
+	}
+	return encode(s.d)
+}
+
+// keepLayers makes updates write layers however large they grow against
+// the base (the fixtures' bases are a few hundred bytes), until MaxLayers.
+func keepLayers(t *testing.T) {
+	old := compactShare
+	compactShare = 0
+	t.Cleanup(func() { compactShare = old })
+}
+
 // refsAny is refs.ExpectAny, spelled for call sites.
 func refsAny() refs.Expect { return refs.ExpectAny }
 

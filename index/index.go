@@ -111,8 +111,10 @@ func (ix *Index) Rebuild(ctx context.Context) (*Report, error) {
 	return rep, rep.SaveErr
 }
 
-// load returns a catalog matching the repository, from the file when it is
-// fresh, else updated or rebuilt and saved.
+// load returns a catalog matching the repository, from the files when
+// they are fresh, else updated (a layer with what changed, or a new base
+// when the layers have grown: compaction) or rebuilt, and saved. Writers
+// hold the lock; readers of a fresh catalog take none.
 func (ix *Index) load(ctx context.Context, force bool) (*data, *Report, error) {
 	if err := validateRules(ix.rules); err != nil {
 		return nil, nil, err
@@ -121,53 +123,76 @@ func (ix *Index) load(ctx context.Context, force bool) (*data, *Report, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var old *data
+	var cur *stack
 	reason := "rebuild requested"
 	if !force {
-		old, reason = ix.readUsable()
-		if old != nil {
-			diff := compareState(old, st)
-			if diff.fresh() {
-				return old, &Report{Action: ActionFresh, Counts: old.counts()}, nil
-			}
-			reason = diff.String()
+		if cur, reason = ix.usable(st); cur != nil && reason == "" {
+			return cur.d, &Report{Action: ActionFresh, Counts: cur.d.counts()}, nil
 		}
 	}
+	fl, lockErr := ix.lock()
+	if lockErr == nil {
+		defer fl.Unlock()
+		if !force && (cur == nil || !ix.unchanged(cur)) {
+			// Another writer may have saved while this one waited: start
+			// again from what is there now.
+			if st, err = readState(ctx, ix.src, ix.refs); err != nil {
+				return nil, nil, err
+			}
+			if cur, reason = ix.usable(st); cur != nil && reason == "" {
+				return cur.d, &Report{Action: ActionFresh, Counts: cur.d.counts()}, nil
+			}
+		}
+	}
+	var old *data
+	if cur != nil {
+		old = cur.d
+	}
 	b := newBuilder(ctx, ix.src, ix.algo, ix.rules, old)
-	d, err := b.build(st)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep := &Report{Action: ActionRebuilt, Reason: reason, Counts: d.counts(), ObjectsRead: b.reads}
-	if old != nil {
-		rep.Action = ActionUpdated
-	}
-	if err := writeFile(ix.Path(), encode(d)); err != nil {
-		rep.SaveErr = err
+	rep := &Report{Action: ActionRebuilt, Reason: reason}
+	var d *data
+	var layer []byte
+	if cur == nil {
+		if d, err = b.build(st); err != nil {
+			return nil, nil, err
+		}
 	} else {
-		rep.Saved = true
+		l, err := b.delta(st)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d, err = apply(cur.d, []*delta{l}); err != nil {
+			return nil, nil, err
+		}
+		rep.Action, layer = ActionUpdated, encodeLayer(l, ix.algo)
 	}
+	rep.Counts, rep.ObjectsRead = d.counts(), b.reads
+	switch {
+	case lockErr != nil:
+		rep.SaveErr = lockErr
+	case cur != nil && !cur.compact(len(layer)):
+		rep.SaveErr = ix.saveLayer(cur, layer)
+	default:
+		rep.SaveErr = ix.saveBase(d)
+	}
+	rep.Saved = rep.SaveErr == nil
 	return d, rep, nil
 }
 
-// readUsable returns the decoded file when it can seed an update, or nil
-// and the reason it must be rebuilt.
-func (ix *Index) readUsable() (*data, string) {
-	b, err := readFile(ix.Path())
-	if err != nil {
+// usable returns the loaded catalog and how it differs from st ("" when
+// fresh), or nil and why it must be rebuilt.
+func (ix *Index) usable(st *state) (*stack, string) {
+	s, err := ix.readStack()
+	switch {
+	case err != nil:
 		return nil, err.Error()
-	}
-	if b == nil {
+	case s == nil:
 		return nil, "catalog file is missing"
 	}
-	d, err := decode(b)
-	if err != nil {
-		return nil, err.Error()
+	if diff := compareState(s.d, st); !diff.fresh() {
+		return s, diff.String()
 	}
-	if err := ix.matches(d); err != nil {
-		return nil, err.Error()
-	}
-	return d, ""
+	return s, ""
 }
 
 // matches checks that d was built for this repository's hash and rules.

@@ -96,8 +96,11 @@ type Status struct {
 	State string `json:"state"`
 	// Reason says why the state is not fresh.
 	Reason string `json:"reason,omitempty"`
-	// Bytes is the file's size.
+	// Bytes is the size of the base file and its layers.
 	Bytes int64 `json:"bytes"`
+	// Layers counts the layers on the base file; LayerBytes is their size.
+	Layers     int   `json:"layers"`
+	LayerBytes int64 `json:"layer_bytes"`
 	// Counts are the file's table sizes (zero unless it decodes).
 	Counts
 	// StaleRefs, StaleAttestations and StaleAnnotations count what changed
@@ -107,41 +110,32 @@ type Status struct {
 	StaleAnnotations  int `json:"stale_annotations"`
 }
 
-// Status reports whether the catalog file is fresh, stale, missing,
-// corrupt or built for another configuration. It writes nothing.
+// Status reports whether the catalog (its base file and layers) is fresh,
+// stale, missing, corrupt or built for another configuration. It writes
+// nothing.
 func (ix *Index) Status(ctx context.Context) (*Status, error) {
 	s := &Status{Path: ix.Path()}
-	b, err := readFile(s.Path)
+	cur, err := ix.readStack()
 	switch {
+	case errors.Is(err, ErrVersion), errors.Is(err, ErrMismatch):
+		s.State, s.Reason = StateMismatch, err.Error()
+		return s, nil
 	case errors.Is(err, ErrUnsafePath) || errors.Is(err, ErrCorrupt):
 		s.State, s.Reason = StateCorrupt, err.Error()
 		return s, nil
 	case err != nil:
 		return nil, err
-	case b == nil:
+	case cur == nil:
 		s.State = StateMissing
 		return s, nil
 	}
-	s.Bytes = int64(len(b))
-	d, err := decode(b)
-	if errors.Is(err, ErrVersion) {
-		s.State, s.Reason = StateMismatch, err.Error()
-		return s, nil
-	}
-	if err != nil {
-		s.State, s.Reason = StateCorrupt, err.Error()
-		return s, nil
-	}
-	s.Counts = d.counts()
-	if err := ix.matches(d); err != nil {
-		s.State, s.Reason = StateMismatch, err.Error()
-		return s, nil
-	}
+	s.Bytes, s.Layers, s.LayerBytes = cur.baseBytes+cur.layerBytes, len(cur.layers), cur.layerBytes
+	s.Counts = cur.d.counts()
 	st, err := readState(ctx, ix.src, ix.refs)
 	if err != nil {
 		return nil, err
 	}
-	diff := compareState(d, st)
+	diff := compareState(cur.d, st)
 	s.StaleRefs, s.StaleAttestations, s.StaleAnnotations = diff.refs, diff.atts, diff.anns
 	s.State = StateFresh
 	if !diff.fresh() {

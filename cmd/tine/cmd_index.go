@@ -191,8 +191,8 @@ func (c *indexStatusCmd) Run(e *env) error {
 		}
 		p.printf("\n")
 		if res.State == "fresh" || res.State == "stale" {
-			p.printf("%d refs, %d runs, %d attestations (%d evaluations), %d annotations, %d evidence rows, %d bytes\n",
-				res.Refs, res.Runs, res.Attestations, res.Evaluations, res.Annotations, res.EvidenceRows, res.Bytes)
+			p.printf("%d refs, %d runs, %d attestations (%d evaluations), %d annotations, %d evidence rows, %d bytes (%d in %d layers)\n",
+				res.Refs, res.Runs, res.Attestations, res.Evaluations, res.Annotations, res.EvidenceRows, res.Bytes, res.LayerBytes, res.Layers)
 		}
 		printHistoryStatus(p, hist)
 	})
