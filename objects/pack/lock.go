@@ -54,10 +54,10 @@ var removeWindowHook func(name string)
 
 // lockDir takes the flock on dir's LockFile, exclusive or shared, waiting
 // while a conflicting one is held, and returns its release. A symlink in
-// its place is refused.
+// its place is refused, and a FIFO does not block the open.
 func lockDir(dir string, exclusive bool) (release func(), err error) {
 	path := filepath.Join(dir, LockFile)
-	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|noFollowFlag), flock.SetPermissions(0o644))
+	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|lockOpenFlags), flock.SetPermissions(0o644))
 	try, wait := fl.TryRLock, fl.RLock
 	if exclusive {
 		try, wait = fl.TryLock, fl.Lock

@@ -2,5 +2,5 @@
 
 package pack
 
-// noFollowFlag is 0 where O_NOFOLLOW does not exist.
-const noFollowFlag = 0
+// lockOpenFlags is 0 where O_NOFOLLOW and O_NONBLOCK do not exist.
+const lockOpenFlags = 0

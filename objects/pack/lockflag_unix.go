@@ -4,5 +4,7 @@ package pack
 
 import "syscall"
 
-// noFollowFlag makes opening the lock file refuse a symlink.
-const noFollowFlag = syscall.O_NOFOLLOW
+// lockOpenFlags make opening the lock file refuse a symlink and not block
+// on a FIFO put in its place (flock's waiting is LOCK_NB's business, not
+// O_NONBLOCK's).
+const lockOpenFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
