@@ -160,6 +160,8 @@ func (f *fsck) packGarbageWarnings(interrupted map[string]string) error {
 		base, isPack := strings.CutSuffix(name, ".pack")
 		h, named := strings.CutPrefix(base, "pack-")
 		switch {
+		case name == pack.LockFile && e.Type().IsRegular():
+			// The flock that orders commits against removals.
 		case strings.HasPrefix(name, gcViewPrefix):
 			f.warn(Problem{Code: WarnPackGarbage, Path: path, Message: "scratch directory of an interrupted gc"})
 		case strings.HasPrefix(name, ".tmp-") && slices.Contains(slices.Collect(maps.Values(interrupted)), name):

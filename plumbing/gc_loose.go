@@ -48,7 +48,7 @@ func (g *gcRun) runLoose() error {
 
 // writeBack writes every object of every storage pack out as a loose file
 // and removes the packs. Crash safety as in GC: the packs are removed (the
-// pack file, then its index, then the directory fsynced: removePack) only
+// pack file, then its index, then the directory fsynced: pack.Store.RemovePack) only
 // after each of their objects has been written loose durably (LooseStore.PutBatch: temp file,
 // fsync, rename, directory fsync) and read back from that file and
 // re-hashed. A crash leaves every object loose or still packed, and the
@@ -75,8 +75,8 @@ func (g *gcRun) writeBack() error {
 		}
 	}
 	for _, name := range names {
-		if err := removePack(dir, name); err != nil {
-			return fmt.Errorf("remove storage pack %s: %w", name, err)
+		if err := g.r.packs.RemovePack(name); err != nil {
+			return err
 		}
 		g.res.PacksRemoved = append(g.res.PacksRemoved, name)
 	}

@@ -298,8 +298,8 @@ func (g *gcRun) remove() error {
 		if _, rewritten := g.written[name]; rewritten {
 			continue // the new pack came out byte for byte the same
 		}
-		if err := removePack(dir, name); err != nil {
-			return fmt.Errorf("remove old pack %s: %w", name, err)
+		if err := g.r.packs.RemovePack(name); err != nil {
+			return err
 		}
 		g.res.PacksRemoved = append(g.res.PacksRemoved, name)
 	}
@@ -307,18 +307,4 @@ func (g *gcRun) remove() error {
 		return err
 	}
 	return g.r.packs.Reload()
-}
-
-// removePack deletes storage pack name from dir, the pack file before its
-// index: a crash between the two leaves an index without its pack, which
-// gc clears, never a pack without its index, which nothing may delete
-// because it may hold needed objects (objects.PackStore.RemoveGarbage).
-// The caller fsyncs dir afterwards.
-func removePack(dir, name string) error {
-	for _, ext := range []string{".pack", ".idx"} {
-		if err := os.Remove(filepath.Join(dir, name+ext)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	return nil
 }

@@ -28,11 +28,22 @@ import (
 // files modified before cutoff are touched, so a writer still running is
 // never disturbed; pass a cutoff well in the past (an hour before the
 // caller's clock, say), or the present when no writer can be running.
+// It holds the directory lock exclusive throughout (lock.go), so pack
+// commits wait for it.
 func (s *Store) RemoveGarbage(ctx context.Context, cutoff time.Time) (int, error) {
-	ents, err := os.ReadDir(s.dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(s.dir); errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
+	// Exclusive from the listing to the last removal: no commit is then
+	// between its renames, so an index listed without its pack is no
+	// writer's, and none can be committed under the same name before it
+	// is deleted (lock.go).
+	release, err := lockDir(s.dir, true)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	ents, err := os.ReadDir(s.dir)
 	if err != nil {
 		return 0, err
 	}
@@ -58,6 +69,9 @@ func (s *Store) RemoveGarbage(ctx context.Context, cutoff time.Time) (int, error
 			// An index whose pack gc removed before a crash (gc deletes
 			// the pack file first; writers rename the pack first): it
 			// indexes nothing that exists, whatever its age.
+			if removeWindowHook != nil {
+				removeWindowHook(n)
+			}
 			err := os.Remove(filepath.Join(s.dir, name))
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return removed, err

@@ -2,11 +2,8 @@ package pack
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/tinehq/tine/internal/fsutil"
@@ -34,7 +31,7 @@ type MergeResult struct {
 // MergeSmall merges the smallest packs of the store (see above) when it
 // holds more than limit packs, durably: the merged pack is committed
 // (fsynced, renamed, directory fsynced) before the merged packs are
-// removed, each pack file before its index. The caller must keep other
+// removed (RemovePack). The caller must keep other
 // mergers and gc out (plumbing holds the gc lock); readers and writers of
 // new packs may run alongside.
 func (s *Store) MergeSmall(ctx context.Context, limit int) (MergeResult, error) {
@@ -78,10 +75,8 @@ func (s *Store) MergeSmall(ctx context.Context, limit int) (MergeResult, error) 
 		if p.name == name {
 			continue
 		}
-		for _, ext := range []string{".pack", ".idx"} {
-			if err := os.Remove(filepath.Join(s.dir, p.name+ext)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return res, err
-			}
+		if err := s.RemovePack(p.name); err != nil {
+			return res, err
 		}
 		res.Merged = append(res.Merged, p.name)
 	}

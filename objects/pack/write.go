@@ -239,7 +239,8 @@ func (w *Writer) writeLarge(e spEntry, head, body []byte) error {
 
 // Commit finishes the pack and makes it visible: it writes the trailer and
 // the index, fsyncs both files, renames the pack, fsyncs the directory,
-// renames the index and fsyncs the directory again. It returns the pack's
+// renames the index (the two renames under the directory lock, lock.go)
+// and fsyncs the directory again. It returns the pack's
 // name ("pack-" and 64 hex digits), or "" when no object was added, in which
 // case nothing is written. A *fsutil.UnknownStateError reports a failure
 // after the index became visible.
@@ -297,24 +298,43 @@ func (w *Writer) Commit() (name string, err error) {
 		}
 	}
 	w.f, idx = nil, nil
-	base := filepath.Join(w.dir, name)
-	if err := os.Rename(w.tmp, base+".pack"); err != nil {
-		return "", fmt.Errorf("install storage pack %s: %w", name, err)
-	}
-	w.tmp = ""
-	// The pack's name must be durable before the index names it.
-	if err := fsutil.SyncDir(w.dir); err != nil {
-		return "", fmt.Errorf("install storage pack %s: %w", name, err)
-	}
-	if err := os.Rename(idxTmp, base+".idx"); err != nil {
-		return "", fmt.Errorf("install storage pack %s: %w", name, err)
+	if err := w.install(name, idxTmp); err != nil {
+		return "", err
 	}
 	idxTmp = ""
 	w.release()
 	if err := fsutil.SyncDir(w.dir); err != nil {
-		return name, &fsutil.UnknownStateError{Path: base + ".idx", Err: err}
+		return name, &fsutil.UnknownStateError{Path: filepath.Join(w.dir, name+".idx"), Err: err}
 	}
 	return name, nil
+}
+
+// install renames the pack file, then the index idxTmp, into place as
+// name, fsyncing the directory between the two so the pack's name is
+// durable before the index names it. It holds the directory lock shared
+// (lock.go), so a removal of a pack of the same name never runs between
+// the renames.
+func (w *Writer) install(name, idxTmp string) error {
+	release, err := lockDir(w.dir, false)
+	if err != nil {
+		return fmt.Errorf("install storage pack %s: %w", name, err)
+	}
+	defer release()
+	base := filepath.Join(w.dir, name)
+	if err := os.Rename(w.tmp, base+".pack"); err != nil {
+		return fmt.Errorf("install storage pack %s: %w", name, err)
+	}
+	w.tmp = ""
+	if err := fsutil.SyncDir(w.dir); err != nil {
+		return fmt.Errorf("install storage pack %s: %w", name, err)
+	}
+	if commitWindowHook != nil {
+		commitWindowHook(name)
+	}
+	if err := os.Rename(idxTmp, base+".idx"); err != nil {
+		return fmt.Errorf("install storage pack %s: %w", name, err)
+	}
+	return nil
 }
 
 // Abort discards the pack. It is safe to call after Commit.

@@ -1,0 +1,222 @@
+package pack
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tinehq/tine/objects"
+)
+
+// The tests below interleave, in one process and deterministically, a
+// commit with a removal of a pack of the same name (lock.go): each stops
+// one side inside its window (between its two renames or unlinks) through
+// a hook and runs the other side until it ends or waits for the directory
+// lock.
+
+// spAlongside runs f in a goroutine and returns once f has ended or is
+// waiting for the directory lock, with a function that waits for f's end.
+func spAlongside(f func()) (wait func()) {
+	blocked := make(chan struct{}, 1)
+	done := make(chan struct{})
+	lockWaitHook = func(bool) {
+		select {
+		case blocked <- struct{}{}:
+		default:
+		}
+	}
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-blocked:
+	case <-done:
+	}
+	return func() {
+		<-done
+		lockWaitHook = nil
+	}
+}
+
+// spCommit writes objs as a new pack in dir and commits it.
+func spCommit(dir string, a objects.Algo, objs []*objects.Object) (string, error) {
+	w, err := NewWriter(dir, a, Options{})
+	if err != nil {
+		return "", err
+	}
+	for _, o := range objs {
+		if err := w.Add(o); err != nil {
+			w.Abort()
+			return "", err
+		}
+	}
+	return w.Commit()
+}
+
+// spCheckPairs fails the test unless every pack file in dir has its index
+// and every index its pack file.
+func spCheckPairs(t *testing.T, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]string{}
+	for _, e := range ents {
+		if n, ext, ok := spFileName(e.Name()); ok {
+			files[n] = append(files[n], ext)
+		}
+	}
+	for n, exts := range files {
+		if len(exts) != 2 {
+			t.Errorf("%s has only its %s", n, exts[0])
+		}
+	}
+}
+
+// spCheckAll opens dir afresh and reads every object of objs, and fails
+// the test if any pack reads as damaged.
+func spCheckAll(t *testing.T, dir string, a objects.Algo, objs []*objects.Object) {
+	t.Helper()
+	s := spOpenTestPacks(t, dir, a)
+	for _, o := range objs {
+		spCheckGet(t, s, o)
+	}
+	if d := spDamaged(t, s); len(d) != 0 {
+		t.Fatalf("damaged: %v", d)
+	}
+}
+
+// TestStoragePackCommitBesideMerge: a writer commits a pack whose name
+// (its content) is that of a pack a merge in another process is folding
+// into a bigger one, and the merge removes the old pair while the writer
+// is between its two renames. The store ends with whole pairs only (here
+// the merged pack alone) and every object readable. Before, the merge
+// deleted the writer's fresh pack file and the old index, and the
+// writer's index was then renamed in beside no pack: an index without
+// its pack, which fsck reports.
+func TestStoragePackCommitBesideMerge(t *testing.T) {
+	ctx := context.Background()
+	a := objects.BLAKE3
+	dir := t.TempDir()
+	objs := spTestObjects(t, a, 6)
+	name := spWriteTestPack(t, dir, a, objs[:3], Options{})
+	spWriteTestPack(t, dir, a, objs[3:], Options{})
+	merger := spOpenTestPacks(t, dir, a)
+	var res MergeResult
+	var mergeErr error
+	var wait func()
+	commitWindowHook = func(n string) {
+		if n != name || wait != nil {
+			return
+		}
+		wait = spAlongside(func() {
+			if mergeErr = merger.Reload(); mergeErr == nil {
+				res, mergeErr = merger.MergeSmall(ctx, 0)
+			}
+		})
+	}
+	defer func() { commitWindowHook = nil }()
+	again, err := spCommit(dir, a, objs[:3])
+	commitWindowHook = nil
+	if wait == nil {
+		t.Fatalf("the commit of %s (%v) did not stop between its renames", again, err)
+	}
+	wait()
+	if err != nil || again != name {
+		t.Fatalf("commit beside the merge: %s, %v; want %s", again, err, name)
+	}
+	if mergeErr != nil || !slices.Contains(res.Merged, name) {
+		t.Fatalf("merge beside the commit: merged %v, %v", res.Merged, mergeErr)
+	}
+	spCheckPairs(t, dir)
+	spCheckAll(t, dir, a, objs)
+}
+
+// TestStoragePackMergeBesideCommit: a merge removes a pack it folded into
+// a bigger one, and between its two unlinks a writer in another process
+// commits a pack of the same name. The store ends with whole pairs only
+// (here the merged pack and the writer's) and every object readable.
+// Before, the writer's two renames ran in the window and the merge then
+// deleted the writer's new index: a pack without its index, which fsck
+// reports and only index-pack repairs.
+func TestStoragePackMergeBesideCommit(t *testing.T) {
+	ctx := context.Background()
+	a := objects.BLAKE3
+	dir := t.TempDir()
+	objs := spTestObjects(t, a, 6)
+	name := spWriteTestPack(t, dir, a, objs[:3], Options{})
+	spWriteTestPack(t, dir, a, objs[3:], Options{})
+	merger := spOpenTestPacks(t, dir, a)
+	var again string
+	var commitErr error
+	var wait func()
+	removeWindowHook = func(n string) {
+		if n != name || wait != nil {
+			return
+		}
+		wait = spAlongside(func() { again, commitErr = spCommit(dir, a, objs[:3]) })
+	}
+	defer func() { removeWindowHook = nil }()
+	res, err := merger.MergeSmall(ctx, 0)
+	removeWindowHook = nil
+	if wait == nil {
+		t.Fatalf("the merge (%v, %v) did not stop between the unlinks of %s", res, err, name)
+	}
+	wait()
+	if err != nil || !slices.Contains(res.Merged, name) {
+		t.Fatalf("merge beside the commit: merged %v, %v", res.Merged, err)
+	}
+	if commitErr != nil || again != name {
+		t.Fatalf("commit beside the merge: %s, %v; want %s", again, commitErr, name)
+	}
+	spCheckPairs(t, dir)
+	spCheckAll(t, dir, a, objs)
+}
+
+// TestStoragePackRemoveGarbageBesideCommit: RemoveGarbage lists an index
+// whose pack a killed gc had removed, and before it deletes the index a
+// writer commits the same pack again (its objects written anew). The
+// writer's pack keeps its index and every object reads. Before,
+// RemoveGarbage deleted the writer's new index on the strength of its
+// old listing: the only copy of the objects was then a pack without an
+// index, and every read of them failed until tine index-pack.
+func TestStoragePackRemoveGarbageBesideCommit(t *testing.T) {
+	ctx := context.Background()
+	a := objects.BLAKE3
+	dir := t.TempDir()
+	objs := spTestObjects(t, a, 4)
+	name := spWriteTestPack(t, dir, a, objs, Options{})
+	if err := os.Remove(filepath.Join(dir, name+".pack")); err != nil {
+		t.Fatal(err)
+	}
+	s := spOpenTestPacks(t, dir, a)
+	var again string
+	var commitErr error
+	var wait func()
+	removeWindowHook = func(n string) {
+		if n != name || wait != nil {
+			return
+		}
+		wait = spAlongside(func() { again, commitErr = spCommit(dir, a, objs) })
+	}
+	defer func() { removeWindowHook = nil }()
+	n, err := s.RemoveGarbage(ctx, time.Now().Add(-time.Hour))
+	removeWindowHook = nil
+	if wait == nil {
+		t.Fatalf("RemoveGarbage (%d, %v) did not stop before deleting %s.idx", n, err, name)
+	}
+	wait()
+	if err != nil {
+		t.Fatalf("RemoveGarbage beside a commit: %v", err)
+	}
+	if commitErr != nil || again != name {
+		t.Fatalf("commit beside RemoveGarbage: %s, %v; want %s", again, commitErr, name)
+	}
+	spCheckPairs(t, dir)
+	spCheckAll(t, dir, a, objs)
+}
