@@ -20,6 +20,16 @@ func reseal(b []byte) []byte {
 	return h.Sum(b[:n:n])
 }
 
+// atVersion returns a damage that sets the catalog's format version to v
+// and reseals the file.
+func atVersion(v byte) func(t *testing.T, f *fixture, good []byte) {
+	return func(t *testing.T, f *fixture, good []byte) {
+		b := bytes.Clone(good)
+		b[len(magic)] = v
+		os.WriteFile(f.ix.Path(), reseal(b), 0o644)
+	}
+}
+
 func TestDamagedCatalogIsRebuilt(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -46,31 +56,11 @@ func TestDamagedCatalogIsRebuilt(t *testing.T) {
 			b[len(b)-checksumSize-8]++
 			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
 		}, StateCorrupt, "trailer counts"},
-		{"future version", func(t *testing.T, f *fixture, good []byte) {
-			b := bytes.Clone(good)
-			b[len(magic)] = Version + 1
-			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 6"},
-		{"version 1 (no run summaries)", func(t *testing.T, f *fixture, good []byte) {
-			b := bytes.Clone(good)
-			b[len(magic)] = 1
-			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 1, want 5"},
-		{"version 2 (no log fields)", func(t *testing.T, f *fixture, good []byte) {
-			b := bytes.Clone(good)
-			b[len(magic)] = 2
-			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 2, want 5"},
-		{"version 3 (no forks)", func(t *testing.T, f *fixture, good []byte) {
-			b := bytes.Clone(good)
-			b[len(magic)] = 3
-			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 3, want 5"},
-		{"version 4 (no layers)", func(t *testing.T, f *fixture, good []byte) {
-			b := bytes.Clone(good)
-			b[len(magic)] = 4
-			os.WriteFile(f.ix.Path(), reseal(b), 0o644)
-		}, StateMismatch, "version 4, want 5"},
+		{"future version", atVersion(Version + 1), StateMismatch, "version 6"},
+		{"version 1 (no run summaries)", atVersion(1), StateMismatch, "version 1, want 5"},
+		{"version 2 (no log fields)", atVersion(2), StateMismatch, "version 2, want 5"},
+		{"version 3 (no forks)", atVersion(3), StateMismatch, "version 3, want 5"},
+		{"version 4 (no layers)", atVersion(4), StateMismatch, "version 4, want 5"},
 		{"other hash", func(t *testing.T, f *fixture, good []byte) {
 			d, err := decode(good)
 			if err != nil {

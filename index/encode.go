@@ -73,11 +73,7 @@ func (e *encoder) body(d *data) {
 		e.str(r.Kind)
 		e.str(r.Path)
 	}
-	e.uv(uint64(len(d.refs)))
-	for _, r := range d.refs {
-		e.str(r.Name)
-		e.oid(r.ID)
-	}
+	e.refs(d.refs)
 	e.uv(uint64(len(d.events)))
 	for i := range d.events {
 		e.event(&d.events[i])
@@ -101,6 +97,16 @@ func (e *encoder) body(d *data) {
 	}
 	e.atts(d.atts)
 	e.anns(d.anns)
+}
+
+// refs appends a ref table: the base's, or a layer's changes (a zero id
+// for a deleted ref).
+func (e *encoder) refs(refs []RefEntry) {
+	e.uv(uint64(len(refs)))
+	for _, r := range refs {
+		e.str(r.Name)
+		e.oid(r.ID)
+	}
 }
 
 // atts appends an attestation table.

@@ -65,11 +65,7 @@ func encodeLayer(l *delta, algo objects.Algo) []byte {
 	e.b = append(e.b, layerMagic...)
 	e.uv(Version)
 	e.str(string(algo))
-	e.uv(uint64(len(l.refs)))
-	for _, r := range l.refs {
-		e.str(r.Name)
-		e.oid(r.ID)
-	}
+	e.refs(l.refs)
 	e.uv(uint64(len(l.events)))
 	for i := range l.events {
 		s := &l.events[i]

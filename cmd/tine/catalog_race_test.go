@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // TestCatalogLayersConcurrentProcesses runs real `tine import` processes
@@ -18,23 +16,11 @@ import (
 // the answers from the base and layers they left equal the answers after
 // the catalog is deleted (rebuilt from the objects).
 func TestCatalogLayersConcurrentProcesses(t *testing.T) {
-	bin := buildTine(t)
-	repo := filepath.Join(t.TempDir(), "repo")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if code, _, errs := tineRun(t, "", "init", repo); code != 0 {
-		t.Fatalf("init: %s", errs)
-	}
+	ctx, bin, repo := procRepo(t)
 	lines := func(tag string, n int) string {
-		p := filepath.Join(t.TempDir(), tag+".jsonl")
-		var b strings.Builder
-		for i := range n {
-			fmt.Fprintf(&b, `{"kind":"tool","tool":"%s","cost":%d,"input_digest":"%s-%d"}`+"\n", tag, i%5, tag, i)
-		}
-		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return jsonlFile(t, tag, n, func(i int) string {
+			return fmt.Sprintf(`{"kind":"tool","tool":"%s","cost":%d,"input_digest":"%s-%d"}`, tag, i%5, tag, i)
+		})
 	}
 	// A base large enough that one import's layer stays under an eighth.
 	if code, _, errs := tineProc(ctx, bin, repo, "import", lines("base", 400), "--ref", "heads/main"); code != 0 {
@@ -81,15 +67,7 @@ func TestCatalogLayersConcurrentProcesses(t *testing.T) {
 	}
 	failed()
 	views := func() string {
-		var b strings.Builder
-		for _, args := range [][]string{{"runs", "--json"}, {"log", "--all", "--json"}, {"graph", "--all", "--format=json"}, {"log", "--graph", "--all"}} {
-			code, out, errs := tineProc(ctx, bin, repo, args...)
-			if code != 0 {
-				t.Fatalf("%v: %d %s", args, code, errs)
-			}
-			b.Write(out)
-		}
-		return b.String()
+		return procOutputs(ctx, t, bin, repo, [][]string{{"runs", "--json"}, {"log", "--all", "--json"}, {"graph", "--all", "--format=json"}, {"log", "--graph", "--all"}})
 	}
 	// Two more appends, each read: a compaction leaves no layer, so at
 	// least one of the two refreshes leaves one.

@@ -23,17 +23,7 @@ import (
 // global flags, help and version flags, "--", "-", other verbs and plain
 // words, then many longer random ones.
 func TestFastParseAgreesWithKong(t *testing.T) {
-	fc := &cli{}
-	fexited := -1
-	full, err := kong.New(fc, kong.Name("tine"), kong.Writers(io.Discard, io.Discard), kong.Vars{"version": versionString()},
-		kong.Exit(func(code int) {
-			if fexited < 0 {
-				fexited = code
-			}
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	full, fullParse := fullGrammar(t)
 	accepted, lines := 0, 0
 	check := func(args []string) {
 		lines++
@@ -42,8 +32,7 @@ func TestFastParseAgreesWithKong(t *testing.T) {
 			return
 		}
 		accepted++
-		fexited = -1
-		kctx, err := full.Parse(args)
+		kctx, fc, fexited, err := fullParse(args)
 		if err != nil || fexited >= 0 {
 			t.Fatalf("%q: the hand parser accepts it, kong: exit %d, %v", args, fexited, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,6 +52,50 @@ func tineProc(ctx context.Context, bin, repo string, args ...string) (int, []byt
 		return ee.ExitCode(), stdout.Bytes(), stderr.String()
 	}
 	return -1, stdout.Bytes(), err.Error()
+}
+
+// procRepo builds the tine binary and initialises a repository for a
+// test of real processes; the context bounds every process the test runs.
+func procRepo(t *testing.T) (ctx context.Context, bin, repo string) {
+	t.Helper()
+	bin = buildTine(t)
+	repo = filepath.Join(t.TempDir(), "repo")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	if code, _, errs := tineRun(t, "", "init", repo); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	return ctx, bin, repo
+}
+
+// jsonlFile writes n lines, line(i) each, to a fresh file named for tag
+// and returns its path.
+func jsonlFile(t *testing.T, tag string, n int, line func(i int) string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), tag+".jsonl")
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(line(i) + "\n")
+	}
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// procOutputs runs each command line on repo and returns their standard
+// outputs joined, failing the test on any failure.
+func procOutputs(ctx context.Context, t *testing.T, bin, repo string, cmds [][]string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, args := range cmds {
+		code, out, errs := tineProc(ctx, bin, repo, args...)
+		if code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errs)
+		}
+		b.Write(out)
+	}
+	return b.String()
 }
 
 // TestGCPruneBesideRecord runs `tine gc --prune=now` in a loop beside

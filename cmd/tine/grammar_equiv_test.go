@@ -19,24 +19,7 @@ import (
 // and the usual edge cases (--, --help anywhere, unknown flags, extra
 // arguments, global flags before and after the verb).
 func TestOneVerbParsesAsFullGrammar(t *testing.T) {
-	fc := &cli{}
-	fexited := -1
-	// One full parser for every line: building it is most of a parse's
-	// cost, and kong resets every value to its default before a parse.
-	full, err := kong.New(fc, kong.Name("tine"), kong.Writers(io.Discard, io.Discard), kong.Vars{"version": versionString()},
-		kong.Exit(func(code int) {
-			if fexited < 0 {
-				fexited = code
-			}
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fullParse := func(args []string) (*kong.Context, *cli, int, error) {
-		fexited = -1
-		kctx, err := full.Parse(args)
-		return kctx, fc, fexited, err
-	}
+	full, fullParse := fullGrammar(t)
 	checked := 0
 	var walk func(n *kong.Node, path []string)
 	walk = func(n *kong.Node, path []string) {
@@ -106,6 +89,31 @@ func flagArgs(with func(...string) []string, f *kong.Flag) [][]string {
 		out = append(out, with(s), with(s, "1"), with(s+"x"), with(s, "x", "y"))
 	}
 	return out
+}
+
+// fullGrammar returns the full kong grammar, silent, and a parse with it
+// that returns the context, the parsed cli, the exit code kong asked for
+// (-1 for none) and the error. The one parser serves every line: building
+// it is most of a parse's cost, and kong resets every value to its
+// default before a parse.
+func fullGrammar(t *testing.T) (*kong.Kong, func(args []string) (*kong.Context, *cli, int, error)) {
+	t.Helper()
+	fc := &cli{}
+	fexited := -1
+	full, err := kong.New(fc, kong.Name("tine"), kong.Writers(io.Discard, io.Discard), kong.Vars{"version": versionString()},
+		kong.Exit(func(code int) {
+			if fexited < 0 {
+				fexited = code
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return full, func(args []string) (*kong.Context, *cli, int, error) {
+		fexited = -1
+		kctx, err := full.Parse(args)
+		return kctx, fc, fexited, err
+	}
 }
 
 // compareGrammars parses args with both grammars and fails the test when

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // TestHistoryIndexConcurrentWriters runs real `tine import` and `tine
@@ -18,23 +16,11 @@ import (
 // after the index is deleted (rebuilt from the objects), and `tine index
 // status --verify` finds nothing different.
 func TestHistoryIndexConcurrentWriters(t *testing.T) {
-	bin := buildTine(t)
-	repo := filepath.Join(t.TempDir(), "repo")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if code, _, errs := tineRun(t, "", "init", repo); code != 0 {
-		t.Fatalf("init: %s", errs)
-	}
+	ctx, bin, repo := procRepo(t)
 	lines := func(tag string, n int) string {
-		p := filepath.Join(t.TempDir(), tag+".jsonl")
-		var b strings.Builder
-		for i := range n {
-			fmt.Fprintf(&b, `{"kind":"tool","tool":"%s","cost":%d,"attributes":{"argv":["%s","%d"]}}`+"\n", tag, i%5, tag, i)
-		}
-		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return jsonlFile(t, tag, n, func(i int) string {
+			return fmt.Sprintf(`{"kind":"tool","tool":"%s","cost":%d,"attributes":{"argv":["%s","%d"]}}`, tag, i%5, tag, i)
+		})
 	}
 	if code, _, errs := tineProc(ctx, bin, repo, "import", lines("base", 50), "--ref", "heads/main"); code != 0 {
 		t.Fatalf("import: %s", errs)
@@ -70,18 +56,10 @@ func TestHistoryIndexConcurrentWriters(t *testing.T) {
 		t.Fatal(e)
 	}
 	views := func() string {
-		var b strings.Builder
-		for _, args := range [][]string{
+		return procOutputs(ctx, t, bin, repo, [][]string{
 			{"log", "heads/main", "--json"}, {"log", "-n", "7", "experiments/x", "--json"},
 			{"diff", "heads/main", "experiments/x", "--json"}, {"diff", "experiments/x", "heads/main"},
-		} {
-			code, out, errs := tineProc(ctx, bin, repo, args...)
-			if code != 0 {
-				t.Fatalf("%v: %d %s", args, code, errs)
-			}
-			b.Write(out)
-		}
-		return b.String()
+		})
 	}
 	fromIndex := views()
 	code, out, errs := tineProc(ctx, bin, repo, "index", "status", "--verify")

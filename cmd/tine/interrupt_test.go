@@ -17,6 +17,50 @@ import (
 	"time"
 )
 
+// heldRemote is an HTTP remote that holds every request open until the
+// client goes or the test ends, so a clone against it waits at its first
+// request.
+type heldRemote struct {
+	*httptest.Server
+	arrived chan struct{}
+}
+
+func newHeldRemote(t *testing.T) *heldRemote {
+	h := &heldRemote{arrived: make(chan struct{}, 1)}
+	release := make(chan struct{})
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case h.arrived <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(h.Close)
+	t.Cleanup(func() { close(release) })
+	return h
+}
+
+// start starts the tine clone cmd against h and returns, with the
+// buffer collecting its stderr, once its first request has arrived.
+func (h *heldRemote) start(t *testing.T, cmd *exec.Cmd) *bytes.Buffer {
+	t.Helper()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h.arrived:
+	case <-time.After(harnessTimeout):
+		cmd.Process.Kill()
+		t.Fatalf("tine clone never reached the remote; stderr: %s", errb.String())
+	}
+	return &errb
+}
+
 // TestInterruptedCloneEndsBySignal interrupts a real tine clone while its
 // HTTP remote holds the first request open: tine says "interrupted" with
 // what it kept and what to run next, removes the partly made directory
@@ -29,34 +73,11 @@ func TestInterruptedCloneEndsBySignal(t *testing.T) {
 	catchSIGINT(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
-			arrived := make(chan struct{}, 1)
-			release := make(chan struct{})
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				select {
-				case arrived <- struct{}{}:
-				default:
-				}
-				select {
-				case <-r.Context().Done():
-				case <-release:
-				}
-			}))
-			defer srv.Close()
-			defer close(release)
+			srv := newHeldRemote(t)
 			dir := filepath.Join(t.TempDir(), "work")
 			cmd := tineCmd(t, "clone", srv.URL+"/v1/tenants/acme", dir, "--token-env", "TINE_TEST_TOKEN")
 			cmd.Env = append(os.Environ(), "TINE_TEST_TOKEN=0123456789abcdef0123")
-			var errb bytes.Buffer
-			cmd.Stderr = &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-arrived:
-			case <-time.After(harnessTimeout):
-				cmd.Process.Kill()
-				t.Fatalf("tine clone never reached the remote; stderr: %s", errb.String())
-			}
+			errb := srv.start(t, cmd)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -98,20 +119,7 @@ func TestInterruptedOnlyFromASignal(t *testing.T) {
 // interrupts it.
 func TestNohupKeepsIgnoringSIGHUP(t *testing.T) {
 	catchSIGINT(t)
-	arrived := make(chan struct{}, 1)
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case arrived <- struct{}{}:
-		default:
-		}
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
+	srv := newHeldRemote(t)
 	bin := tineCmd(t).Path
 	dir := filepath.Join(t.TempDir(), "work")
 	cmd := tineCmd(t)
@@ -122,17 +130,7 @@ func TestNohupKeepsIgnoringSIGHUP(t *testing.T) {
 	cmd.Path, cmd.Args = sh, []string{"sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin,
 		"clone", srv.URL + "/v1/tenants/acme", dir, "--token-env", "TINE_TEST_TOKEN"}
 	cmd.Env = append(os.Environ(), "TINE_TEST_TOKEN=0123456789abcdef0123")
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-arrived:
-	case <-time.After(harnessTimeout):
-		cmd.Process.Kill()
-		t.Fatalf("tine clone never reached the remote; stderr: %s", errb.String())
-	}
+	errb := srv.start(t, cmd)
 	cmd.Process.Signal(syscall.SIGHUP)
 	cmd.Process.Signal(syscall.SIGINT)
 	if got := waitSignaled(t, cmd); got != syscall.SIGINT {

@@ -151,7 +151,7 @@ func BenchmarkStoragePackHas(b *testing.B) {
 func BenchmarkStoragePackGetShuffled(b *testing.B) {
 	_, objs := spBenchStore(b, 20000, Options{})
 	dir := b.TempDir()
-	if _, err := spBenchWritePack(dir, objs); err != nil {
+	if _, err := spCommit(dir, objects.BLAKE3, objs); err != nil {
 		b.Fatal(err)
 	}
 	order := rand.New(rand.NewPCG(5, 6)).Perm(len(objs))
@@ -174,21 +174,6 @@ func BenchmarkStoragePackGetShuffled(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(cacheBytes)/(1<<20), "cache-MiB")
-}
-
-// spBenchWritePack writes objs as one pack in dir.
-func spBenchWritePack(dir string, objs []*objects.Object) (string, error) {
-	w, err := NewWriter(dir, objects.BLAKE3, Options{})
-	if err != nil {
-		return "", err
-	}
-	for _, o := range objs {
-		if err := w.Add(o); err != nil {
-			w.Abort()
-			return "", err
-		}
-	}
-	return w.Commit()
 }
 
 // BenchmarkStoragePackAppend commits one small pack per op as an append

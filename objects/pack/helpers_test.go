@@ -54,6 +54,21 @@ func spTestObjects(tb testing.TB, a objects.Algo, n int) []*objects.Object {
 	return append(objs, objects.NewBlob(a, nil), objects.NewBlob(a, []byte("a\nb\x00c")), objects.NewBlob(a, []byte("hello\n")))
 }
 
+// spCommit writes objs as a new pack in dir and commits it.
+func spCommit(dir string, a objects.Algo, objs []*objects.Object) (string, error) {
+	w, err := NewWriter(dir, a, Options{})
+	if err != nil {
+		return "", err
+	}
+	for _, o := range objs {
+		if err := w.Add(o); err != nil {
+			w.Abort()
+			return "", err
+		}
+	}
+	return w.Commit()
+}
+
 // spPackNames returns s.Packs(), failing the test on an error.
 func spPackNames(tb testing.TB, s *Store) []string {
 	tb.Helper()

@@ -42,19 +42,35 @@ func spAlongside(f func()) (wait func()) {
 	}
 }
 
-// spCommit writes objs as a new pack in dir and commits it.
-func spCommit(dir string, a objects.Algo, objs []*objects.Object) (string, error) {
-	w, err := NewWriter(dir, a, Options{})
-	if err != nil {
-		return "", err
-	}
-	for _, o := range objs {
-		if err := w.Add(o); err != nil {
-			w.Abort()
-			return "", err
+// spInWindow runs op with *hook set so that, when op reaches the window
+// of the pack name, other runs alongside it (spAlongside); it reports
+// whether op stopped there, once other has ended.
+func spInWindow(hook *func(string), name string, op, other func()) bool {
+	var wait func()
+	*hook = func(n string) {
+		if n != name || wait != nil {
+			return
 		}
+		wait = spAlongside(other)
 	}
-	return w.Commit()
+	op()
+	*hook = nil
+	if wait == nil {
+		return false
+	}
+	wait()
+	return true
+}
+
+// spTwoPacks writes six test objects as two packs in a fresh directory,
+// the first three in the pack named name, and opens a store on them.
+func spTwoPacks(t *testing.T, a objects.Algo) (dir string, objs []*objects.Object, name string, s *Store) {
+	t.Helper()
+	dir = t.TempDir()
+	objs = spTestObjects(t, a, 6)
+	name = spWriteTestPack(t, dir, a, objs[:3], Options{})
+	spWriteTestPack(t, dir, a, objs[3:], Options{})
+	return dir, objs, name, spOpenTestPacks(t, dir, a)
 }
 
 // spCheckPairs fails the test unless every pack file in dir has its index
@@ -102,31 +118,20 @@ func spCheckAll(t *testing.T, dir string, a objects.Algo, objs []*objects.Object
 func TestStoragePackCommitBesideMerge(t *testing.T) {
 	ctx := context.Background()
 	a := objects.BLAKE3
-	dir := t.TempDir()
-	objs := spTestObjects(t, a, 6)
-	name := spWriteTestPack(t, dir, a, objs[:3], Options{})
-	spWriteTestPack(t, dir, a, objs[3:], Options{})
-	merger := spOpenTestPacks(t, dir, a)
+	dir, objs, name, merger := spTwoPacks(t, a)
+	var again string
+	var err error
 	var res MergeResult
 	var mergeErr error
-	var wait func()
-	commitWindowHook = func(n string) {
-		if n != name || wait != nil {
-			return
+	commit := func() { again, err = spCommit(dir, a, objs[:3]) }
+	merge := func() {
+		if mergeErr = merger.Reload(); mergeErr == nil {
+			res, mergeErr = merger.MergeSmall(ctx, 0)
 		}
-		wait = spAlongside(func() {
-			if mergeErr = merger.Reload(); mergeErr == nil {
-				res, mergeErr = merger.MergeSmall(ctx, 0)
-			}
-		})
 	}
-	defer func() { commitWindowHook = nil }()
-	again, err := spCommit(dir, a, objs[:3])
-	commitWindowHook = nil
-	if wait == nil {
+	if !spInWindow(&commitWindowHook, name, commit, merge) {
 		t.Fatalf("the commit of %s (%v) did not stop between its renames", again, err)
 	}
-	wait()
 	if err != nil || again != name {
 		t.Fatalf("commit beside the merge: %s, %v; want %s", again, err, name)
 	}
@@ -147,27 +152,16 @@ func TestStoragePackCommitBesideMerge(t *testing.T) {
 func TestStoragePackMergeBesideCommit(t *testing.T) {
 	ctx := context.Background()
 	a := objects.BLAKE3
-	dir := t.TempDir()
-	objs := spTestObjects(t, a, 6)
-	name := spWriteTestPack(t, dir, a, objs[:3], Options{})
-	spWriteTestPack(t, dir, a, objs[3:], Options{})
-	merger := spOpenTestPacks(t, dir, a)
+	dir, objs, name, merger := spTwoPacks(t, a)
+	var res MergeResult
+	var err error
 	var again string
 	var commitErr error
-	var wait func()
-	removeWindowHook = func(n string) {
-		if n != name || wait != nil {
-			return
-		}
-		wait = spAlongside(func() { again, commitErr = spCommit(dir, a, objs[:3]) })
-	}
-	defer func() { removeWindowHook = nil }()
-	res, err := merger.MergeSmall(ctx, 0)
-	removeWindowHook = nil
-	if wait == nil {
+	merge := func() { res, err = merger.MergeSmall(ctx, 0) }
+	commit := func() { again, commitErr = spCommit(dir, a, objs[:3]) }
+	if !spInWindow(&removeWindowHook, name, merge, commit) {
 		t.Fatalf("the merge (%v, %v) did not stop between the unlinks of %s", res, err, name)
 	}
-	wait()
 	if err != nil || !slices.Contains(res.Merged, name) {
 		t.Fatalf("merge beside the commit: merged %v, %v", res.Merged, err)
 	}
@@ -195,22 +189,15 @@ func TestStoragePackRemoveGarbageBesideCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := spOpenTestPacks(t, dir, a)
+	var n int
+	var err error
 	var again string
 	var commitErr error
-	var wait func()
-	removeWindowHook = func(n string) {
-		if n != name || wait != nil {
-			return
-		}
-		wait = spAlongside(func() { again, commitErr = spCommit(dir, a, objs) })
-	}
-	defer func() { removeWindowHook = nil }()
-	n, err := s.RemoveGarbage(ctx, time.Now().Add(-time.Hour))
-	removeWindowHook = nil
-	if wait == nil {
+	remove := func() { n, err = s.RemoveGarbage(ctx, time.Now().Add(-time.Hour)) }
+	commit := func() { again, commitErr = spCommit(dir, a, objs) }
+	if !spInWindow(&removeWindowHook, name, remove, commit) {
 		t.Fatalf("RemoveGarbage (%d, %v) did not stop before deleting %s.idx", n, err, name)
 	}
-	wait()
 	if err != nil {
 		t.Fatalf("RemoveGarbage beside a commit: %v", err)
 	}

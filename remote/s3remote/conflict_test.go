@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,16 +28,11 @@ type conflictProxy struct {
 
 func newConflictProxy(t *testing.T, srv *vgwtest.Server, match string, fail int64) *conflictProxy {
 	t.Helper()
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &conflictProxy{match: match}
 	p.left.Store(fail)
-	rp := httputil.NewSingleHostReverseProxy(target)
+	rp := vgwProxy(t, srv)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cond := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != ""
-		if r.Method == http.MethodPut && cond && strings.Contains(r.URL.Path, p.match) {
+		if conditionalPut(r) && strings.Contains(r.URL.Path, p.match) {
 			if p.left.Add(-1) >= 0 {
 				p.refused.Add(1)
 				w.Header().Set("Content-Type", "application/xml")

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +17,23 @@ import (
 	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/s3remote/vgwtest"
 )
+
+// vgwProxy returns a reverse proxy to srv, the heart of the test proxies
+// standing in front of versitygw.
+func vgwProxy(t testing.TB, srv *vgwtest.Server) *httputil.ReverseProxy {
+	t.Helper()
+	target, err := url.Parse(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httputil.NewSingleHostReverseProxy(target)
+}
+
+// conditionalPut reports whether r is a conditional write: a PUT with
+// If-Match or If-None-Match.
+func conditionalPut(r *http.Request) bool {
+	return r.Method == http.MethodPut && (r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "")
+}
 
 // newRemote returns a Transport on a fresh bucket of srv under prefix,
 // allowed to create the remote.

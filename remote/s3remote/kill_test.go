@@ -7,8 +7,6 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -68,12 +66,8 @@ type killProxy struct {
 }
 
 func newKillProxy(t *testing.T, srv *vgwtest.Server, suffix string) *killProxy {
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &killProxy{stopped: make(chan struct{}), release: make(chan struct{})}
-	rp := httputil.NewSingleHostReverseProxy(target)
+	rp := vgwProxy(t, srv)
 	rp.ErrorLog = log.New(io.Discard, "", 0) // the cut upload's error is the point
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hit := false

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,15 +23,10 @@ type lostReplyProxy struct {
 
 func newLostReplyProxy(t *testing.T, srv *vgwtest.Server, match string) *lostReplyProxy {
 	t.Helper()
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &lostReplyProxy{}
-	rp := httputil.NewSingleHostReverseProxy(target)
+	rp := vgwProxy(t, srv)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cond := r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != ""
-		if r.Method == http.MethodPut && cond && strings.Contains(r.URL.Path, match) && p.puts.Add(1) == 1 {
+		if conditionalPut(r) && strings.Contains(r.URL.Path, match) && p.puts.Add(1) == 1 {
 			rec := httptest.NewRecorder()
 			rp.ServeHTTP(rec, r)
 			if rec.Code != http.StatusOK {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -27,12 +25,8 @@ type requestLog struct {
 }
 
 func newRequestLog(t *testing.T, srv *vgwtest.Server, bucket string) *requestLog {
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
 	l := &requestLog{}
-	rp := httputil.NewSingleHostReverseProxy(target)
+	rp := vgwProxy(t, srv)
 	l.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/"+bucket), "/c/")
 		what := key
