@@ -151,7 +151,7 @@ func classify(err error) error {
 	if errors.As(err, &se) {
 		e.msg = se.Message
 		e.skewed = skewed(se, time.Now())
-		if se.Status == 301 || se.Status == 400 { // S3's answers to the wrong region
+		if se.Status/100 == 3 || se.Status == 400 { // S3's answers to the wrong region
 			e.region = se.Region
 		}
 	}

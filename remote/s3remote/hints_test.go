@@ -23,6 +23,7 @@ func TestRefusalSaysWhatToDo(t *testing.T) {
 		want, not    string
 	}{
 		{301, "PermanentRedirect", "eu-west-3", "AWS_REGION=eu-west-3", ""},
+		{307, "TemporaryRedirect", "eu-north-1", "AWS_REGION=eu-north-1", ""},
 		{400, "AuthorizationHeaderMalformed", "ap-south-1", "AWS_REGION=ap-south-1", ""},
 		{403, "RequestTimeTooSkewed", "", "clock", "AWS_ACCESS_KEY_ID"},
 		{403, "SignatureDoesNotMatch", "", "AWS_SECRET_ACCESS_KEY", "clock"},
