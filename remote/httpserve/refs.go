@@ -110,8 +110,17 @@ func (s *Server) putRef(c *call) *httpError {
 	if err := refs.CheckTarget(name, target); err != nil {
 		return invalid(err.Error())
 	}
+	// The writers' lock before the walk, not at the ref's move: a gc
+	// pruning in between (it holds the lock exclusive) could delete
+	// history the walk found stored, and the ref would then name it.
+	if err := r.LockWriters(ctx); err != nil {
+		return internal(fmt.Sprintf("ref %s: %v", name, err))
+	}
 	if herr := s.checkClosure(ctx, c.tenant, name, r.Objects(), old, target); herr != nil {
 		return herr
+	}
+	if refCheckedHook != nil {
+		refCheckedHook(c.tenant)
 	}
 	err = s.moveRef(ctx, c, r, remote.RefUpdate{Name: name, Old: old, New: newID})
 	var refused *httpError
@@ -218,3 +227,7 @@ func oneOID(v []byte, a objects.Algo, what string) (objects.OID, *httpError) {
 	}
 	return id, nil
 }
+
+// refCheckedHook, when set (tests), runs after a ref update's history
+// check, before the ref moves.
+var refCheckedHook func(tenant string)
