@@ -172,3 +172,38 @@ func TestStaleRefUpdateSkipsWalk(t *testing.T) {
 		t.Fatalf("refs moved: %v %v", refs, err)
 	}
 }
+
+// TestNoOpRefUpdateSkipsWalk: an update to the value the ref already
+// holds moves nothing and walks nothing. The probe is a ref set on the
+// server's side to a run whose history is incomplete: a walk would answer
+// 404. Before, the walk ran (the whole history, for a no-op).
+func TestNoOpRefUpdateSkipsWalk(t *testing.T) {
+	ctx := context.Background()
+	ts := startServer(t, httpserve.Config{})
+	c := ts.client(t, httpclient.Options{})
+	src := newSource(t, objects.SHA256, "a", 1)
+	if _, err := c.Upload(ctx, src.frame(t, src.run)); err != nil {
+		t.Fatal(err)
+	}
+	tenant, err := plumbing.Open(filepath.Join(ts.root, "tenants", "acme", plumbing.DirName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tenant.Close()
+	a := tenant.Algo()
+	blob := objects.NewBlob(a, []byte("one"))
+	e1 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"n-1","output_blob":%q,"parent_ids":[]}`, blob.ID))
+	e2 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"n-2","output_blob":%q,"parent_ids":%s}`,
+		blob.ID, oidList([]objects.OID{e1.ID})))
+	lost := jsonObject(t, a, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s}`,
+		oidList([]objects.OID{e1.ID, e2.ID}), oidList([]objects.OID{e1.ID}), oidList([]objects.OID{e2.ID})))
+	if err := objects.PutAll(ctx, tenant.Objects(), []*objects.Object{blob, e1, lost}); err != nil { // e2 never stored
+		t.Fatal(err)
+	}
+	if err := tenant.Refs().Update(ctx, "heads/main", lost.ID, objects.OID{}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.UpdateRef(ctx, "heads/main", lost.ID, lost.ID); err != nil || !ok {
+		t.Fatalf("heads/main from %s to itself: %v %v; want 200", lost.ID, ok, err)
+	}
+}
