@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gofrs/flock"
@@ -52,7 +53,7 @@ func TestRefCheckHoldsOffPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pruned := false
+	var pruned atomic.Bool // set in the server's goroutine
 	defer httpserve.SetRefCheckedHook(func(string) {
 		fl := flock.New(filepath.Join(repoDir, "objects", "locks", "writers"))
 		ok, err := fl.TryLock()
@@ -63,7 +64,7 @@ func TestRefCheckHoldsOffPrune(t *testing.T) {
 		if err := os.Remove(filepath.Join(repoDir, filepath.FromSlash(rel))); err != nil {
 			t.Errorf("prune %s: %v", e1.ID, err)
 		}
-		pruned = true
+		pruned.Store(true)
 	})()
 	c := ts.client(t, httpclient.Options{})
 	ok, err := c.UpdateRef(ctx, "heads/main", objects.OID{}, run.ID)
@@ -72,7 +73,7 @@ func TestRefCheckHoldsOffPrune(t *testing.T) {
 		t.Fatal(rerr)
 	}
 	if refs["heads/main"] == run.ID {
-		if pruned {
+		if pruned.Load() {
 			t.Fatalf("heads/main moved to %s after a prune deleted its event %s (update: %v %v)", run.ID, e1.ID, ok, err)
 		}
 		check, err := plumbing.Open(repoDir)
@@ -88,7 +89,7 @@ func TestRefCheckHoldsOffPrune(t *testing.T) {
 	} else if err == nil && ok {
 		t.Fatalf("update said moved, refs: %v", refs)
 	}
-	if pruned {
+	if pruned.Load() {
 		t.Fatal("the prune ran while a ref update was between its check and its move")
 	}
 }
