@@ -24,10 +24,14 @@ import (
 // held, and the walk stops there. A run that extends old's run thus reads
 // only the appended events. A stale old costs nothing more: the ref does
 // not move. The objects a push just installed are read from memory
-// (recentObjects), each still confirmed stored.
+// (recentObjects), each still confirmed stored. An update to old itself
+// moves nothing and checks nothing.
 func (s *Server) checkClosure(ctx context.Context, tenant, name string, st objects.Store, old objects.OID, target *objects.Object) *httpError {
+	if old == target.ID {
+		return nil // the ref stays where it is: nothing new to check
+	}
 	w := &closureWalk{ctx: ctx, store: st, recent: s.recent.getter(tenant), seen: map[objects.OID]bool{target.ID: true}}
-	if !old.IsZero() && old != target.ID {
+	if !old.IsZero() {
 		if herr := w.hold(name, old); herr != nil {
 			return herr
 		}

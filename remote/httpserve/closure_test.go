@@ -118,3 +118,92 @@ func TestRefUpdateRefusesMissingHistory(t *testing.T) {
 		t.Fatalf("complete run: %v %v", ok, err)
 	}
 }
+
+// TestStaleRefUpdateSkipsWalk: a ref update whose expected_old the ref
+// does not hold (absent on an existing ref, or another value) is a 409
+// without walking the new value's history, which would cost the whole
+// history for an update that cannot land. The probe is a new value whose
+// history is incomplete: a walk would answer 404. Before, it did.
+func TestStaleRefUpdateSkipsWalk(t *testing.T) {
+	ctx := context.Background()
+	ts := startServer(t, httpserve.Config{})
+	c := ts.client(t, httpclient.Options{})
+	src := newSource(t, objects.SHA256, "a", 3)
+	if _, err := c.Upload(ctx, src.frame(t, src.run)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.UpdateRef(ctx, "heads/main", objects.OID{}, src.run); err != nil || !ok {
+		t.Fatalf("create heads/main: %v %v", ok, err)
+	}
+	tenant, err := plumbing.Open(filepath.Join(ts.root, "tenants", "acme", plumbing.DirName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tenant.Close()
+	a := tenant.Algo()
+	blob := objects.NewBlob(a, []byte("one"))
+	e1 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"s-1","output_blob":%q,"parent_ids":[]}`, blob.ID))
+	e2 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"s-2","output_blob":%q,"parent_ids":%s}`,
+		blob.ID, oidList([]objects.OID{e1.ID})))
+	lost := jsonObject(t, a, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s}`,
+		oidList([]objects.OID{e1.ID, e2.ID}), oidList([]objects.OID{e1.ID}), oidList([]objects.OID{e2.ID})))
+	if err := objects.PutAll(ctx, tenant.Objects(), []*objects.Object{blob, e1, lost}); err != nil { // e2 never stored
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ref string
+		old objects.OID
+	}{
+		{"heads/main", objects.OID{}}, // expected absent, the ref exists
+		{"heads/main", lost.ID},       // another value
+		{"heads/none", src.run},       // a value, the ref is absent
+	} {
+		ok, err := c.UpdateRef(ctx, tc.ref, tc.old, lost.ID)
+		if ok || err != nil {
+			t.Errorf("%s from %v: %v %v; want 409 {updated:false}", tc.ref, tc.old, ok, err)
+		}
+	}
+	// Expected right, the walk runs and finds e2 missing.
+	if ok, err := c.UpdateRef(ctx, "heads/main", src.run, lost.ID); ok || !errors.Is(err, httpclient.ErrNotFound) {
+		t.Fatalf("heads/main from its value to %s: %v %v; want 404", lost.ID, ok, err)
+	}
+	refs, err := c.Refs(ctx)
+	if err != nil || len(refs) != 1 || refs["heads/main"] != src.run {
+		t.Fatalf("refs moved: %v %v", refs, err)
+	}
+}
+
+// TestNoOpRefUpdateSkipsWalk: an update to the value the ref already
+// holds moves nothing and walks nothing. The probe is a ref set on the
+// server's side to a run whose history is incomplete: a walk would answer
+// 404. Before, the walk ran (the whole history, for a no-op).
+func TestNoOpRefUpdateSkipsWalk(t *testing.T) {
+	ctx := context.Background()
+	ts := startServer(t, httpserve.Config{})
+	c := ts.client(t, httpclient.Options{})
+	src := newSource(t, objects.SHA256, "a", 1)
+	if _, err := c.Upload(ctx, src.frame(t, src.run)); err != nil {
+		t.Fatal(err)
+	}
+	tenant, err := plumbing.Open(filepath.Join(ts.root, "tenants", "acme", plumbing.DirName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tenant.Close()
+	a := tenant.Algo()
+	blob := objects.NewBlob(a, []byte("one"))
+	e1 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"n-1","output_blob":%q,"parent_ids":[]}`, blob.ID))
+	e2 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"n-2","output_blob":%q,"parent_ids":%s}`,
+		blob.ID, oidList([]objects.OID{e1.ID})))
+	lost := jsonObject(t, a, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s}`,
+		oidList([]objects.OID{e1.ID, e2.ID}), oidList([]objects.OID{e1.ID}), oidList([]objects.OID{e2.ID})))
+	if err := objects.PutAll(ctx, tenant.Objects(), []*objects.Object{blob, e1, lost}); err != nil { // e2 never stored
+		t.Fatal(err)
+	}
+	if err := tenant.Refs().Update(ctx, "heads/main", lost.ID, objects.OID{}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.UpdateRef(ctx, "heads/main", lost.ID, lost.ID); err != nil || !ok {
+		t.Fatalf("heads/main from %s to itself: %v %v; want 200", lost.ID, ok, err)
+	}
+}

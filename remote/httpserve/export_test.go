@@ -30,3 +30,10 @@ func SetSearchListHook(f func(visited int)) func() {
 	searchListHook = f
 	return func() { searchListHook = nil }
 }
+
+// SetRefCheckedHook sets the hook a ref update runs between its history
+// check and the ref's move, for the duration of a test.
+func SetRefCheckedHook(f func(tenant string)) func() {
+	refCheckedHook = f
+	return func() { refCheckedHook = nil }
+}

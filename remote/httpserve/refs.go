@@ -54,7 +54,8 @@ func (s *Server) getRefs(c *call) *httpError {
 // putRef is the compare-and-swap of spec §5.3, in the reference order:
 // name (400), extra permission (403), oids (404 for a missing new, 400 for
 // a bad one), new stored (404), type rule (400), then tine's own check
-// that everything new reaches is stored (404, checkClosure), ref bounds
+// that everything new reaches is stored (404, checkClosure; skipped when
+// the ref does not hold expected_old, since it will not move), ref bounds
 // (400), CAS (200 or 409 {"updated":false}).
 func (s *Server) putRef(c *call) *httpError {
 	name, err := refs.NormalizeName(strings.TrimPrefix(c.resource, "refs/"))
@@ -110,10 +111,33 @@ func (s *Server) putRef(c *call) *httpError {
 	if err := refs.CheckTarget(name, target); err != nil {
 		return invalid(err.Error())
 	}
-	if herr := s.checkClosure(ctx, c.tenant, name, r.Objects(), old, target); herr != nil {
-		return herr
+	// The writers' lock before the walk, not at the ref's move: a gc
+	// pruning in between (it holds the lock exclusive) could delete
+	// history the walk found stored, and the ref would then name it.
+	if err := r.LockWriters(ctx); err != nil {
+		return internal(fmt.Sprintf("ref %s: %v", name, err))
 	}
-	err = s.moveRef(ctx, c, r, remote.RefUpdate{Name: name, Old: old, New: newID})
+	// A ref that does not hold expected_old will not move: no walk (a
+	// stale or absent expected_old on a long history would cost the whole
+	// walk for a 409). The answer is the swap's, at this read. A read
+	// that fails otherwise (a name clash, a damaged ref file) is left to
+	// the swap to report.
+	stale := false
+	switch cur, err := r.Refs().Read(ctx, name); {
+	case err == nil:
+		stale = cur != old
+	case errors.Is(err, refs.ErrNotFound):
+		stale = !old.IsZero()
+	}
+	if !stale {
+		if herr := s.checkClosure(ctx, c.tenant, name, r.Objects(), old, target); herr != nil {
+			return herr
+		}
+	}
+	if refCheckedHook != nil {
+		refCheckedHook(c.tenant)
+	}
+	err = s.moveRef(ctx, c, r, remote.RefUpdate{Name: name, Old: old, New: newID}, stale)
 	var refused *httpError
 	if errors.As(err, &refused) {
 		return refused
@@ -140,7 +164,7 @@ func (s *Server) putRef(c *call) *httpError {
 // compare-and-swap, retried while the ref is locked by another process,
 // whose outcome it returns. The lock is released before the caller
 // updates the catalog, so other ref updates do not wait for that.
-func (s *Server) moveRef(ctx context.Context, c *call, r *plumbing.Repo, u remote.RefUpdate) error {
+func (s *Server) moveRef(ctx context.Context, c *call, r *plumbing.Repo, u remote.RefUpdate, stale bool) error {
 	mu := s.tenantLock("refs", c.tenant)
 	mu.Lock()
 	defer mu.Unlock()
@@ -149,6 +173,9 @@ func (s *Server) moveRef(ctx context.Context, c *call, r *plumbing.Repo, u remot
 	}
 	if herr := s.guard(ctx, r, u); herr != nil {
 		return herr
+	}
+	if stale { // found so before the history walk, which was skipped
+		return fmt.Errorf("ref %s: %w", u.Name, refs.ErrStale)
 	}
 	actor := "tine serve: " + c.id.subject
 	for try := 0; ; try++ {
@@ -218,3 +245,7 @@ func oneOID(v []byte, a objects.Algo, what string) (objects.OID, *httpError) {
 	}
 	return id, nil
 }
+
+// refCheckedHook, when set (tests), runs after a ref update's history
+// check, before the ref moves.
+var refCheckedHook func(tenant string)

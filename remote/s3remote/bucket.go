@@ -87,6 +87,8 @@ type s3Error struct {
 	status   int
 	code     string
 	msg      string
+	region   string // the bucket's region, when the server named it
+	skewed   bool   // refused for a clock too far off the server's
 	sentinel error
 	err      error
 }
@@ -99,13 +101,34 @@ func (e *s3Error) Error() string {
 	if e.sentinel != nil && e.sentinel != errNoSuchKey && e.sentinel != errPrecondition {
 		s = e.sentinel.Error() + ": " + s
 	}
-	switch e.sentinel {
-	case errNoSuchBucket:
+	switch {
+	case e.region != "":
+		s += fmt.Sprintf(" (the bucket is in region %s: set AWS_REGION=%s)", e.region, e.region)
+	case e.skewed:
+		s += " (this machine's clock is more than 15 minutes off the server's: set it right)"
+	case e.sentinel == errNoSuchBucket:
 		s += " (tine does not create buckets: create it first)"
-	case remote.ErrRefused:
+	case e.sentinel == remote.ErrRefused:
 		s += " (check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the bucket's policy)"
 	}
 	return s
+}
+
+// maxSkew is how far S3 lets a request's X-Amz-Date be from its clock.
+const maxSkew = 15 * time.Minute
+
+// skewed reports whether a refusal is S3's answer to a clock too far off
+// its own: said in the code, or, for an answer without a body (HEAD), a
+// 403 whose Date header is further off than S3 allows.
+func skewed(se *s3client.Error, now time.Time) bool {
+	if se.Code == "RequestTimeTooSkewed" {
+		return true
+	}
+	if se.Status != 403 || se.Date.IsZero() {
+		return false
+	}
+	d := now.Sub(se.Date)
+	return d > maxSkew || d < -maxSkew
 }
 
 func (e *s3Error) Unwrap() []error {
@@ -127,6 +150,10 @@ func classify(err error) error {
 	var se *s3client.Error
 	if errors.As(err, &se) {
 		e.msg = se.Message
+		e.skewed = skewed(se, time.Now())
+		if se.Status/100 == 3 || se.Status == 400 { // S3's answers to the wrong region
+			e.region = se.Region
+		}
 	}
 	switch {
 	case code == "NoSuchBucket":

@@ -115,6 +115,16 @@ func ConfigFromEnv(raw, endpoint string, getenv func(string) string) (Config, er
 	if c.AccessKeyID == "" || c.SecretAccessKey == "" {
 		return Config{}, fmt.Errorf("%w: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", ErrNoCredentials)
 	}
+	// These go into request headers, where net/http refuses a control
+	// character only when sending, every try of every request alike.
+	for _, v := range []struct{ name, val string }{
+		{"AWS_ACCESS_KEY_ID", c.AccessKeyID}, {"AWS_SECRET_ACCESS_KEY", c.SecretAccessKey},
+		{"AWS_SESSION_TOKEN", c.SessionToken}, {"AWS_REGION (or AWS_DEFAULT_REGION)", c.Region},
+	} {
+		if i := strings.IndexFunc(v.val, isControl); i >= 0 {
+			return Config{}, fmt.Errorf("%w: %s holds a control character (%q at byte %d, a stray newline?): set it without", ErrBadCredentials, v.name, v.val[i], i)
+		}
+	}
 	if c.Endpoint != "" {
 		if err := CheckEndpoint(c.Endpoint); err != nil {
 			return Config{}, err
@@ -156,3 +166,6 @@ func CheckEndpoint(raw string) error {
 	}
 	return fmt.Errorf("%w: %q: scheme must be https (or http to a loopback IP)", ErrBadEndpoint, raw)
 }
+
+// isControl reports an ASCII control character.
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

@@ -2,6 +2,7 @@ package s3remote
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -67,6 +68,22 @@ func TestConfigFromEnv(t *testing.T) {
 	for _, c := range refusals {
 		if _, err := ConfigFromEnv(c.url, c.flag, env(c.env)); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+}
+
+// TestConfigRefusesControlCharacters: a credential or region with a
+// control character (a newline or CR left by a file or a copy) is refused
+// when the remote is configured, naming the variable and not its value.
+// Before, every request failed in net/http and was retried as if the
+// connection had broken.
+func TestConfigRefusesControlCharacters(t *testing.T) {
+	for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION"} {
+		env := map[string]string{"AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "secret"}
+		env[name] = "s3cr3t\r"
+		_, err := ConfigFromEnv("s3://runs/a", "", func(k string) string { return env[k] })
+		if !errors.Is(err, ErrBadCredentials) || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%s with a CR: %v", name, err)
 		}
 	}
 }

@@ -14,6 +14,9 @@ var (
 	ErrBadEndpoint = errors.New("invalid s3 endpoint")
 	// ErrNoCredentials reports that no access key is configured.
 	ErrNoCredentials = errors.New("no S3 credentials")
+	// ErrBadCredentials reports credentials (or a region) that cannot be
+	// sent in a request header.
+	ErrBadCredentials = errors.New("invalid S3 credentials")
 	// ErrNoConditionalWrites reports a server that accepted conflicting
 	// conditional writes: refs cannot be moved safely there.
 	ErrNoConditionalWrites = errors.New("this server does not enforce conditional writes")

@@ -74,7 +74,19 @@ func New(opt Options) *Client {
 		tr.MaxIdleConnsPerHost = 32 // the probe's writers, and the ref readers
 		hc = &http.Client{Transport: tr}
 	}
-	return &Client{opt: opt, hc: hc, quota: newRetryQuota()}
+	// A copy, so the caller's client keeps its own redirect policy.
+	own := *hc
+	own.CheckRedirect = noRedirect
+	return &Client{opt: opt, hc: &own, quota: newRetryQuota()}
+}
+
+// noRedirect hands a 3xx answer back as it is, to become an *Error: a
+// signature is valid for one host and path only, net/http would carry
+// X-Amz-Security-Token to any host a Location names, and what that host
+// answered would be taken for the bucket's. S3 redirects only a request
+// sent to the wrong region's endpoint (301 PermanentRedirect).
+func noRedirect(*http.Request, []*http.Request) error {
+	return http.ErrUseLastResponse
 }
 
 // request is one S3 operation, rebuilt and re-signed for every attempt.

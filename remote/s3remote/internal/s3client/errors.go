@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Sentinel errors of package s3client.
@@ -30,6 +31,13 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// Region is the bucket's region when the answer named it
+	// (X-Amz-Bucket-Region: S3 says so to a request signed for another).
+	Region string
+	// Date is the server's clock when the answer said it (its Date
+	// header), else zero: a refusal without a body can be told apart as
+	// a clock skew only by it.
+	Date time.Time
 }
 
 func (e *Error) Error() string {
@@ -64,6 +72,12 @@ func readError(resp *http.Response) error {
 	e := &Error{Status: resp.StatusCode, Code: strings.ReplaceAll(http.StatusText(resp.StatusCode), " ", "")}
 	if e.Code == "" {
 		e.Code = "UnknownError"
+	}
+	if r := resp.Header.Get("X-Amz-Bucket-Region"); validRegion(r) {
+		e.Region = r
+	}
+	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+		e.Date = d
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
 	switch {

@@ -111,14 +111,28 @@ func canonicalRequest(req *http.Request, payloadHash string) (string, string) {
 // ' ' %20), pairs sorted by key then value, a key without value as
 // "key=". The same string is sent, so what is signed is what is sent.
 func CanonicalQuery(q url.Values) string {
-	pairs := make([]string, 0, len(q))
+	// Sorted as pairs, not as "k=v" strings: "a=" would sort after
+	// "a-b=" and "a1=" ('-' and '1' are below '='), the server's order not.
+	pairs := make([][2]string, 0, len(q))
 	for k, vs := range q {
 		for _, v := range vs {
-			pairs = append(pairs, escape(k, true)+"="+escape(v, true))
+			pairs = append(pairs, [2]string{escape(k, true), escape(v, true)})
 		}
 	}
-	sort.Strings(pairs)
-	return strings.Join(pairs, "&")
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i][0] != pairs[j][0] {
+			return pairs[i][0] < pairs[j][0]
+		}
+		return pairs[i][1] < pairs[j][1]
+	})
+	var b strings.Builder
+	for i, p := range pairs {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(p[0] + "=" + p[1])
+	}
+	return b.String()
 }
 
 // EscapePath percent-encodes an object key for the URL path, once, every

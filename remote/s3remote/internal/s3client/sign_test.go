@@ -135,3 +135,14 @@ func TestSignUnsignedPayload(t *testing.T) {
 		t.Fatalf("signed headers %q", signed)
 	}
 }
+
+// TestCanonicalQueryOrder: pairs are sorted by key, then by value, as
+// SigV4 (and so the server) orders them, also where a key is a prefix of
+// another: "a=" sorted as a string would follow "a-b=" and "a1=", whose
+// bytes '-' and '1' sort before '='.
+func TestCanonicalQueryOrder(t *testing.T) {
+	q := url.Values{"a-b": {"1"}, "a": {"z", "y"}, "a1": {"0"}, "b": {""}}
+	if got, want := CanonicalQuery(q), "a=y&a=z&a-b=1&a1=0&b="; got != want {
+		t.Fatalf("CanonicalQuery = %q, want %q", got, want)
+	}
+}
