@@ -15,7 +15,8 @@ import (
 // chain over layers not yet deleted) is read as the catalog the last
 // complete step left: fresh or stale, never corrupt nor rebuilt; the next
 // update writes a layer or base that reads as a build does and deletes
-// the layers no chain names.
+// the layers no chain names and the dead writers' temporary files (these
+// stayed forever before, a catalog-sized one for a crashed compaction).
 func TestCrashLeftoversAreNotMisread(t *testing.T) {
 	keepLayers(t)
 	f := newFixture(t, objects.BLAKE3)
@@ -65,8 +66,11 @@ func TestCrashLeftoversAreNotMisread(t *testing.T) {
 	orphan := f.layerPaths()[0]
 	orphanBytes := read(orphan)
 	write(chain, oldChain)
-	write(filepath.Join(dir, ".tmp-chain-123"), []byte("half a chain"))
-	write(filepath.Join(dir, ".tmp-"+filepath.Base(orphan)+"-456"), orphanBytes[:10])
+	temps := []string{filepath.Join(dir, ".tmp-chain-123"), filepath.Join(dir, ".tmp-"+filepath.Base(orphan)+"-456"),
+		filepath.Join(filepath.Dir(f.ix.Path()), ".tmp-"+File+"-789")}
+	for _, p := range temps {
+		write(p, orphanBytes[:10])
+	}
 	check("orphan layer", StateStale)
 
 	// A compaction: the new base written, the old chain and its layers
@@ -106,6 +110,11 @@ func TestCrashLeftoversAreNotMisread(t *testing.T) {
 	for _, p := range f.layerPaths() {
 		if !named[p] {
 			t.Fatalf("layer %s, which no chain names, outlived an update", filepath.Base(p))
+		}
+	}
+	for _, p := range temps {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Fatalf("a dead writer's %s outlived an update (%v)", filepath.Base(p), err)
 		}
 	}
 }
