@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -99,4 +100,39 @@ func FuzzReadChain(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLayerCountsCostWhatTheBytesHold: a layer whose count of refs, event
+// summaries or runs is as large as its bytes allow, followed by bytes no
+// entry decodes from, is refused having allocated little: before, the
+// decoder allocated every claimed entry first (80 to 344 bytes each, 2 to
+// 40 bytes of file apiece: a 1 GiB layer could ask for 40 GiB) and then
+// walked them all after the first failed.
+func TestLayerCountsCostWhatTheBytesHold(t *testing.T) {
+	filler := bytes.Repeat([]byte{0xff}, 4<<20)
+	for section := range 3 {
+		e := &encoder{}
+		e.b = append(e.b, layerMagic...)
+		e.uv(Version)
+		e.str(string(objects.BLAKE3))
+		for range section {
+			e.uv(0)
+		}
+		e.uv(uint64(len(filler) / []int{2, 34, 40}[section])) // as many as the bytes allow
+		e.b = append(e.b, filler...)
+		e.b = binary.LittleEndian.AppendUint64(e.b, 0)
+		h := objects.SHA256.New()
+		h.Write(e.b)
+		file := h.Sum(e.b)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := decodeLayer(file, objects.BLAKE3)
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Fatalf("section %d: a layer of filler decoded", section)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Fatalf("section %d: refusing a %d-byte layer allocated %d bytes (%v)", section, len(file), n, err)
+		}
+	}
 }
