@@ -173,24 +173,6 @@ func decodeLayer(file []byte, algo objects.Algo) (*delta, error) {
 	return l, nil
 }
 
-// decodeList reads a counted list of entries of at least minSize bytes
-// each, one call of each per entry (prev is the entry before, or nil). The
-// list grows as entries decode and stops at the first error, so a count
-// the bytes do not back costs what was decoded, not what it claims.
-func decodeList[T any](d *decoder, minSize int, each func(v, prev *T)) []T {
-	n := d.count(minSize)
-	out := make([]T, 0, min(n, 256))
-	for i := 0; i < n && d.err == nil; i++ {
-		var prev *T
-		if i > 0 {
-			prev = &out[i-1]
-		}
-		out = append(out, *new(T))
-		each(&out[i], prev)
-	}
-	return out
-}
-
 // layerRun reads one new run of a layer.
 func (d *decoder) layerRun(r *layerRun, algo objects.Algo) {
 	e := &r.entry

@@ -103,14 +103,14 @@ func FuzzReadChain(f *testing.F) {
 }
 
 // TestLayerCountsCostWhatTheBytesHold: a layer whose count of refs, event
-// summaries or runs is as large as its bytes allow, followed by bytes no
+// summaries, runs or attestations is as large as its bytes allow, followed by bytes no
 // entry decodes from, is refused having allocated little: before, the
 // decoder allocated every claimed entry first (80 to 344 bytes each, 2 to
 // 40 bytes of file apiece: a 1 GiB layer could ask for 40 GiB) and then
 // walked them all after the first failed.
 func TestLayerCountsCostWhatTheBytesHold(t *testing.T) {
 	filler := bytes.Repeat([]byte{0xff}, 4<<20)
-	for section := range 3 {
+	for section := range 4 {
 		e := &encoder{}
 		e.b = append(e.b, layerMagic...)
 		e.uv(Version)
@@ -118,7 +118,7 @@ func TestLayerCountsCostWhatTheBytesHold(t *testing.T) {
 		for range section {
 			e.uv(0)
 		}
-		e.uv(uint64(len(filler) / []int{2, 34, 40}[section])) // as many as the bytes allow
+		e.uv(uint64(len(filler) / []int{2, 34, 40, 8}[section])) // as many as the bytes allow
 		e.b = append(e.b, filler...)
 		e.b = binary.LittleEndian.AppendUint64(e.b, 0)
 		h := objects.SHA256.New()
@@ -133,6 +133,36 @@ func TestLayerCountsCostWhatTheBytesHold(t *testing.T) {
 		}
 		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 			t.Fatalf("section %d: refusing a %d-byte layer allocated %d bytes (%v)", section, len(file), n, err)
+		}
+	}
+}
+
+// TestCatalogCountsCostWhatTheBytesHold: the same for the base file's
+// evidence rules, refs, runs, attestations and annotations (its event
+// table keeps room for the layers' events, allocated up front).
+func TestCatalogCountsCostWhatTheBytesHold(t *testing.T) {
+	filler := bytes.Repeat([]byte{0xff}, 4<<20)
+	// Sections in file order: rules, refs, events, runs, atts, anns; the
+	// events' count stays 0.
+	for _, section := range []int{0, 1, 3, 4, 5} {
+		e := &encoder{}
+		e.b = append(e.b, magic...)
+		e.uv(Version)
+		e.str(string(objects.BLAKE3))
+		for range section {
+			e.uv(0)
+		}
+		e.uv(uint64(len(filler) / []int{3, 2, 34, 2, 8, 2}[section]))
+		e.b = append(e.b, filler...)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := decodeBody(e.b)
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Fatalf("section %d: a catalog of filler decoded", section)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Fatalf("section %d: refusing a %d-byte catalog allocated %d bytes (%v)", section, len(e.b), n, err)
 		}
 	}
 }
