@@ -65,6 +65,24 @@ func (d *decoder) count(minSize int) int {
 	return int(n)
 }
 
+// decodeList reads a counted list of entries of at least minSize bytes
+// each, one call of each per entry (prev is the entry before, or nil). The
+// list grows as entries decode and stops at the first error, so a count
+// the bytes do not back costs what was decoded, not what it claims.
+func decodeList[T any](d *decoder, minSize int, each func(v, prev *T)) []T {
+	n := d.count(minSize)
+	out := make([]T, 0, min(n, 256))
+	for i := 0; i < n && d.err == nil; i++ {
+		var prev *T
+		if i > 0 {
+			prev = &out[i-1]
+		}
+		out = append(out, *new(T))
+		each(&out[i], prev)
+	}
+	return out
+}
+
 func (d *decoder) str() string {
 	n := d.uv()
 	if d.err != nil {
@@ -189,10 +207,9 @@ func decodeBody(b []byte) (*data, error) {
 	if d.err == nil && !out.algo.Valid() {
 		d.fail("unknown hash %q", out.algo)
 	}
-	out.rules = make([]EvidenceRule, d.count(3))
-	for i := range out.rules {
-		out.rules[i] = EvidenceRule{Table: d.str(), Kind: d.str(), Path: d.str()}
-	}
+	out.rules = decodeList(d, 3, func(r, _ *EvidenceRule) {
+		*r = EvidenceRule{Table: d.str(), Kind: d.str(), Path: d.str()}
+	})
 	d.refs(out)
 	d.events(out)
 	d.runs(out)
@@ -208,22 +225,19 @@ func decodeBody(b []byte) (*data, error) {
 }
 
 func (d *decoder) refs(out *data) {
-	out.refs = make([]RefEntry, d.count(2))
-	for i := range out.refs {
-		r := &out.refs[i]
+	out.refs = decodeList(d, 2, func(r, prev *RefEntry) {
 		r.Name = d.str()
 		r.ID = d.oid(out.algo, "", false)
-		if d.err == nil && (r.Name == "" || i > 0 && out.refs[i-1].Name >= r.Name) {
+		if d.err == nil && (r.Name == "" || prev != nil && prev.Name >= r.Name) {
 			d.fail("refs out of order at %q", r.Name)
 		}
-	}
+	})
 }
 
 func (d *decoder) runs(out *data) {
-	out.runs = make([]RunEntry, d.count(2))
 	want := runTargets(out.refs)
-	for i := range out.runs {
-		r := &out.runs[i]
+	i := 0
+	out.runs = decodeList(d, 2, func(r, _ *RunEntry) {
 		r.Run = d.oid(out.algo, objects.TypeRun, false)
 		r.Status = d.istr()
 		r.HasCreatedAt, r.CreatedAt = d.flagFloat()
@@ -248,7 +262,8 @@ func (d *decoder) runs(out *data) {
 		if d.err == nil && (i >= len(want) || want[i] != r.Run) {
 			d.fail("run %s is not a ref target in order", r.Run)
 		}
-	}
+		i++
+	})
 	if d.err == nil && len(out.runs) != len(want) {
 		d.fail("%d runs for %d run-typed ref targets", len(out.runs), len(want))
 	}
@@ -262,21 +277,17 @@ func (d *decoder) forkAndKeyed(r *RunEntry, algo objects.Algo) {
 			r.Fork = &RunFork{Run: d.oid(algo, objects.TypeRun, true), Event: d.oid(algo, objects.TypeEvent, true), Reason: d.str()}
 		}
 	}
-	r.Keyed = make([]KeyedEvent, d.count(3))
-	for j := range r.Keyed {
-		k := &r.Keyed[j]
+	r.Keyed = decodeList(d, 3, func(k, prev *KeyedEvent) {
 		k.Event = d.oid(algo, objects.TypeEvent, false)
 		k.Table, k.Key = d.istr(), d.str()
-		if d.err == nil && (k.Table == "" || k.Key == "" || j > 0 && compareKeyed(r.Keyed[j-1], *k) >= 0) {
+		if d.err == nil && (k.Table == "" || k.Key == "" || prev != nil && compareKeyed(*prev, *k) >= 0) {
 			d.fail("evidence rows of run %s out of order", r.Run)
 		}
-	}
+	})
 }
 
 func (d *decoder) atts(out *data) {
-	out.atts = make([]Attestation, d.count(8))
-	for i := range out.atts {
-		a := &out.atts[i]
+	out.atts = decodeList(d, 8, func(a, prev *Attestation) {
 		a.ID = d.oid(out.algo, objects.TypeAttestation, false)
 		a.Target = d.oid(out.algo, objects.TypeRun, true)
 		a.Signer, a.Kind = d.istr(), d.istr()
@@ -304,22 +315,20 @@ func (d *decoder) atts(out *data) {
 		}
 		a.Signed = d.flag()
 		a.SignedAt = d.str()
-		if d.err == nil && i > 0 && compareOID(out.atts[i-1].ID, a.ID) >= 0 {
+		if d.err == nil && prev != nil && compareOID(prev.ID, a.ID) >= 0 {
 			d.fail("attestations out of order at %s", a.ID)
 		}
-	}
+	})
 }
 
 func (d *decoder) anns(out *data) {
-	out.anns = make([]Annotation, d.count(2))
-	for i := range out.anns {
-		a := &out.anns[i]
+	out.anns = decodeList(d, 2, func(a, prev *Annotation) {
 		a.ID = d.oid(out.algo, objects.TypeAnnotation, false)
 		a.Target = d.oid(out.algo, "", true)
-		if d.err == nil && i > 0 && compareOID(out.anns[i-1].ID, a.ID) >= 0 {
+		if d.err == nil && prev != nil && compareOID(prev.ID, a.ID) >= 0 {
 			d.fail("annotations out of order at %s", a.ID)
 		}
-	}
+	})
 }
 
 // compareKeyed orders evidence rows by table, key, then event.

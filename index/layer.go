@@ -128,33 +128,28 @@ func decodeLayer(file []byte, algo objects.Algo) (*delta, error) {
 		d.fail("layer for %q objects, the repository uses %s", a, algo)
 	}
 	l := &delta{}
-	l.refs = make([]RefEntry, d.count(2))
-	for i := range l.refs {
-		r := &l.refs[i]
+	l.refs = decodeList(d, 2, func(r, prev *RefEntry) {
 		r.Name = d.str()
 		r.ID = d.oid(algo, "", true)
-		if d.err == nil && (r.Name == "" || i > 0 && l.refs[i-1].Name >= r.Name) {
+		if d.err == nil && (r.Name == "" || prev != nil && prev.Name >= r.Name) {
 			d.fail("layer refs out of order at %q", r.Name)
 		}
-	}
-	l.events = make([]EventSummary, d.count(34))
-	for i := range l.events {
-		s := &l.events[i]
+	})
+	l.events = decodeList(d, 34, func(s, prev *EventSummary) {
 		d.eventFields(s, algo)
-		if d.err == nil && i > 0 && compareOID(l.events[i-1].ID, s.ID) >= 0 {
+		if d.err == nil && prev != nil && compareOID(prev.ID, s.ID) >= 0 {
 			d.fail("layer events out of order at %s", s.ID)
 		}
 		if !s.Missing {
 			s.parentIDs = d.oidList(algo, objects.TypeEvent)
 		}
-	}
-	l.runs = make([]layerRun, d.count(40))
-	for i := range l.runs {
-		d.layerRun(&l.runs[i], algo)
-		if d.err == nil && i > 0 && compareOID(l.runs[i-1].entry.Run, l.runs[i].entry.Run) >= 0 {
-			d.fail("layer runs out of order at %s", l.runs[i].entry.Run)
+	})
+	l.runs = decodeList(d, 40, func(r, prev *layerRun) {
+		d.layerRun(r, algo)
+		if d.err == nil && prev != nil && compareOID(prev.entry.Run, r.entry.Run) >= 0 {
+			d.fail("layer runs out of order at %s", r.entry.Run)
 		}
-	}
+	})
 	scratch := &data{algo: algo}
 	d.atts(scratch)
 	l.atts = scratch.atts

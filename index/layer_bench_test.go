@@ -64,7 +64,7 @@ func (r *benchRepo) reset(b *testing.B) {
 	if err := writeCatChain(dir, [32]byte(r.base[len(r.base)-checksumSize:]), nil); err != nil {
 		b.Fatal(err)
 	}
-	if err := pruneLayers(dir, nil); err != nil {
+	if err := r.ix.pruneLayers(dir, nil); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -54,8 +54,8 @@ func (b *builder) delta(st *state) (*delta, error) {
 }
 
 // layerRun indexes a run the old catalog lacks as the longest prefix it
-// shares with the run it most likely extends (the ref's old run, else its
-// fork source: related) plus its own events. Its evidence rows are the
+// shares with a run it may extend (the ref's old run or its fork source:
+// related), whichever shares more, plus its own events. Its evidence rows are the
 // related run's rows for the events it keeps plus the rows of its own
 // events, read unless the related run lists them.
 func (b *builder) layerRun(run objects.OID, refs []RefEntry) (layerRun, error) {
@@ -67,10 +67,17 @@ func (b *builder) layerRun(run objects.OID, refs []RefEntry) (layerRun, error) {
 	var from *RunEntry
 	var fev []int32 // the related run's events, positions in b.old
 	at := func(n int32) objects.OID { return b.old.events[n].ID }
-	if rel := b.related(o, refs); len(rel) > 0 {
-		from, fev = rel[0], rel[0].Events
-		for r.prefix < len(fev) && r.prefix < len(o.events) && at(fev[r.prefix]) == o.events[r.prefix] {
-			r.prefix++
+	// Of the related runs, the one sharing the longest prefix: a ref
+	// that named an unrelated run and now names a fork of a long run
+	// shares nothing with its old run and everything but the tail with
+	// the fork's source.
+	for _, rel := range b.related(o, refs) {
+		n := 0
+		for n < len(rel.Events) && n < len(o.events) && at(rel.Events[n]) == o.events[n] {
+			n++
+		}
+		if from == nil || n > r.prefix {
+			from, fev, r.prefix = rel, rel.Events, n
 		}
 	}
 	if r.prefix > 0 {

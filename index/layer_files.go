@@ -282,7 +282,7 @@ func (ix *Index) saveLayer(s *stack, b []byte) error {
 	if err := writeCatChain(dir, s.baseSum, names); err != nil {
 		return err
 	}
-	return pruneLayers(dir, names)
+	return ix.pruneLayers(dir, names)
 }
 
 // saveBase writes d as the base file, then a chain naming it alone, then
@@ -303,23 +303,44 @@ func (ix *Index) saveBase(d *data) error {
 	if err := writeCatChain(dir, [32]byte(b[len(b)-checksumSize:]), nil); err != nil {
 		return err
 	}
-	return pruneLayers(dir, nil)
+	return ix.pruneLayers(dir, nil)
 }
 
-// pruneLayers deletes the layer files keep does not name.
-func pruneLayers(dir string, keep [][32]byte) error {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("catalog layers: %w", err)
-	}
+// pruneLayers deletes the layer files keep does not name and what
+// writers that died left: their temporary layers and chains, and the
+// catalog file's own temporary copies beside it (the search index keeps
+// its files there too, under another name and lock). The caller holds
+// the writers' lock, under which every layer, chain and base is written,
+// so no temporary file of these is a live writer's.
+func (ix *Index) pruneLayers(dir string, keep [][32]byte) error {
 	named := map[string]bool{}
 	for _, k := range keep {
 		named[layerName(k)] = true
 	}
+	if err := removeNamed(dir, func(n string, regular bool) bool {
+		return strings.HasSuffix(n, layerSuffix) && !named[n] || regular && strings.HasPrefix(n, ".tmp-")
+	}); err != nil {
+		return fmt.Errorf("catalog layers: %w", err)
+	}
+	if err := removeNamed(filepath.Dir(ix.Path()), func(n string, regular bool) bool {
+		return regular && strings.HasPrefix(n, ".tmp-"+File+"-")
+	}); err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	return nil
+}
+
+// removeNamed deletes the entries of dir that drop selects by name and
+// whether they are regular files (a directory is never removed).
+func removeNamed(dir string, drop func(name string, regular bool) bool) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
 	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, layerSuffix) && !named[n] {
+		if n := e.Name(); drop(n, e.Type().IsRegular()) {
 			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("catalog layers: %w", err)
+				return err
 			}
 		}
 	}

@@ -237,3 +237,32 @@ func TestAppendToLongRunIsALayer(t *testing.T) {
 		t.Fatal("base and layer differ from a build")
 	}
 }
+
+// TestForkOntoAnotherRunsRefIsALayer: a ref that named an unrelated run
+// and now names a fork of a long run is held as the fork source's prefix
+// plus the fork's own event, as the README says ("whichever shares the
+// longest prefix"), not as every event of the fork: before, only the
+// ref's old run was tried, and the layer listed all 700 events.
+func TestForkOntoAnotherRunsRefIsALayer(t *testing.T) {
+	r := newTestRepo(t, objects.BLAKE3)
+	evs := r.longRun(700)
+	other := r.event("other", "")
+	r.setRef("heads/other", r.run([]objects.OID{other}))
+	r.catalog()
+	e := r.event("fork", "", evs[len(evs)-1])
+	src, err := r.refs.Read(r.ctx, "heads/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.setRef("heads/other", r.fork(src, append(append([]objects.OID(nil), evs...), e)))
+	if _, rep := r.catalog(); rep.Action != ActionUpdated {
+		t.Fatalf("update: %+v", rep)
+	}
+	st, err := r.ix.Status(r.ctx)
+	if err != nil || st.State != StateFresh || st.Layers != 1 || st.LayerBytes > 1024 {
+		t.Fatalf("status after the fork: %+v, %v", st, err)
+	}
+	if !bytes.Equal(r.merged(), r.scratch()) {
+		t.Fatal("base and layer differ from a build")
+	}
+}

@@ -89,6 +89,20 @@ func interruptContext() (context.Context, func()) {
 	}
 }
 
+// holdInterrupts keeps the interrupt signals caught, and so from ending
+// tine, until release is called: for a child that owns the terminal (the
+// pager) and must not be left running on it by tine's end. A signal that
+// arrives meanwhile still cancels the verb's context if it is the first.
+func holdInterrupts() (release func()) {
+	c := make(chan os.Signal, 1)
+	for _, s := range interruptSignals {
+		if s != syscall.SIGHUP || !ignoredAtStart(s) {
+			signal.Notify(c, s)
+		}
+	}
+	return func() { signal.Stop(c) }
+}
+
 // interrupted turns err into an *interruptedError when a signal cancelled
 // ctx and err is that cancellation. A cancellation from elsewhere (a
 // library's own deadline or stop) and any other error stay as they are,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -188,9 +189,22 @@ func (e *env) page(render func(p *printer)) error {
 	if p.err != nil {
 		return p.err
 	}
-	cmd := exec.CommandContext(e.ctx, "sh", "-c", pager)
+	// The pager owns the terminal until the user quits it, as git's
+	// does: an interrupt neither kills it (less handles Ctrl-C itself,
+	// and a killed less leaves the terminal in raw mode) nor, while it
+	// runs, ends tine under it; tine ends by the signal once it exits.
+	if e.ctx.Err() != nil {
+		return context.Cause(e.ctx)
+	}
+	cmd := exec.Command("sh", "-c", pager)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = &buf, f, e.stderr
-	if err := cmd.Run(); err != nil {
+	release := holdInterrupts()
+	err := cmd.Run()
+	release()
+	if e.ctx.Err() != nil {
+		return context.Cause(e.ctx)
+	}
+	if err != nil {
 		// A pager that cannot run must not hide the output.
 		_, werr := io.Copy(f, &buf)
 		return werr
