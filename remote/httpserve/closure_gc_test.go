@@ -3,7 +3,6 @@ package httpserve_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -35,12 +34,7 @@ func TestRefCheckHoldsOffPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := tenant.Algo()
-	blob := objects.NewBlob(a, []byte("out"))
-	e1 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"g-1","output_blob":%q,"parent_ids":[]}`, blob.ID))
-	e2 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"g-2","output_blob":%q,"parent_ids":%s}`,
-		blob.ID, oidList([]objects.OID{e1.ID})))
-	run := jsonObject(t, a, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s}`,
-		oidList([]objects.OID{e1.ID, e2.ID}), oidList([]objects.OID{e1.ID}), oidList([]objects.OID{e2.ID})))
+	blob, e1, e2, run := twoEventRun(t, a, "out", "g")
 	if err := objects.PutAll(ctx, tenant.Objects(), []*objects.Object{blob, e1, e2, run}); err != nil {
 		t.Fatal(err)
 	}

@@ -141,12 +141,7 @@ func TestStaleRefUpdateSkipsWalk(t *testing.T) {
 	}
 	defer tenant.Close()
 	a := tenant.Algo()
-	blob := objects.NewBlob(a, []byte("one"))
-	e1 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"s-1","output_blob":%q,"parent_ids":[]}`, blob.ID))
-	e2 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"s-2","output_blob":%q,"parent_ids":%s}`,
-		blob.ID, oidList([]objects.OID{e1.ID})))
-	lost := jsonObject(t, a, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s}`,
-		oidList([]objects.OID{e1.ID, e2.ID}), oidList([]objects.OID{e1.ID}), oidList([]objects.OID{e2.ID})))
+	blob, e1, _, lost := twoEventRun(t, a, "one", "s")
 	if err := objects.PutAll(ctx, tenant.Objects(), []*objects.Object{blob, e1, lost}); err != nil { // e2 never stored
 		t.Fatal(err)
 	}
@@ -191,12 +186,7 @@ func TestNoOpRefUpdateSkipsWalk(t *testing.T) {
 	}
 	defer tenant.Close()
 	a := tenant.Algo()
-	blob := objects.NewBlob(a, []byte("one"))
-	e1 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"n-1","output_blob":%q,"parent_ids":[]}`, blob.ID))
-	e2 := jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"n-2","output_blob":%q,"parent_ids":%s}`,
-		blob.ID, oidList([]objects.OID{e1.ID})))
-	lost := jsonObject(t, a, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s}`,
-		oidList([]objects.OID{e1.ID, e2.ID}), oidList([]objects.OID{e1.ID}), oidList([]objects.OID{e2.ID})))
+	blob, e1, _, lost := twoEventRun(t, a, "one", "n")
 	if err := objects.PutAll(ctx, tenant.Objects(), []*objects.Object{blob, e1, lost}); err != nil { // e2 never stored
 		t.Fatal(err)
 	}
@@ -206,4 +196,17 @@ func TestNoOpRefUpdateSkipsWalk(t *testing.T) {
 	if ok, err := c.UpdateRef(ctx, "heads/main", lost.ID, lost.ID); err != nil || !ok {
 		t.Fatalf("heads/main from %s to itself: %v %v; want 200", lost.ID, ok, err)
 	}
+}
+
+// twoEventRun builds, without storing them, a run of two events (p-1,
+// then p-2 its child) sharing one output blob holding content.
+func twoEventRun(t *testing.T, a objects.Algo, content, p string) (blob, e1, e2, run *objects.Object) {
+	t.Helper()
+	blob = objects.NewBlob(a, []byte(content))
+	e1 = jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"%s-1","output_blob":%q,"parent_ids":[]}`, p, blob.ID))
+	e2 = jsonObject(t, a, objects.TypeEvent, fmt.Sprintf(`{"kind":"model","label":"%s-2","output_blob":%q,"parent_ids":%s}`,
+		p, blob.ID, oidList([]objects.OID{e1.ID})))
+	run = jsonObject(t, a, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s}`,
+		oidList([]objects.OID{e1.ID, e2.ID}), oidList([]objects.OID{e1.ID}), oidList([]objects.OID{e2.ID})))
+	return blob, e1, e2, run
 }
