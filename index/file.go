@@ -1,12 +1,14 @@
 package index
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/gofrs/flock"
 	"github.com/tinehq/tine/internal/fsutil"
 )
 
@@ -65,4 +67,32 @@ func writeFile(path string, b []byte) error {
 		return fmt.Errorf("catalog %s: %w", path, err)
 	}
 	return nil
+}
+
+// lockIn creates dir (durably) and takes the exclusive flock on its file
+// name, refusing a symlink there; what names the files in errors.
+func lockIn(dir, name, what string) (*flock.Flock, error) {
+	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	fl := flock.New(filepath.Join(dir, name), flock.SetFlag(os.O_CREATE|os.O_RDWR|noFollowLock), flock.SetPermissions(0o644))
+	if err := fl.Lock(); err != nil {
+		return nil, fmt.Errorf("%s: lock: %w", what, err)
+	}
+	return fl, nil
+}
+
+// writeNamed writes b durably under dir as the file named by name from
+// its SHA-256, unless that file exists (then it holds these bytes), and
+// returns the sum; what names the file in errors.
+func writeNamed(dir string, name func([32]byte) string, b []byte, what string) ([32]byte, error) {
+	sum := sha256.Sum256(b)
+	path := filepath.Join(dir, name(sum))
+	if _, err := os.Lstat(path); err == nil {
+		return sum, nil
+	}
+	if err := fsutil.WriteFileAtomic(path, b, 0o444); err != nil {
+		return sum, fmt.Errorf("%s: %w", what, err)
+	}
+	return sum, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -189,14 +188,7 @@ func (h *History) meta(r histRec) (string, []objects.OID, error) {
 
 // lock takes the writers' lock of the index, creating its directory.
 func (h *History) lock() (*flock.Flock, error) {
-	if err := fsutil.MkdirAllSync(h.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("history index: %w", err)
-	}
-	fl := flock.New(filepath.Join(h.dir, historyLock), flock.SetFlag(os.O_CREATE|os.O_RDWR|noFollowLock), flock.SetPermissions(0o644))
-	if err := fl.Lock(); err != nil {
-		return nil, fmt.Errorf("history index: lock: %w", err)
-	}
-	return fl, nil
+	return lockIn(h.dir, historyLock, "history index")
 }
 
 // Reset empties the index (a rebuild's first step, or the answer to a
@@ -232,7 +224,7 @@ func (h *History) prune(names [][32]byte) error {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if (strings.HasSuffix(n, ".layer") || strings.HasPrefix(n, ".tmp-")) && !keep[n] {
+		if (strings.HasSuffix(n, layerSuffix) || strings.HasPrefix(n, ".tmp-")) && !keep[n] {
 			os.Remove(filepath.Join(h.dir, n))
 		}
 	}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -34,8 +33,9 @@ const (
 	maxChainBytes = 8 + 4 + 8 + 4 + maxHistLayers*32 + 4
 )
 
-// layerFile names a layer by the SHA-256 of its bytes.
-func layerFile(sum [32]byte) string { return hex.EncodeToString(sum[:]) + ".layer" }
+// layerFile names a layer (of the history index or the catalog) by the
+// SHA-256 of its bytes.
+func layerFile(sum [32]byte) string { return hex.EncodeToString(sum[:]) + layerSuffix }
 
 // readChain reads the chain under dir: the layer names, oldest first. A
 // missing file is an empty chain.
@@ -90,15 +90,7 @@ func writeChain(dir string, algo objects.Algo, names [][32]byte) error {
 // writeLayer writes a layer file under its content's name, durably, and
 // returns the name. An existing file of that name has those bytes.
 func writeLayer(dir string, b []byte) ([32]byte, error) {
-	sum := sha256.Sum256(b)
-	path := filepath.Join(dir, layerFile(sum))
-	if _, err := os.Lstat(path); err == nil {
-		return sum, nil
-	}
-	if err := fsutil.WriteFileAtomic(path, b, 0o444); err != nil {
-		return sum, fmt.Errorf("history layer: %w", err)
-	}
-	return sum, nil
+	return writeNamed(dir, layerFile, b, "history layer")
 }
 
 // openLayerFile maps (or reads) the layer named sum under dir and checks

@@ -105,7 +105,7 @@ func TestCrashLeftoversAreNotMisread(t *testing.T) {
 	named := map[string]bool{}
 	s := mustStack(t, f.ix)
 	for _, n := range s.layers {
-		named[filepath.Join(dir, layerName(n))] = true
+		named[filepath.Join(dir, layerFile(n))] = true
 	}
 	for _, p := range f.layerPaths() {
 		if !named[p] {

@@ -122,23 +122,23 @@ func (ix *Index) tryStack() (*stack, error, bool) {
 	s.layers = names
 	ls := make([]*delta, 0, len(names))
 	for _, name := range names {
-		lb, err := fsutil.ReadFileWith(filepath.Join(dir, layerName(name)), fsutil.ReadOptions{Limit: MaxFileBytes, NoFollow: true})
+		lb, err := fsutil.ReadFileWith(filepath.Join(dir, layerFile(name)), fsutil.ReadOptions{Limit: MaxFileBytes, NoFollow: true})
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil, nil, true
 		case errors.Is(err, fsutil.ErrNotRegular), errors.Is(err, fsutil.ErrSymlink):
-			return nil, fmt.Errorf("catalog layer %s: %w: %w", layerName(name), err, ErrUnsafePath), false
+			return nil, fmt.Errorf("catalog layer %s: %w: %w", layerFile(name), err, ErrUnsafePath), false
 		case errors.Is(err, fsutil.ErrTooLarge):
-			return nil, fmt.Errorf("catalog layer %s: %w: %w", layerName(name), err, ErrCorrupt), false
+			return nil, fmt.Errorf("catalog layer %s: %w: %w", layerFile(name), err, ErrCorrupt), false
 		case err != nil:
-			return nil, fmt.Errorf("catalog layer %s: %w", layerName(name), err), false
+			return nil, fmt.Errorf("catalog layer %s: %w", layerFile(name), err), false
 		}
 		if sha256.Sum256(lb) != name {
-			return nil, fmt.Errorf("%w: layer %s does not match its name", ErrCorrupt, layerName(name)), false
+			return nil, fmt.Errorf("%w: layer %s does not match its name", ErrCorrupt, layerFile(name)), false
 		}
 		l, err := decodeLayer(lb, ix.algo)
 		if err != nil {
-			return nil, fmt.Errorf("layer %s: %w", layerName(name), err), false
+			return nil, fmt.Errorf("layer %s: %w", layerFile(name), err), false
 		}
 		ls = append(ls, l)
 		s.layerBytes += int64(len(lb))
@@ -146,9 +146,6 @@ func (ix *Index) tryStack() (*stack, error, bool) {
 	s.d, err = apply(base, ls)
 	return s, err, false
 }
-
-// layerName is a layer's file name.
-func layerName(sum [32]byte) string { return fmt.Sprintf("%x%s", sum[:], layerSuffix) }
 
 // readCatChain reads the chain: the base checksum and the layer names.
 // A missing chain names no base.
@@ -208,14 +205,7 @@ func (ix *Index) lock() (*flock.Flock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("catalog layers: %w", err)
-	}
-	fl := flock.New(filepath.Join(dir, layerLockFile), flock.SetFlag(os.O_CREATE|os.O_RDWR|noFollowLock), flock.SetPermissions(0o644))
-	if err := fl.Lock(); err != nil {
-		return nil, fmt.Errorf("catalog layers: lock: %w", err)
-	}
-	return fl, nil
+	return lockIn(dir, layerLockFile, "catalog layers")
 }
 
 // unchanged reports whether the base and chain on disk are still those s
@@ -271,12 +261,9 @@ func (ix *Index) saveLayer(s *stack, b []byte) error {
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(b)
-	path := filepath.Join(dir, layerName(sum))
-	if _, err := os.Lstat(path); err != nil {
-		if err := fsutil.WriteFileAtomic(path, b, 0o444); err != nil {
-			return fmt.Errorf("catalog layer: %w", err)
-		}
+	sum, err := writeNamed(dir, layerFile, b, "catalog layer")
+	if err != nil {
+		return err
 	}
 	names := append(append([][32]byte(nil), s.layers...), sum)
 	if err := writeCatChain(dir, s.baseSum, names); err != nil {
@@ -315,7 +302,7 @@ func (ix *Index) saveBase(d *data) error {
 func (ix *Index) pruneLayers(dir string, keep [][32]byte) error {
 	named := map[string]bool{}
 	for _, k := range keep {
-		named[layerName(k)] = true
+		named[layerFile(k)] = true
 	}
 	if err := removeNamed(dir, func(n string, regular bool) bool {
 		return strings.HasSuffix(n, layerSuffix) && !named[n] || regular && strings.HasPrefix(n, ".tmp-")
