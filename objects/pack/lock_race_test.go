@@ -107,6 +107,41 @@ func spCheckAll(t *testing.T, dir string, a objects.Algo, objs []*objects.Object
 	}
 }
 
+// TestStoragePackReloadBesideCommit: a store reloads while a writer in
+// another process is between the two renames of its commit, the pack
+// file in place and its index not yet. The reload waits for the commit
+// and sees the new pack whole; it does not report a pack without its
+// index (before, Damaged named it for that moment, and fsck with it).
+func TestStoragePackReloadBesideCommit(t *testing.T) {
+	a := objects.BLAKE3
+	dir, objs, _, reader := spTwoPacks(t, a)
+	fresh := []*objects.Object{objects.NewBlob(a, []byte("committed while the reader reloads\n"))}
+	name, err := spCommit(t.TempDir(), a, fresh) // its name, by content
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d []Damaged
+	var reloadErr error
+	commit := func() { _, err = spCommit(dir, a, fresh) }
+	reload := func() {
+		if reloadErr = reader.Reload(); reloadErr == nil {
+			d, reloadErr = reader.Damaged()
+		}
+	}
+	if !spInWindow(&commitWindowHook, name, commit, reload) {
+		t.Fatalf("the commit of %s (%v) did not stop between its renames", name, err)
+	}
+	if err != nil || reloadErr != nil {
+		t.Fatalf("commit %v, reload %v", err, reloadErr)
+	}
+	if len(d) != 0 {
+		t.Fatalf("a reload beside a commit reports damage: %v", d)
+	}
+	for _, o := range append(objs, fresh...) {
+		spCheckGet(t, reader, o)
+	}
+}
+
 // TestStoragePackCommitBesideMerge: a writer commits a pack whose name
 // (its content) is that of a pack a merge in another process is folding
 // into a bigger one, and the merge removes the old pair while the writer

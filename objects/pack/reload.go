@@ -102,7 +102,7 @@ var openWindowHook func(name string)
 // packs that cannot be opened, and the names whose files vanished before
 // they could be opened.
 func (s *Store) list(opened map[string]*spPack, wasDamaged map[string]error) (names []string, damaged map[string]error, vanished []string, err error) {
-	names, orphans, err := s.scan()
+	names, orphans, err := s.scanSettled()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -141,6 +141,27 @@ func (s *Store) list(opened map[string]*spPack, wasDamaged map[string]error) (na
 		listed = append(listed, n)
 	}
 	return listed, damaged, vanished, nil
+}
+
+// scanSettled is scan, but a pack file without its index is confirmed
+// with no commit between its two renames: a commit renames the pack file,
+// then its index, holding the directory lock shared (lock.go), so a scan
+// that finds an orphan takes the lock exclusive (waiting out the commit's
+// renames) and scans again. An orphan seen then is one no writer is
+// committing: a crash's leftover or damage. When the lock cannot be taken
+// (a read-only directory without its lock file, say) the first scan
+// stands, so damage is still reported.
+func (s *Store) scanSettled() (names, orphans []string, err error) {
+	names, orphans, err = s.scan()
+	if err != nil || len(orphans) == 0 {
+		return names, orphans, err
+	}
+	release, lerr := lockDir(s.dir, true)
+	if lerr != nil {
+		return names, orphans, nil
+	}
+	defer release()
+	return s.scan()
 }
 
 // closeUnlisted closes the packs of opened that a Reload opened (they are
