@@ -23,11 +23,12 @@ import (
 const expectContinueBytes = 2 << 20
 
 // responseHeaderTimeout bounds the wait for an answer's headers once a
-// request is sent whole (body included), on the client New builds: S3
-// answers within seconds of a request's last byte, even a 5 GiB PUT's,
-// and a server that took the connection and never answers must not hold
-// tine forever. A timed-out try counts as one without an answer (it is
-// retried). A variable so a test can shorten it.
+// request is sent whole (body included, so a large PUT's upload does not
+// count), on the client New builds: a server that took the connection
+// and never answers must not hold tine forever, and a minute is far more
+// than a server that answers takes once it has the whole request. A
+// timed-out try counts as one without an answer (it is retried). A
+// variable so a test can shorten it.
 var responseHeaderTimeout = time.Minute
 
 // Options configure a Client.
