@@ -266,7 +266,8 @@ func newConnError(ctx context.Context, err error) *connError {
 func (e *connError) Error() string { return e.err.Error() }
 func (e *connError) Unwrap() error { return e.err }
 
-// ConnectionError reports a try to retry: any but a cancelled one.
+// ConnectionError reports a try the retryer may retry: any but a
+// cancelled one (it still refuses a host name that does not resolve).
 func (e *connError) ConnectionError() bool { return !e.canceled }
 
 // CanceledError reports a try ended by its context, never retried.
