@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/s3remote/internal/s3client"
 )
@@ -45,7 +46,7 @@ func newBucket(cfg Config) *bucket {
 	c := s3client.New(s3client.Options{
 		Endpoint: cfg.Endpoint,
 		Region:   cfg.Region,
-		Credentials: s3client.Credentials{AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
+		Credentials: aws.Credentials{AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
 			SessionToken: cfg.SessionToken},
 		HTTPClient: cfg.HTTPClient,
 	})

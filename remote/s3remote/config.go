@@ -33,7 +33,8 @@ type Config struct {
 	SecretAccessKey string
 	SessionToken    string
 	// HTTPClient overrides the HTTP client (nil: one with net/http's
-	// default transport settings).
+	// default transport settings and a one-minute response-header
+	// timeout).
 	HTTPClient *http.Client
 }
 

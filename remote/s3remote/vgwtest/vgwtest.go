@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/tinehq/tine/remote/s3remote/internal/s3client"
 )
 
@@ -145,7 +146,7 @@ func (s *Server) Log() string { return s.log.String() }
 // Client returns an S3 client for the server (the S3 remote's own).
 func (s *Server) Client() *s3client.Client {
 	return s3client.New(s3client.Options{Endpoint: s.Endpoint, Region: Region,
-		Credentials: s3client.Credentials{AccessKeyID: s.AccessKey, SecretAccessKey: s.SecretKey}})
+		Credentials: aws.Credentials{AccessKeyID: s.AccessKey, SecretAccessKey: s.SecretKey}})
 }
 
 // Bucket creates a fresh bucket and returns its name.

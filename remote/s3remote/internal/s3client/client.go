@@ -4,28 +4,32 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
-)
 
-// Defaults of Options, those of the AWS SDK's standard retryer.
-const (
-	DefaultMaxAttempts = 3
-	DefaultBackoffUnit = time.Second
-	maxBackoff         = 20 * time.Second
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
 // expectContinueBytes is the body size from which a PUT asks the server
 // to accept its headers first (Expect: 100-continue), as the SDK did: a
 // refused upload (412, 403) then costs no body.
 const expectContinueBytes = 2 << 20
+
+// responseHeaderTimeout bounds the wait for an answer's headers once a
+// request is sent whole (body included, so a large PUT's upload does not
+// count), on the client New builds: a server that took the connection
+// and never answers must not hold tine forever, and a minute is far more
+// than a server that answers takes once it has the whole request. A
+// timed-out try counts as one without an answer (it is retried). A
+// variable so a test can shorten it.
+var responseHeaderTimeout = time.Minute
 
 // Options configure a Client.
 type Options struct {
@@ -36,32 +40,29 @@ type Options struct {
 	// Region is the signing region.
 	Region string
 	// Credentials sign every request.
-	Credentials Credentials
+	Credentials aws.Credentials
 	// HTTPClient sends the requests; nil is a client with net/http's
-	// default transport settings and no overall timeout.
+	// default transport settings, a response-header timeout of one
+	// minute and no overall timeout.
 	HTTPClient *http.Client
-	// MaxAttempts bounds the tries of one request (0: DefaultMaxAttempts).
+	// MaxAttempts bounds the tries of one request (0: the SDK's standard
+	// retryer's, retry.DefaultMaxAttempts, 3).
 	MaxAttempts int
-	// BackoffUnit scales the wait before a retry: a random duration below
-	// BackoffUnit×2^attempt, at most 20 s (0: DefaultBackoffUnit).
-	BackoffUnit time.Duration
+	// Backoff, when set, replaces the standard retryer's waits between
+	// tries (tests shorten them).
+	Backoff retry.BackoffDelayer
 }
 
 // Client sends signed S3 requests. It is safe for concurrent use.
 type Client struct {
-	opt   Options
-	hc    *http.Client
-	quota *retryQuota
+	opt     Options
+	hc      *http.Client
+	signer  *v4.Signer
+	retryer *retry.Standard
 }
 
 // New returns the Client of opt.
 func New(opt Options) *Client {
-	if opt.MaxAttempts <= 0 {
-		opt.MaxAttempts = DefaultMaxAttempts
-	}
-	if opt.BackoffUnit <= 0 {
-		opt.BackoffUnit = DefaultBackoffUnit
-	}
 	opt.Endpoint = strings.TrimSuffix(opt.Endpoint, "/")
 	hc := opt.HTTPClient
 	if hc == nil {
@@ -72,12 +73,13 @@ func New(opt Options) *Client {
 			tr = &http.Transport{Proxy: http.ProxyFromEnvironment}
 		}
 		tr.MaxIdleConnsPerHost = 32 // the probe's writers, and the ref readers
+		tr.ResponseHeaderTimeout = responseHeaderTimeout
 		hc = &http.Client{Transport: tr}
 	}
 	// A copy, so the caller's client keeps its own redirect policy.
 	own := *hc
 	own.CheckRedirect = noRedirect
-	return &Client{opt: opt, hc: &own, quota: newRetryQuota()}
+	return &Client{opt: opt, hc: &own, signer: newSigner(), retryer: newRetryer(opt)}
 }
 
 // noRedirect hands a 3xx answer back as it is, to become an *Error: a
@@ -137,7 +139,8 @@ func (c *Client) target(r *request) (*url.URL, error) {
 	}
 	u.Path = path
 	u.RawPath = EscapePath(path)
-	u.RawQuery = CanonicalQuery(r.query)
+	// Any valid encoding: the signer rewrites it into the canonical one.
+	u.RawQuery = url.Values(r.query).Encode()
 	return u, nil
 }
 
@@ -175,31 +178,19 @@ func (c *Client) payloadHash(u *url.URL, r *request) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// once sends r one time. A 2xx answer is handed to consume, which owns
-// its body; any other is read (bounded) into an *Error.
-func (c *Client) once(ctx context.Context, r *request, consume func(*http.Response) error) error {
+// build returns the signed request of one try of r at now, sending body.
+func (c *Client) build(ctx context.Context, r *request, body io.Reader, now time.Time, opts ...func(*v4.SignerOptions)) (*http.Request, error) {
 	u, err := c.target(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	hash, err := c.payloadHash(u, r)
 	if err != nil {
-		return fmt.Errorf("read the body: %w", err)
-	}
-	var body io.Reader
-	if r.body != nil {
-		if _, err := r.body.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("rewind the body: %w", err)
-		}
-		ab := &attemptBody{r: r.body}
-		// The transport may still be writing the body after Do returns
-		// (an early answer); the next try must not share the reader.
-		defer ab.detach()
-		body = ab
+		return nil, fmt.Errorf("read the body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.URL = u // as built: the path encoded exactly as signed
 	if r.body != nil {
@@ -211,16 +202,43 @@ func (c *Client) once(ctx context.Context, r *request, consume func(*http.Respon
 	for k, v := range r.header {
 		req.Header.Set(k, v)
 	}
-	Sign(req, c.opt.Credentials, c.opt.Region, hash, time.Now())
+	if err := c.sign(ctx, req, hash, now, opts...); err != nil {
+		return nil, fmt.Errorf("sign the request: %w", err)
+	}
+	// Set after signing: neither is signed (a proxy may change them).
 	if r.size >= expectContinueBytes {
 		req.Header.Set("Expect", "100-continue")
 	}
 	// Bytes as stored: no transparent gzip, so Content-Length is the
 	// object's size (the SDK asked for identity too).
 	req.Header.Set("Accept-Encoding", "identity")
+	return req, nil
+}
+
+// once sends r one time. A 2xx answer is handed to consume, which owns
+// its body; any other is read (bounded) into an *Error.
+func (c *Client) once(ctx context.Context, r *request, consume func(*http.Response) error) error {
+	var body io.Reader
+	if r.body != nil {
+		ab := &attemptBody{r: r.body}
+		// The transport may still be writing the body after Do returns
+		// (an early answer); the next try must not share the reader.
+		defer ab.detach()
+		body = ab
+	}
+	req, err := c.build(ctx, r, body, time.Now())
+	if err != nil {
+		return err
+	}
+	if r.body != nil {
+		// payloadHash may have read it.
+		if _, err := r.body.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("rewind the body: %w", err)
+		}
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return &connError{err: err}
+		return newConnError(ctx, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
@@ -229,12 +247,31 @@ func (c *Client) once(ctx context.Context, r *request, consume func(*http.Respon
 	return consume(resp)
 }
 
-// connError is a request that got no (complete) answer: refused or broken
-// connection, timeout, truncated body. It is retried.
-type connError struct{ err error }
+// connError is a try that got no (complete) answer: refused or broken
+// connection, timeout, truncated body. It speaks the AWS SDK retryer's
+// interfaces as the SDK's own send errors do: a connection error, which
+// is retried, unless the request's context had ended, which is not (a
+// transport's own timeout also matches context.DeadlineExceeded, so the
+// context itself decides).
+type connError struct {
+	err      error
+	canceled bool
+}
+
+// newConnError is err of a try of a request under ctx.
+func newConnError(ctx context.Context, err error) *connError {
+	return &connError{err: err, canceled: ctx.Err() != nil}
+}
 
 func (e *connError) Error() string { return e.err.Error() }
 func (e *connError) Unwrap() error { return e.err }
+
+// ConnectionError reports a try the retryer may retry: any but a
+// cancelled one (it still refuses a host name that does not resolve).
+func (e *connError) ConnectionError() bool { return !e.canceled }
+
+// CanceledError reports a try ended by its context, never retried.
+func (e *connError) CanceledError() bool { return e.canceled }
 
 // attemptBody is a request body for one try: once detached it reads
 // nothing more, so a transport still writing an abandoned try cannot
@@ -258,11 +295,4 @@ func (b *attemptBody) detach() {
 	b.mu.Lock()
 	b.done = true
 	b.mu.Unlock()
-}
-
-// isTimeout reports whether err is a network timeout (which costs the
-// retry quota more).
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -55,7 +55,7 @@ func (c *Client) List(ctx context.Context, bucket, prefix, token string, maxKeys
 			defer resp.Body.Close()
 			data, err := io.ReadAll(io.LimitReader(resp.Body, MaxListBytes+1))
 			if err != nil {
-				return &connError{err: err}
+				return newConnError(ctx, err)
 			}
 			page, err = parseList(data, token)
 			return err

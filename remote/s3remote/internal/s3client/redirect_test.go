@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 // TestRedirectNotFollowed: a 3xx answer is an error naming the status,
@@ -25,8 +27,8 @@ func TestRedirectNotFollowed(t *testing.T) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, other.URL+"/b/k", status)
 		}))
-		c := New(Options{Endpoint: srv.URL, Region: "us-east-1", BackoffUnit: 1,
-			Credentials: Credentials{AccessKeyID: "k", SecretAccessKey: "s", SessionToken: "token"}})
+		c := New(Options{Endpoint: srv.URL, Region: "us-east-1", Backoff: waitFor(0),
+			Credentials: aws.Credentials{AccessKeyID: "k", SecretAccessKey: "s", SessionToken: "token"}})
 		obj, err := c.Get(context.Background(), "b", "k")
 		if obj != nil {
 			obj.Body.Close()
@@ -37,8 +39,8 @@ func TestRedirectNotFollowed(t *testing.T) {
 		}
 		// A caller's own client is not followed either (nor changed).
 		hc := srv.Client()
-		c = New(Options{Endpoint: srv.URL, Region: "us-east-1", HTTPClient: hc, BackoffUnit: 1,
-			Credentials: Credentials{AccessKeyID: "k", SecretAccessKey: "s", SessionToken: "token"}})
+		c = New(Options{Endpoint: srv.URL, Region: "us-east-1", HTTPClient: hc, Backoff: waitFor(0),
+			Credentials: aws.Credentials{AccessKeyID: "k", SecretAccessKey: "s", SessionToken: "token"}})
 		if _, _, err := c.Head(context.Background(), "b", "k"); !errors.As(err, &e) || e.Status != status {
 			t.Errorf("%d with the caller's client: error %v, want the %d answer", status, err, status)
 		}

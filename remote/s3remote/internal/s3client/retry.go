@@ -4,117 +4,67 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 )
 
-// The retry quota of the AWS SDK's standard retryer: a bucket of tokens a
-// retry spends (more after a timeout) and a success refills, so a server
-// that keeps failing soon gets first tries only.
-const (
-	quotaTokens      = 500
-	quotaRetryCost   = 5
-	quotaTimeoutCost = 10
-	quotaNoRetryGain = 1
-)
-
-// retryQuota is the token bucket, shared by every request of a Client.
-type retryQuota struct {
-	mu     sync.Mutex
-	tokens int
+// newRetryer returns the AWS SDK's standard retryer for opt: which
+// failures are retried (no answer at all: a refused or broken connection,
+// a timeout, a truncated body; 500, 502, 503, 504, a 429 and S3's
+// throttling and timeout codes), the jittered exponential waits (a base
+// of 50 ms, 1 s after throttling, at most 20 s) and the retry token
+// budget every request of the Client shares (500 tokens, a retry costs
+// 14, 5 after throttling, a success gives back what its retries took, or
+// 1). Every operation this client sends may be repeated: reads and
+// deletes are idempotent, an unconditional PUT writes the same bytes
+// again, and a conditional PUT whose first try took effect unseen fails
+// its retry with 412, which the caller resolves by reading the key back.
+func newRetryer(opt Options) *retry.Standard {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		if opt.MaxAttempts > 0 {
+			o.MaxAttempts = opt.MaxAttempts
+		}
+		if opt.Backoff != nil {
+			o.Backoff = opt.Backoff
+		}
+	})
 }
 
-func newRetryQuota() *retryQuota { return &retryQuota{tokens: quotaTokens} }
+// nopRelease is the release of a try that took no retry token.
+func nopRelease(error) error { return nil }
 
-// take spends the cost of retrying after err, false when the bucket is
-// too low.
-func (q *retryQuota) take(err error) (int, bool) {
-	cost := quotaRetryCost
-	if isTimeout(err) {
-		cost = quotaTimeoutCost
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.tokens < cost {
-		return 0, false
-	}
-	q.tokens -= cost
-	return cost, true
-}
-
-// give returns n tokens after a success (the cost of the retries that led
-// to it, or quotaNoRetryGain for a first-try success).
-func (q *retryQuota) give(n int) {
-	q.mu.Lock()
-	q.tokens = min(quotaTokens, q.tokens+n)
-	q.mu.Unlock()
-}
-
-// retryable reports whether a failed attempt may be tried again: no
-// answer at all (connection refused or broken, truncated body), 500, 502,
-// 503, 504, 429, and S3's throttling and timeout codes. Every operation
-// this client sends may be repeated: reads and deletes are idempotent, an
-// unconditional PUT writes the same bytes again, and a conditional PUT
-// whose first try took effect unseen fails its retry with 412, which the
-// caller resolves by reading the key back (as with the SDK). A cancelled
-// context is never retried.
-func retryable(ctx context.Context, err error) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	var ce *connError
-	if errors.As(err, &ce) {
-		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-	}
-	var e *Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	switch e.Status {
-	case 500, 502, 503, 504, 429:
-		return true
-	}
-	switch e.Code {
-	case "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
-		"TooManyRequestsException", "ProvisionedThroughputExceededException", "TransactionInProgressException",
-		"RequestLimitExceeded", "BandwidthLimitExceeded", "LimitExceededException", "RequestThrottled",
-		"SlowDown", "PriorRequestNotComplete", "EC2ThrottledException", "RequestTimeout", "RequestTimeoutException":
-		return true
-	}
-	return false
-}
-
-// backoff is the wait before retry number attempt (1 for the first):
-// full jitter below unit×2^attempt, capped at maxBackoff.
-func backoff(unit time.Duration, attempt int) time.Duration {
-	ceiling := maxBackoff
-	if attempt < 16 {
-		ceiling = min(maxBackoff, unit<<attempt)
-	}
-	return time.Duration(rand.Float64() * float64(ceiling))
-}
-
-// send runs r with retries: at most MaxAttempts tries while the failure
-// is retryable and the quota allows, waiting backoff between them.
+// send runs r with retries, the way the SDK's retry middleware drives its
+// retryer: at most MaxAttempts tries while the failure is retryable and
+// the token budget allows, waiting RetryDelay between them. A try's
+// outcome settles the token it was given: the first try's (a success adds
+// to the budget) or the retry's (a success refunds it).
 func (c *Client) send(ctx context.Context, r *request, consume func(*http.Response) error) error {
-	spent := 0
+	release, err := c.retryer.GetAttemptToken(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.op, err)
+	}
 	for attempt := 1; ; attempt++ {
 		err := c.once(ctx, r, consume)
+		// The budget's own bookkeeping: it fails only when full, which
+		// changes nothing for this request.
+		_ = release(err)
 		if err == nil {
-			c.quota.give(max(spent, quotaNoRetryGain))
 			return nil
 		}
-		if attempt >= c.opt.MaxAttempts || !retryable(ctx, err) {
+		if ctx.Err() != nil || !c.retryer.IsErrorRetryable(err) || attempt >= c.retryer.MaxAttempts() {
 			return c.fail(ctx, r, attempt, err)
 		}
-		cost, ok := c.quota.take(err)
-		if !ok {
-			return c.fail(ctx, r, attempt, err)
+		var spent error
+		if release, spent = c.retryToken(ctx, err); spent != nil {
+			return c.fail(ctx, r, attempt, spent)
 		}
-		spent += cost
-		t := time.NewTimer(backoff(c.opt.BackoffUnit, attempt))
+		wait, derr := c.retryer.RetryDelay(attempt, err)
+		if derr != nil {
+			return c.fail(ctx, r, attempt, fmt.Errorf("%w (no retry: %v)", err, derr))
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -122,6 +72,16 @@ func (c *Client) send(ctx context.Context, r *request, consume func(*http.Respon
 		case <-t.C:
 		}
 	}
+}
+
+// retryToken takes the cost of retrying after err from the budget. When
+// the budget is spent it returns err itself, saying so.
+func (c *Client) retryToken(ctx context.Context, err error) (func(error) error, error) {
+	release, terr := c.retryer.GetRetryToken(ctx, err)
+	if terr != nil {
+		return nopRelease, fmt.Errorf("%w (not retried: this process's retry budget is spent)", err)
+	}
+	return release, nil
 }
 
 // fail words the last error of r after attempt tries.

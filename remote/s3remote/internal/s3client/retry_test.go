@@ -13,12 +13,20 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 )
+
+// waitFor returns a Backoff that waits d between tries.
+func waitFor(d time.Duration) retry.BackoffDelayer {
+	return retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return d, nil })
+}
 
 // testClient returns a client of srv with millisecond backoff.
 func testClient(srv *httptest.Server) *Client {
 	return New(Options{Endpoint: srv.URL, Region: "us-east-1", HTTPClient: srv.Client(),
-		Credentials: Credentials{AccessKeyID: "k", SecretAccessKey: "s"}, BackoffUnit: time.Millisecond})
+		Credentials: aws.Credentials{AccessKeyID: "k", SecretAccessKey: "s"}, Backoff: waitFor(time.Millisecond)})
 }
 
 // s3Fail writes an S3 error answer.
@@ -169,7 +177,7 @@ func TestCancelNotRetried(t *testing.T) {
 		t.Fatalf("cancelled while held: %v after %d tries", err, tries.Load())
 	}
 	tries.Store(0)
-	slow := New(Options{Endpoint: srv.URL, Region: "us-east-1", HTTPClient: srv.Client(), BackoffUnit: time.Hour})
+	slow := New(Options{Endpoint: srv.URL, Region: "us-east-1", HTTPClient: srv.Client(), Backoff: waitFor(time.Hour)})
 	ctx, cancel = context.WithCancel(context.Background())
 	go func() {
 		for tries.Load() == 0 {
@@ -182,22 +190,50 @@ func TestCancelNotRetried(t *testing.T) {
 	}
 }
 
-// TestRetryQuota: once the quota is spent, failures are not retried;
-// a success refills it.
+// TestRetryQuota: the standard retryer's budget (500 tokens, 14 a
+// retry) is shared by the client's requests and spent by failures that
+// never recover: 17 requests get their 3 tries, the 18th 2 (10 tokens
+// left), then only first tries; a success then gives a token back and a
+// recovered request refunds its retry, so retries resume once the budget
+// holds 14 again.
 func TestRetryQuota(t *testing.T) {
-	q := newRetryQuota()
-	e := &Error{Status: 503}
-	for i := 0; i < quotaTokens/quotaRetryCost; i++ {
-		if _, ok := q.take(e); !ok {
-			t.Fatalf("quota refused retry %d", i)
+	var tries, failing atomic.Int64
+	failing.Store(1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tries.Add(1)
+		if failing.Load() == 1 {
+			s3Fail(w, 500, "InternalError")
+		}
+	}))
+	defer srv.Close()
+	c := testClient(srv)
+	count := func() int64 {
+		tries.Store(0)
+		c.Delete(context.Background(), "b", "k")
+		return tries.Load()
+	}
+	for i := 1; i <= 17; i++ {
+		if n := count(); n != 3 {
+			t.Fatalf("request %d: %d tries, want 3", i, n)
 		}
 	}
-	if _, ok := q.take(e); ok {
-		t.Fatal("quota allowed a retry past its tokens")
+	if n := count(); n != 2 {
+		t.Fatalf("request 18: %d tries, want 2 (the budget holds 10)", n)
 	}
-	q.give(quotaRetryCost)
-	if _, ok := q.take(e); !ok {
-		t.Fatal("quota not refilled by a success")
+	for i := 19; i <= 21; i++ {
+		if n := count(); n != 1 {
+			t.Fatalf("request %d: %d tries, want 1 (the budget is spent)", i, n)
+		}
+	}
+	failing.Store(0)
+	for i := 0; i < 4; i++ { // 10 + 4 first-try successes: 14 tokens
+		if n := count(); n != 1 {
+			t.Fatalf("success: %d tries", n)
+		}
+	}
+	failing.Store(1)
+	if n := count(); n != 2 {
+		t.Fatalf("after 4 successes: %d tries, want 2 (one retry's worth of tokens)", n)
 	}
 }
 

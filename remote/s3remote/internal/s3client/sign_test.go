@@ -1,11 +1,15 @@
 package s3client
 
 import (
+	"context"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/smithy-go/logging"
 )
 
 // The vectors below are the published examples of AWS's S3 documentation
@@ -13,7 +17,7 @@ import (
 // Payload in a Single Chunk"): the documented example credentials,
 // bucket, date and requests, and the signatures AWS gives for them.
 var (
-	exampleCreds = Credentials{AccessKeyID: "AKIAIOSFODNN7EXAMPLE", SecretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}
+	exampleCreds = aws.Credentials{AccessKeyID: "AKIAIOSFODNN7EXAMPLE", SecretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}
 	exampleTime  = time.Date(2013, 5, 24, 0, 0, 0, 0, time.UTC)
 )
 
@@ -24,6 +28,19 @@ func exampleRequest(t *testing.T, method, rawURL string) *http.Request {
 		t.Fatal(err)
 	}
 	return req
+}
+
+// logCanonical returns a signer option that stores the canonical request
+// the SDK's signer built in *canon (it logs it with the string to sign).
+func logCanonical(canon *string) func(*v4.SignerOptions) {
+	return func(o *v4.SignerOptions) {
+		o.LogSigning = true
+		o.Logger = logging.LoggerFunc(func(_ logging.Classification, _ string, v ...interface{}) {
+			if len(v) > 0 {
+				*canon, _ = v[0].(string)
+			}
+		})
+	}
 }
 
 // signature returns the Signature= part of req's Authorization header
@@ -40,8 +57,9 @@ func signature(t *testing.T, req *http.Request) (sig, signed string) {
 	return sig, signed
 }
 
-// TestSignAWSExamples: the four S3 examples of AWS's documentation sign
-// to the documented signatures: GET with a Range header, PUT with the
+// TestSignAWSExamples: the four S3 examples of AWS's documentation,
+// signed by the client's signing step (the SDK's SigV4 signer set up for
+// S3, the payload hash declared), give the documented signatures: GET with a Range header, PUT with the
 // body's hash and extra headers (and a '$' in the key, encoded once),
 // a sub-resource query (?lifecycle) and a list query sorted and encoded
 // (?max-keys=2&prefix=J).
@@ -64,6 +82,7 @@ func TestSignAWSExamples(t *testing.T) {
 		{"list objects", "GET", "https://examplebucket.s3.amazonaws.com/?max-keys=2&prefix=J", nil, EmptyPayloadHash,
 			"host;x-amz-content-sha256;x-amz-date", "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"},
 	}
+	client := New(Options{Region: "us-east-1", Credentials: exampleCreds})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			req := exampleRequest(t, c.method, c.url)
@@ -73,32 +92,34 @@ func TestSignAWSExamples(t *testing.T) {
 			for k, v := range c.header {
 				req.Header.Set(k, v)
 			}
-			Sign(req, exampleCreds, "us-east-1", c.payload, exampleTime)
+			var canon string
+			if err := client.sign(context.Background(), req, c.payload, exampleTime, logCanonical(&canon)); err != nil {
+				t.Fatal(err)
+			}
 			sig, signed := signature(t, req)
 			if signed != c.signed || sig != c.sig {
-				canon, _ := canonicalRequest(req, c.payload)
 				t.Fatalf("signed headers %q, signature %s\nwant %q, %s\ncanonical request:\n%s", signed, sig, c.signed, c.sig, canon)
 			}
 		})
 	}
 }
 
-// TestCanonicalRequestEncoding: keys are encoded exactly once with '/'
-// kept in the path (a '%' in a key is %25, never %2525), the query is
-// sorted and encoded with '/' as %2F, '+' as %2B and ' ' as %20 (a
-// ListObjectsV2 page with a continuation token and a prefix), and a
-// session token is sent and signed.
+// TestCanonicalRequestEncoding: the client's request builder encodes
+// keys exactly once with '/' kept in the path (a '%' in a key is %25,
+// never %2525), and the signer sorts and encodes the query with '/' as
+// %2F, '+' as %2B and ' ' as %20 (a continuation token and a prefix) and
+// sends it as signed; a session token is sent and signed.
 func TestCanonicalRequestEncoding(t *testing.T) {
-	req := exampleRequest(t, "GET", "https://s3.example/bucket")
-	key := "team a/refs/heads/x%y+z"
-	req.URL.Path = "/bucket/" + key
-	req.URL.RawPath = "/bucket/" + EscapePath(key)
-	q := url.Values{"list-type": {"2"}, "prefix": {"team a/refs/"}, "continuation-token": {"1/a+b=="}}
-	req.URL.RawQuery = CanonicalQuery(q)
 	creds := exampleCreds
 	creds.SessionToken = "token/with+chars="
-	Sign(req, creds, "us-east-1", EmptyPayloadHash, exampleTime)
-	canon, signed := canonicalRequest(req, EmptyPayloadHash)
+	c := New(Options{Endpoint: "https://s3.example", Region: "us-east-1", Credentials: creds})
+	r := &request{op: "GetObject", method: http.MethodGet, bucket: "bucket", key: "team a/refs/heads/x%y+z",
+		query: map[string][]string{"list-type": {"2"}, "prefix": {"team a/refs/"}, "continuation-token": {"1/a+b=="}}}
+	var canon string
+	req, err := c.build(context.Background(), r, nil, exampleTime, logCanonical(&canon))
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := "GET\n" +
 		"/bucket/team%20a/refs/heads/x%25y%2Bz\n" +
 		"continuation-token=1%2Fa%2Bb%3D%3D&list-type=2&prefix=team%20a%2Frefs%2F\n" +
@@ -112,37 +133,51 @@ func TestCanonicalRequestEncoding(t *testing.T) {
 	if canon != want {
 		t.Fatalf("canonical request:\n%s\nwant:\n%s", canon, want)
 	}
-	if signed != "host;x-amz-content-sha256;x-amz-date;x-amz-security-token" || req.Header.Get("X-Amz-Security-Token") != creds.SessionToken {
-		t.Fatalf("session token not sent and signed: %q, %v", signed, req.Header)
+	if !strings.Contains(req.Header.Get("Authorization"), "SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token,") ||
+		req.Header.Get("X-Amz-Security-Token") != creds.SessionToken {
+		t.Fatalf("session token not sent and signed: %v", req.Header)
 	}
 	if got := req.URL.String(); got != "https://s3.example/bucket/team%20a/refs/heads/x%25y%2Bz?continuation-token=1%2Fa%2Bb%3D%3D&list-type=2&prefix=team%20a%2Frefs%2F" {
 		t.Fatalf("sent URL %s differs from the signed one", got)
 	}
 }
 
-// TestSignUnsignedPayload: a request signed with UNSIGNED-PAYLOAD says so
-// in X-Amz-Content-Sha256 and ends its canonical request with it, and
-// conditional headers are signed.
+// TestSignUnsignedPayload: a PUT over https is signed with
+// UNSIGNED-PAYLOAD, says so in X-Amz-Content-Sha256 and ends its
+// canonical request with it; its conditional header and length are
+// signed.
 func TestSignUnsignedPayload(t *testing.T) {
-	req := exampleRequest(t, "PUT", "https://examplebucket.s3.amazonaws.com/refs/heads/main")
-	req.Header.Set("If-Match", `"abc"`)
-	Sign(req, exampleCreds, "us-east-1", UnsignedPayload, exampleTime)
-	canon, signed := canonicalRequest(req, UnsignedPayload)
+	c := New(Options{Region: "us-east-1", Credentials: exampleCreds})
+	r := &request{op: "PutObject", method: http.MethodPut, bucket: "examplebucket", key: "refs/heads/main",
+		header: map[string]string{"If-Match": `"abc"`}, body: strings.NewReader("x\n"), size: 2}
+	var canon string
+	req, err := c.build(context.Background(), r, strings.NewReader("x\n"), exampleTime, logCanonical(&canon))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if req.Header.Get("X-Amz-Content-Sha256") != UnsignedPayload || !strings.HasSuffix(canon, "\n"+UnsignedPayload) {
 		t.Fatalf("unsigned payload not declared:\n%s", canon)
 	}
-	if signed != "host;if-match;x-amz-content-sha256;x-amz-date" {
+	if _, signed := signature(t, req); signed != "content-length;host;if-match;x-amz-content-sha256;x-amz-date" {
 		t.Fatalf("signed headers %q", signed)
 	}
 }
 
-// TestCanonicalQueryOrder: pairs are sorted by key, then by value, as
-// SigV4 (and so the server) orders them, also where a key is a prefix of
-// another: "a=" sorted as a string would follow "a-b=" and "a1=", whose
-// bytes '-' and '1' sort before '='.
+// TestCanonicalQueryOrder: query pairs are signed and sent sorted by key,
+// then by value, as SigV4 (and so the server) orders them, also where a
+// key is a prefix of another: "a=" sorted as a string would follow "a-b="
+// and "a1=", whose bytes '-' and '1' sort before '='.
 func TestCanonicalQueryOrder(t *testing.T) {
-	q := url.Values{"a-b": {"1"}, "a": {"z", "y"}, "a1": {"0"}, "b": {""}}
-	if got, want := CanonicalQuery(q), "a=y&a=z&a-b=1&a1=0&b="; got != want {
-		t.Fatalf("CanonicalQuery = %q, want %q", got, want)
+	c := New(Options{Endpoint: "https://s3.example", Region: "us-east-1", Credentials: exampleCreds})
+	r := &request{op: "ListObjectsV2", method: http.MethodGet, bucket: "b",
+		query: map[string][]string{"a-b": {"1"}, "a": {"z", "y"}, "a1": {"0"}, "b": {""}}}
+	var canon string
+	req, err := c.build(context.Background(), r, nil, exampleTime, logCanonical(&canon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "a=y&a=z&a-b=1&a1=0&b="
+	if !strings.HasPrefix(canon, "GET\n/b\n"+want+"\n") || req.URL.RawQuery != want {
+		t.Fatalf("sent query %q, canonical request:\n%s\nwant the query %q", req.URL.RawQuery, canon, want)
 	}
 }
