@@ -13,6 +13,8 @@ import (
 type Source interface {
 	objects.Getter
 	// List enumerates object ids by type, then digest (objects.Store.List).
+	// A Source that is also an objects.TypeLister is asked for the
+	// attestations and annotations alone.
 	List(ctx context.Context, fn func(objects.OID) error) error
 }
 
@@ -28,8 +30,9 @@ type state struct {
 	anns []objects.OID
 }
 
-// errStop ends a listing early.
-var errStop = errors.New("stop listing")
+// describerTypes are the types of the objects the catalog lists by id:
+// attestations and annotations, which describe runs.
+var describerTypes = []objects.Type{objects.TypeAnnotation, objects.TypeAttestation}
 
 // readState snapshots every ref, then lists the attestation and annotation
 // ids of the store (names only: no object is read). Refs are read first so
@@ -44,21 +47,18 @@ func readState(ctx context.Context, src Source, rl RefLister) (*state, error) {
 		return nil, fmt.Errorf("catalog: list refs: %w", err)
 	}
 	slices.SortFunc(st.refs, func(a, b RefEntry) int { return compareString(a.Name, b.Name) })
-	// objects.Store.List enumerates annotations, then attestations, then
-	// the other types (SPEC §2.1 order), so the walk stops at the first
-	// blob, event or run.
-	err = src.List(ctx, func(id objects.OID) error {
-		switch id.Type {
-		case objects.TypeAttestation:
+	// Only the two types the catalog lists: a store that can enumerate by
+	// type (objects.TypeLister) never lists, or sorts, the ids of the
+	// events and blobs, which outnumber them by thousands to one.
+	err = objects.ListTypes(ctx, src, describerTypes, func(id objects.OID) error {
+		if id.Type == objects.TypeAttestation {
 			st.atts = append(st.atts, id)
-		case objects.TypeAnnotation:
+		} else {
 			st.anns = append(st.anns, id)
-		default:
-			return errStop
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil {
 		return nil, fmt.Errorf("catalog: list objects: %w", err)
 	}
 	sortOIDs(st.atts)

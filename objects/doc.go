@@ -31,8 +31,9 @@
 //     load.go): typed links and their structural rules, event metrics, the
 //     run graph, the annotation chain; Validate runs them all (SPEC §1.5).
 //   - Errors (reason.go): FormatError carries OpenTine's stable reason codes.
-//   - The Store contract (store.go, store_files.go): Getter, Store,
-//     BatchPutter, the sentinel errors, the loose path of an oid, and the
+//   - The Store contract (store.go, store_files.go, list_types.go): Getter,
+//     Store, BatchPutter, TypeLister (a listing of chosen types that never
+//     lists the others), the sentinel errors, the loose path of an oid, and the
 //     file conventions the on-disk stores share (the .tmp- prefix of
 //     temporary files, read-only modes, path confinement).
 //   - TINEPACK3 (tinepack*.go): the transfer frame of SPEC §2.8, the

@@ -45,6 +45,13 @@ func (s recentSource) Get(ctx context.Context, id objects.OID) (*objects.Object,
 	return s.Store.Get(ctx, id)
 }
 
+// ListTypes lists the store's objects of the given types, by type where
+// the store can (objects.ListTypes): embedding the Store interface
+// promotes only its own methods.
+func (s recentSource) ListTypes(ctx context.Context, types []objects.Type, fn func(objects.OID) error) error {
+	return objects.ListTypes(ctx, s.Store, types, fn)
+}
+
 // IndexRebuildOptions configures IndexRebuild.
 type IndexRebuildOptions struct {
 	// Progress, when set, is called from the calling goroutine as the

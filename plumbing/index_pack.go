@@ -75,10 +75,9 @@ func referencedOIDs(ctx context.Context, r *Repo) (map[objects.OID]bool, error) 
 		return nil, err
 	}
 	out := w.seen
-	err := r.objs.List(ctx, func(id objects.OID) error {
-		if id.Type == objects.TypeBlob {
-			return nil // blobs link to nothing
-		}
+	// Blobs link to nothing: they are not even listed.
+	linking := []objects.Type{objects.TypeAnnotation, objects.TypeAttestation, objects.TypeEvent, objects.TypeRun}
+	err := objects.ListTypes(ctx, r.objs, linking, func(id objects.OID) error {
 		o, err := r.objs.Get(ctx, id)
 		if err != nil {
 			return nil

@@ -113,10 +113,9 @@ func (w *reachWalk) addRoots() error {
 func (w *reachWalk) indexDescribers() error {
 	w.describers = map[objects.OID][]objects.OID{}
 	var ids []objects.OID
-	err := w.r.objs.List(w.ctx, func(id objects.OID) error {
-		if id.Type == objects.TypeAttestation || id.Type == objects.TypeAnnotation {
-			ids = append(ids, id)
-		}
+	describers := []objects.Type{objects.TypeAnnotation, objects.TypeAttestation}
+	err := objects.ListTypes(w.ctx, w.r.objs, describers, func(id objects.OID) error {
+		ids = append(ids, id)
 		return nil
 	})
 	if err != nil {

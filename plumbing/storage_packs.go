@@ -116,6 +116,7 @@ type looseWriteStore struct{ rs reloadingStore }
 var _ interface {
 	objects.Store
 	objects.BatchPutter
+	objects.TypeLister
 } = looseWriteStore{}
 
 // Algo returns the store's hash profile.
@@ -139,6 +140,12 @@ func (s looseWriteStore) Has(ctx context.Context, id objects.OID) (bool, error) 
 // List lists the objects of the loose files and the packs.
 func (s looseWriteStore) List(ctx context.Context, fn func(objects.OID) error) error {
 	return s.rs.List(ctx, fn)
+}
+
+// ListTypes lists the objects of the given types of the loose files and
+// the packs (objects.TypeLister).
+func (s looseWriteStore) ListTypes(ctx context.Context, types []objects.Type, fn func(objects.OID) error) error {
+	return s.rs.ListTypes(ctx, types, fn)
 }
 
 // Put takes the writers' lock (repo_lock.go), then stores o as a loose

@@ -30,6 +30,7 @@ type Store struct {
 var _ interface {
 	objects.Store
 	objects.BatchPutter
+	objects.TypeLister
 } = (*Store)(nil)
 
 // New combines a loose store and the pack store of the same
@@ -164,14 +165,21 @@ func (c *Store) PutBatch(ctx context.Context, objs []*objects.Object) error {
 // List calls fn for every object of both stores once, in enumeration order
 // (SPEC §2.1), merging the loose listing with the packs' ids.
 func (c *Store) List(ctx context.Context, fn func(objects.OID) error) error {
+	return c.ListTypes(ctx, objects.Types, fn)
+}
+
+// ListTypes is List restricted to the given types (objects.TypeLister):
+// the loose store reads only their directories and the packs collect only
+// their ids. An object both loose and packed is listed once.
+func (c *Store) ListTypes(ctx context.Context, types []objects.Type, fn func(objects.OID) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	packed, err := c.packs.SortedIDs()
+	packed, err := c.packs.SortedIDsOf(types)
 	if err != nil {
 		return err
 	}
-	err = c.loose.List(ctx, func(id objects.OID) error {
+	err = c.loose.ListTypes(ctx, types, func(id objects.OID) error {
 		for len(packed) > 0 && enumLess(packed[0], id) {
 			if err := fn(packed[0]); err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,14 @@ import (
 // Get (and fsck through it) reports it as unsafe rather than it being
 // silently ignored.
 func (s *Store) List(ctx context.Context, fn func(objects.OID) error) error {
+	return s.ListTypes(ctx, objects.Types, fn)
+}
+
+var _ objects.TypeLister = (*Store)(nil)
+
+// ListTypes is List restricted to the given types (objects.TypeLister):
+// only their directories are read.
+func (s *Store) ListTypes(ctx context.Context, want []objects.Type, fn func(objects.OID) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -32,7 +41,7 @@ func (s *Store) List(ctx context.Context, fn func(objects.OID) error) error {
 	}
 	for _, te := range types {
 		t := objects.Type(te.Name())
-		if !te.IsDir() || !t.Valid() {
+		if !te.IsDir() || !t.Valid() || !slices.Contains(want, t) {
 			continue
 		}
 		typeDir := filepath.Join(s.dir, te.Name())

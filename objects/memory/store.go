@@ -21,6 +21,7 @@ type Store struct {
 var _ interface {
 	objects.Store
 	objects.BatchPutter
+	objects.TypeLister
 } = (*Store)(nil)
 
 // New returns an empty Store of hash profile a.
@@ -99,10 +100,22 @@ func (m *Store) PutBatch(ctx context.Context, objs []*objects.Object) error {
 // List calls fn for every id in enumeration order. fn runs without the
 // store's lock held, so it may call back into the store.
 func (m *Store) List(ctx context.Context, fn func(objects.OID) error) error {
+	return m.ListTypes(ctx, objects.Types, fn)
+}
+
+// ListTypes is List restricted to the given types (objects.TypeLister):
+// only their ids are collected and sorted.
+func (m *Store) ListTypes(ctx context.Context, types []objects.Type, fn func(objects.OID) error) error {
+	want := objects.TypesInOrder(types)
 	m.mu.RLock()
-	ids := make([]objects.OID, 0, len(m.objs))
+	var ids []objects.OID
+	if len(want) == len(objects.Types) {
+		ids = make([]objects.OID, 0, len(m.objs))
+	}
 	for id := range m.objs {
-		ids = append(ids, id)
+		if slices.Contains(want, id.Type) {
+			ids = append(ids, id)
+		}
 	}
 	m.mu.RUnlock()
 	slices.SortFunc(ids, objects.OID.Compare)

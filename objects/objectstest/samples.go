@@ -1,10 +1,10 @@
 // Package objectstest is the shared test suite every objects.Store
 // implementation runs: put/get round trips for all five types, idempotent
-// puts, Has, ErrNotFound, sorted and complete enumeration, concurrency and,
-// where the store can be damaged on purpose, corruption detection. RunFaults
-// is the fault-injection suite for a store whose file operations can fail
-// on demand (Faults), and FaultStore fails a store's calls for tests of the
-// layers above it.
+// puts, Has, ErrNotFound, sorted and complete enumeration (whole and by
+// type), concurrency and, where the store can be damaged on purpose,
+// corruption detection. RunFaults is the fault-injection suite for a store
+// whose file operations can fail on demand (Faults), and FaultStore fails
+// a store's calls for tests of the layers above it.
 package objectstest
 
 import (

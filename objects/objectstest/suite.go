@@ -23,6 +23,8 @@ func Run(t *testing.T, newStore func(t *testing.T) objects.Store) {
 		{"WrongAlgo", testWrongAlgo},
 		{"ListSortedComplete", testList},
 		{"ListStops", testListStops},
+		{"ListTypes", testListTypes},
+		{"ListTypesStops", testListTypesStops},
 		{"Isolation", testIsolation},
 		{"Batch", testBatch},
 		{"Concurrent", testConcurrent},

@@ -33,8 +33,10 @@ import (
 //     object, as a Get would, for the first spProofReads answers of a pack
 //     (a command resolving a few names), then by verifying the whole index
 //     once (a writer asking about thousands);
-//   - enumerations (List, SortedIDs, ListSizes), Packs, Damaged and Walk
-//     trust every key, so they verify every index first.
+//   - enumerations (List, ListTypes, SortedIDs, SortedIDsOf, ListSizes),
+//     Packs, Damaged and Walk trust every key, so they verify every index
+//     first (a listing by type passes over the other types' keys, but a
+//     damaged key could have any type).
 //
 // A pack found damaged moves from the search order to Damaged, exactly as
 // if Reload had refused it.

@@ -67,6 +67,19 @@ func TestStoragePackDamagedIndexKeyNeverBelieved(t *testing.T) {
 	if len(spPackNames(t, s)) != 0 {
 		t.Fatalf("Packs = %v; the damaged pack must not be listed", spPackNames(t, s))
 	}
+	// A listing by type trusts the keys of its type as much: the damaged
+	// pack lists nothing and is reported.
+	s = spOpenTestPacks(t, dir, objects.BLAKE3)
+	var listed []objects.OID
+	if err := s.ListTypes(ctx, []objects.Type{phantom.Type}, func(id objects.OID) error {
+		listed = append(listed, id)
+		return nil
+	}); err != nil || len(listed) != 0 {
+		t.Fatalf("ListTypes(%s) lists %d ids (phantom %v), %v, from a damaged index", phantom.Type, len(listed), slices.Contains(listed, phantom), err)
+	}
+	if d := spDamaged(t, s); len(d) != 1 || d[0].Name != name {
+		t.Fatalf("Damaged after ListTypes = %v; want %s", d, name)
+	}
 }
 
 func TestStoragePackGetHitDefersIndexVerification(t *testing.T) {

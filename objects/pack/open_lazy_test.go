@@ -66,6 +66,9 @@ func TestStoragePackDeferredOpenFailureIsReported(t *testing.T) {
 	if err := s.List(ctx, func(objects.OID) error { return nil }); !errors.Is(err, objects.ErrUnsafeFile) {
 		t.Fatalf("List: %v, want the unsafe-file refusal", err)
 	}
+	if err := s.ListTypes(ctx, []objects.Type{objects.TypeBlob}, func(objects.OID) error { return nil }); !errors.Is(err, objects.ErrUnsafeFile) {
+		t.Fatalf("ListTypes: %v, want the unsafe-file refusal", err)
+	}
 	if err := s.ListSizes(ctx, func(objects.OID, int64) error { return nil }); !errors.Is(err, objects.ErrUnsafeFile) {
 		t.Fatalf("ListSizes: %v, want the unsafe-file refusal", err)
 	}

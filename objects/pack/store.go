@@ -1,7 +1,6 @@
 package pack
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -274,60 +273,6 @@ func (s *Store) holds(id objects.OID) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-// List calls fn for every object of every pack once, in enumeration order
-// (SPEC §2.1: by type, then by digest).
-func (s *Store) List(ctx context.Context, fn func(objects.OID) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ids, err := s.SortedIDs()
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if err := fn(id); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// SortedIDs returns the distinct ids of all packs in enumeration order;
-// it fails only when the packs cannot be opened (Open).
-func (s *Store) SortedIDs() ([]objects.OID, error) {
-	ps, err := s.trusted()
-	if err != nil {
-		return nil, err
-	}
-	n := 0
-	for _, p := range ps {
-		n += p.idx.count
-	}
-	// Sort keys type code first: codes sort like type names.
-	keys := make([]spKey, 0, n)
-	for _, p := range ps {
-		for i := range p.idx.count {
-			var k spKey
-			src := p.idx.key(i)
-			k[0] = src[32]
-			copy(k[1:], src[:32])
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b spKey) int { return bytes.Compare(a[:], b[:]) })
-	keys = slices.Compact(keys)
-	ids := make([]objects.OID, len(keys))
-	for i, k := range keys {
-		t, _ := spTypeOf(k[0])
-		ids[i] = objects.OID{Type: t, Algo: s.algo}
-		copy(ids[i].Digest[:], k[1:])
-	}
-	return ids, nil
 }
 
 // WritePack writes objs as one new pack, durably, and adds it to the
