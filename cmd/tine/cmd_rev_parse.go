@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tinehq/tine/porcelain/runs"
 )
@@ -29,6 +30,11 @@ Examples:
     run:blake3:9f2c...
     $ tine rev-parse main~2`
 }
+
+// quickRead is true unless the revision is REV~N, whose derived run may
+// first be added to the history index (a write an interrupt must not cut):
+// an oid, a prefix, a ref or REF@{n} is only read (quickReader).
+func (c *revParseCmd) quickRead() bool { return !strings.Contains(c.Name, "~") }
 
 // Run resolves the revision.
 func (c *revParseCmd) Run(e *env) error {

@@ -59,8 +59,28 @@ func (e *interruptedError) code() int {
 	return 128 + int(syscall.SIGINT)
 }
 
-// interruptContext returns the context every verb runs under: cancelled,
-// with an *interruptedError as its cause, by the first interrupt signal.
+// quickReader is a verb that may say, once its command line is parsed,
+// that it only reads a few files and writes, holds and starts nothing, so
+// any moment is a safe point to end it: it then runs without the interrupt
+// handler, whose os/signal goroutines tie up two threads the runtime must
+// start (about a seventh of a `rev-parse` process's CPU, issue 13 item 6).
+// Such a verb ends by the signal at once, as git does, and as a handled
+// interrupt ends too, only without the "interrupted" line; a SIGINT it was
+// started ignoring (a shell's background job) stays ignored.
+type quickReader interface {
+	quickRead() bool
+}
+
+// catchesInterrupts reports whether the verb cmd runs under the interrupt
+// handler: every verb but a quickReader that says so.
+func catchesInterrupts(cmd any) bool {
+	q, ok := cmd.(quickReader)
+	return !ok || !q.quickRead()
+}
+
+// interruptContext returns the context a verb that catches interrupts
+// runs under: cancelled, with an *interruptedError as its cause, by the
+// first interrupt signal.
 // That first signal also restores the default action, so a second one
 // ends a verb that does not stop at once (as git does).
 func interruptContext() (context.Context, func()) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -103,7 +104,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, 
 	}
 	// The hottest verbs in their plain forms skip kong (fastparse.go).
 	if g, verb, cmd, ok := fastParse(args); ok {
-		return execute(&g, verb, cmd.Run, stdin, stdout, stderr)
+		return execute(&g, verb, cmd.Run, catchesInterrupts(cmd), stdin, stdout, stderr)
 	}
 	// The cheap grammar first (grammar.go); its parser writes nowhere, so
 	// help or an error it would show is shown by the full grammar instead.
@@ -141,13 +142,26 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, 
 	if !isVerb {
 		g = &grammar.(*cli).globals
 	}
-	return execute(g, verbPath(kctx.Selected()), func(e *env) error { return runVerb(kctx, e) }, stdin, stdout, stderr)
+	return execute(g, verbPath(kctx.Selected()), func(e *env) error { return runVerb(kctx, e) }, selectedCatches(kctx), stdin, stdout, stderr)
+}
+
+// selectedCatches is catchesInterrupts for the verb kong selected.
+func selectedCatches(kctx *kong.Context) bool {
+	n := kctx.Selected()
+	if n == nil || !n.Target.IsValid() || !n.Target.CanAddr() {
+		return true
+	}
+	return catchesInterrupts(n.Target.Addr().Interface())
 }
 
 // execute runs a parsed command line: do is the selected verb, verb its
-// name as typed and g the global flags.
-func execute(g *globals, verb string, do func(*env) error, stdin io.Reader, stdout, stderr io.Writer) (int, os.Signal) {
-	ctx, stop := interruptContext()
+// name as typed and g the global flags; catch says whether it runs under
+// the interrupt handler (catchesInterrupts).
+func execute(g *globals, verb string, do func(*env) error, catch bool, stdin io.Reader, stdout, stderr io.Writer) (int, os.Signal) {
+	ctx, stop := context.Background(), func() {}
+	if catch {
+		ctx, stop = interruptContext()
+	}
 	defer stop()
 	e := &env{
 		ctx:       ctx,
