@@ -139,6 +139,26 @@ func interrupted(ctx context.Context, verb string, err error) error {
 	return &interruptedError{sig: ie.sig, note: interruptNote(verb)}
 }
 
+// signalIsTheirEnd holds the verbs for which an interrupt is how they
+// end, not a reason to fail: serve and view shut down on it and exit 0,
+// and record passes it on to its command and ends as the command ended.
+var signalIsTheirEnd = map[string]bool{"serve": true, "view": true, "record": true}
+
+// lateInterrupt is the outcome of a verb that completed although an
+// interrupt arrived while it ran (it had passed its last point to stop,
+// or never needed to check): its work is done and kept, and the line
+// says so, but tine still ends by the signal, so a shell loop around it
+// stops as the README's exit codes promise. Before, such a verb exited 0
+// and the loop went on. nil when no interrupt came or the verb is one of
+// signalIsTheirEnd.
+func lateInterrupt(ctx context.Context, verb string) error {
+	var ie *interruptedError
+	if !errors.As(context.Cause(ctx), &ie) || signalIsTheirEnd[verb] {
+		return nil
+	}
+	return &interruptedError{sig: ie.sig, note: "the command had completed before it could stop"}
+}
+
 // interruptNote says what an interrupted verb kept and what to run next,
 // where the verb knows it; "" for verbs that leave nothing behind.
 func interruptNote(verb string) string {

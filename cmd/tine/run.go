@@ -176,6 +176,9 @@ func execute(g *globals, verb string, do func(*env) error, catch bool, stdin io.
 		getenv:    os.Getenv,
 	}
 	err := interrupted(ctx, e.verb, do(e))
+	if err == nil {
+		err = lateInterrupt(ctx, e.verb)
+	}
 	e.endProgress()
 	if err != nil {
 		return reportError(stderr, e.verb, err), endSignal(err)
