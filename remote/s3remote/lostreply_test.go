@@ -70,3 +70,54 @@ func TestLostReplyOfRefMove(t *testing.T) {
 		t.Fatalf("refs: %v, %v", got, err)
 	}
 }
+
+// newMuteProxy is a real HTTP proxy in front of versitygw that delivers
+// every conditional PUT to a key containing match and answers none of
+// them (it drops the client's connection): the first write took effect,
+// every retry was refused by the server, and the client hears nothing.
+func newMuteProxy(t *testing.T, srv *vgwtest.Server, match string) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var puts atomic.Int64
+	rp := vgwProxy(t, srv)
+	p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !conditionalPut(r) || !strings.Contains(r.URL.Path, match) {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		puts.Add(1)
+		rp.ServeHTTP(httptest.NewRecorder(), r)
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		conn.Close()
+	}))
+	t.Cleanup(p.Close)
+	return p, &puts
+}
+
+// TestRefMoveWithEveryReplyLost: a ref move whose every try went
+// unanswered (the first took effect, its retries were refused unseen)
+// ends in a transport error; the ref is read back, holds the pushed
+// value, and the move is reported done, not failed.
+func TestRefMoveWithEveryReplyLost(t *testing.T) {
+	srv := vgwtest.Start(t)
+	bucket := srv.Bucket(t)
+	proxy, puts := newMuteProxy(t, srv, "/refs/heads/main")
+	tr := transportVia(t, srv, proxy.URL, bucket)
+	ctx := context.Background()
+	r := newRepo(t, objects.BLAKE3)
+	first := putRun(t, r, "a", 2)
+	res, err := pushRun(ctx, tr, r, "heads/main", objects.OID{}, first)
+	if err != nil || !res.Refs[0].Updated || res.Refs[0].Err != nil {
+		t.Fatalf("create whose every reply was lost: %+v, %v", res, err)
+	}
+	if puts.Load() < 2 {
+		t.Fatalf("%d conditional ref writes, want the first and its retries", puts.Load())
+	}
+	got, err := newRemote(t, srv, bucket, "c").ListRefs(ctx)
+	if err != nil || len(got) != 1 || got[0].ID != first {
+		t.Fatalf("refs: %v, %v", got, err)
+	}
+}

@@ -122,8 +122,8 @@ func (t *Transport) ListRefs(ctx context.Context) ([]remote.Ref, error) {
 // so the server replaces exactly the version compared. 412 means another
 // writer moved the ref in between: a *remote.ConflictError naming the
 // value found on a second read. A ref that already holds u.New after a 412
-// (this push's own write whose reply was lost and retried, or another
-// pusher of the same value) has moved as asked.
+// or a write that failed (this push's own write whose reply was lost and
+// retried, or another pusher of the same value) has moved as asked.
 func (t *Transport) updateRef(ctx context.Context, u remote.RefUpdate) error {
 	name, err := refs.NormalizeName(u.Name)
 	if err != nil {
@@ -161,6 +161,14 @@ func (t *Transport) updateRef(ctx context.Context, u remote.RefUpdate) error {
 		return &remote.ConflictError{Ref: name, Expected: u.Old, Actual: now.id}
 	}
 	if err != nil {
+		// Every try may have gone unanswered though one took effect (a
+		// write whose reply was lost, its retries' 412s lost too): the
+		// ref read back decides, as after a 412.
+		if ctx.Err() == nil {
+			if now, rerr := t.readRef(ctx, name); rerr == nil && now.id == u.New {
+				return nil
+			}
+		}
 		return fmt.Errorf("ref %s: %w", name, err)
 	}
 	return nil
