@@ -218,28 +218,34 @@ func (c *Client) build(ctx context.Context, r *request, body io.Reader, now time
 // once sends r one time. A 2xx answer is handed to consume, which owns
 // its body; any other is read (bounded) into an *Error.
 func (c *Client) once(ctx context.Context, r *request, consume func(*http.Response) error) error {
+	g := newStallGuard(ctx)
 	var body io.Reader
 	if r.body != nil {
-		ab := &attemptBody{r: r.body}
+		ab := &attemptBody{r: r.body, g: g}
 		// The transport may still be writing the body after Do returns
 		// (an early answer); the next try must not share the reader.
 		defer ab.detach()
 		body = ab
 	}
-	req, err := c.build(ctx, r, body, time.Now())
+	req, err := c.build(g.ctx, r, body, time.Now())
 	if err != nil {
+		g.end()
 		return err
 	}
 	if r.body != nil {
 		// payloadHash may have read it.
 		if _, err := r.body.Seek(0, io.SeekStart); err != nil {
+			g.end()
 			return fmt.Errorf("rewind the body: %w", err)
 		}
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return newConnError(ctx, err)
+		g.end()
+		return newConnError(ctx, g.explain(err))
 	}
+	g.touch() // the answer's body is timed from its headers on
+	resp.Body = &guardedBody{rc: resp.Body, g: g}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		return readError(resp)
@@ -279,6 +285,7 @@ func (e *connError) CanceledError() bool { return e.canceled }
 type attemptBody struct {
 	mu   sync.Mutex
 	r    io.Reader
+	g    *stallGuard // timed while it is read; paused once it is whole
 	done bool
 }
 
@@ -288,7 +295,13 @@ func (b *attemptBody) Read(p []byte) (int, error) {
 	if b.done {
 		return 0, errAttemptOver
 	}
-	return b.r.Read(p)
+	n, err := b.r.Read(p)
+	if err == io.EOF {
+		b.g.pause() // whole: the response-header timeout takes over
+	} else {
+		b.g.touch()
+	}
+	return n, err
 }
 
 func (b *attemptBody) detach() {
