@@ -130,7 +130,7 @@ func (s *Server) putRef(c *call) *httpError {
 		stale = !old.IsZero()
 	}
 	if !stale {
-		if herr := s.checkClosure(ctx, c.tenant, name, r.Objects(), old, target); herr != nil {
+		if herr := s.checkClosure(ctx, c.tenant, name, r, old, target); herr != nil {
 			return herr
 		}
 	}

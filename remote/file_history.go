@@ -1,0 +1,48 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/refs"
+)
+
+// checkHistory refuses u unless everything its new value reaches by links
+// is stored in the remote repository or held by its refs, the rule `tine
+// serve` applies (HistoryCheck): a push sends only what the remote lacks,
+// so a remote that stores the new run but not all of its history (written
+// by another tool, or a damaged disk) would otherwise get a ref naming a
+// run it cannot read. recent holds what this push installed, read from
+// memory.
+//
+// The repository's writers' lock is taken before the walk, not at the
+// ref's move: a gc pruning in between could delete history the walk found
+// stored. A ref that does not hold u.Old will not move: the
+// compare-and-swap reports the conflict, and nothing is walked.
+func (t *fileTransport) checkHistory(ctx context.Context, u RefUpdate, recent objects.Getter) error {
+	if err := t.repo.LockWriters(ctx); err != nil {
+		return fmt.Errorf("ref %s: %w", u.Name, err)
+	}
+	switch cur, err := t.repo.Refs().Read(ctx, u.Name); {
+	case err == nil && cur != u.Old:
+		return nil
+	case errors.Is(err, refs.ErrNotFound) && !u.Old.IsZero():
+		return nil
+	}
+	target, err := readRecent(ctx, t.repo.Objects(), recent, u.New)
+	if errors.Is(err, objects.ErrNotFound) {
+		return fmt.Errorf("ref %s: %s is not stored in %s: %w", u.Name, u.New, t.path, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("ref %s: %w", u.Name, err)
+	}
+	check := HistoryCheck{Objects: t.repo.Objects(), Refs: t.repo.Refs(), Recent: recent}
+	err = check.Check(ctx, u.Name, u.Old, target)
+	var m *MissingHistoryError
+	if errors.As(err, &m) {
+		return fmt.Errorf("%w in %s (%w): copy that history there first (tine pack in a repository that has it, tine unpack in %s), then push again", m, t.path, ErrNotFound, t.path)
+	}
+	return err
+}
