@@ -1,0 +1,61 @@
+package remote_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/remote"
+	"github.com/tinehq/tine/remote/remotetest"
+)
+
+// TestFilePushRefusesMissingHistory: a path remote that stores a run but
+// not one of its events (another tool wrote it, or a disk lost the file)
+// gets no ref to it from a push, which sends nothing since the remote has
+// the run. The refusal names the ref, the run and the missing event and
+// says how to restore it. An update the ref cannot take (a stale expected
+// value) is the compare-and-swap's conflict, without the walk. Before, the
+// ref moved.
+func TestFilePushRefusesMissingHistory(t *testing.T) {
+	ctx := context.Background()
+	local := remotetest.NewRepo(t, objects.SHA256)
+	events := local.Chain("e", 3, objects.OID{})
+	run := local.Run(events)
+	dst := remotetest.NewRepo(t, objects.SHA256)
+	copyInto(t, local, dst, map[objects.OID]bool{events[1]: true}, run)
+	base := dst.Run(dst.Chain("base", 1, objects.OID{}))
+	dst.SetRef("heads/main", base)
+	dir := dst.R.Root()
+	tr, err := remote.Open(ctx, dir, remote.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	res, err := tr.Push(ctx, remote.PushRequest{Updates: []remote.RefUpdate{
+		{Name: "experiments/x", New: run},
+		{Name: "heads/main", Old: run, New: run},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := res.Refs[0]
+	if rr.Updated || !errors.Is(rr.Err, remote.ErrMissingHistory) || !errors.Is(rr.Err, remote.ErrNotFound) {
+		t.Fatalf("experiments/x: %+v; want refused for missing history", rr)
+	}
+	msg := rr.Err.Error()
+	for _, want := range []string{"experiments/x", run.String(), events[1].String(), "tine unpack"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal %q does not name %q", msg, want)
+		}
+	}
+	var ce *remote.ConflictError
+	if rr := res.Refs[1]; rr.Updated || !errors.As(rr.Err, &ce) || ce.Actual != base {
+		t.Fatalf("stale heads/main: %+v; want the conflict naming %s", rr, base)
+	}
+	got, err := tr.ListRefs(ctx)
+	if err != nil || len(got) != 1 || got[0].ID != base {
+		t.Fatalf("refs after the push: %v %v", got, err)
+	}
+}
