@@ -87,20 +87,30 @@ func (c HistoryCheck) Check(ctx context.Context, name string, old objects.OID, t
 	if w.recent == nil {
 		w.recent = noObjects{}
 	}
+	var runs []objects.OID
+	if old.IsZero() && c.Refs != nil {
+		var err error
+		if runs, err = w.listRefs(c.Refs); err != nil {
+			return fmt.Errorf("ref %s: list refs: %w", name, err)
+		}
+		if w.tips[target.ID] {
+			return nil // a second name: the run is held whole
+		}
+	}
+	links, err := objects.Links(target)
+	if err != nil {
+		return fmt.Errorf("ref %s: %w", name, err)
+	}
 	if !old.IsZero() {
 		if err := w.holdOld(old); err != nil {
 			return fmt.Errorf("ref %s: old value %s: %w", name, old, err)
 		}
-	} else if c.Refs != nil {
-		held, err := w.holdRefs(c.Refs, target)
-		if err != nil {
-			return fmt.Errorf("ref %s: what existing refs hold: %w", name, err)
-		}
-		if held {
-			return nil
+	} else if target.Type == objects.TypeRun {
+		if err := w.holdRuns(links, runs); err != nil {
+			return fmt.Errorf("ref %s: runs existing refs name: %w", name, err)
 		}
 	}
-	if err := w.walk(target); err != nil {
+	if err := w.walk(target.ID, links); err != nil {
 		var m *MissingHistoryError
 		if errors.As(err, &m) {
 			m.Ref, m.Target = name, target.ID

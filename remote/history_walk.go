@@ -66,14 +66,13 @@ func (w *historyWalk) holdLinks(o *objects.Object) error {
 	return nil
 }
 
-// holdRefs lists the existing refs: their values become tips, and held
-// reports that target is one of them. For a run target it then holds the
-// events existing run refs list, within the bounds of Check. A ref file
+// listRefs lists the existing refs: their values become tips, and the
+// run-typed ones are returned, heads/* first, for holdRuns. A ref file
 // that cannot be read holds nothing (the walk checks instead).
-func (w *historyWalk) holdRefs(rs *refs.Store, target *objects.Object) (held bool, err error) {
+func (w *historyWalk) listRefs(rs *refs.Store) ([]objects.OID, error) {
 	w.tips = map[objects.OID]bool{}
 	var heads, others []objects.OID
-	err = rs.ListTolerant(w.ctx, "", func(name string, id objects.OID) error {
+	err := rs.ListTolerant(w.ctx, "", func(name string, id objects.OID) error {
 		if id.Type == objects.TypeRun && !w.tips[id] {
 			if strings.HasPrefix(name, "heads/") {
 				heads = append(heads, id)
@@ -84,20 +83,13 @@ func (w *historyWalk) holdRefs(rs *refs.Store, target *objects.Object) (held boo
 		w.tips[id] = true
 		return nil
 	}, func(string, error) error { return nil })
-	if err != nil || w.tips[target.ID] || target.Type != objects.TypeRun {
-		return w.tips[target.ID], err
-	}
-	return false, w.holdRuns(target, append(heads, others...))
+	return append(heads, others...), err
 }
 
 // holdRuns reads runs, in order, marking the events (and other links)
-// they list as held, until every event target lists is held or the
-// lookup's budget is spent.
-func (w *historyWalk) holdRuns(target *objects.Object, runs []objects.OID) error {
-	links, err := objects.Links(target)
-	if err != nil {
-		return err
-	}
+// they list as held, until every event of links (the target's) is held
+// or the lookup's budget is spent.
+func (w *historyWalk) holdRuns(links []objects.OID, runs []objects.OID) error {
 	left := map[objects.OID]bool{}
 	for _, l := range links {
 		if l.Type == objects.TypeEvent && !w.seen[l] {
@@ -133,12 +125,11 @@ func (w *historyWalk) holdRuns(target *objects.Object, runs []objects.OID) error
 	return nil
 }
 
-// walk checks every object root reaches that is not held: blobs by
-// presence, the others read (verified) for their own links.
-func (w *historyWalk) walk(root *objects.Object) error {
-	if err := w.push(root); err != nil {
-		return err
-	}
+// walk checks every object root reaches through its links that is not
+// held: blobs by presence, the others read (verified) for their own
+// links.
+func (w *historyWalk) walk(root objects.OID, links []objects.OID) error {
+	w.queue(root, links)
 	for len(w.stack) > 0 {
 		if err := w.ctx.Err(); err != nil {
 			return err
@@ -182,13 +173,18 @@ func (w *historyWalk) push(o *objects.Object) error {
 	if err != nil {
 		return err
 	}
+	w.queue(o.ID, links)
+	return nil
+}
+
+// queue queues the links of from not yet seen.
+func (w *historyWalk) queue(from objects.OID, links []objects.OID) {
 	for _, l := range links {
 		if !w.seen[l] {
 			w.seen[l] = true
-			w.stack = append(w.stack, historyItem{id: l, from: o.ID})
+			w.stack = append(w.stack, historyItem{id: l, from: from})
 		}
 	}
-	return nil
 }
 
 // get reads id through recent (readRecent).
