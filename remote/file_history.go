@@ -15,7 +15,8 @@ import (
 // so a remote that stores the new run but not all of its history (written
 // by another tool, or a damaged disk) would otherwise get a ref naming a
 // run it cannot read. recent holds what this push installed, read from
-// memory.
+// memory. A shallow repository's boundary counts as held: its absence is
+// recorded, and installs accept links to it.
 //
 // The repository's writers' lock is taken before the walk, not at the
 // ref's move: a gc pruning in between could delete history the walk found
@@ -38,7 +39,11 @@ func (t *fileTransport) checkHistory(ctx context.Context, u RefUpdate, recent ob
 	if err != nil {
 		return fmt.Errorf("ref %s: %w", u.Name, err)
 	}
-	check := HistoryCheck{Objects: t.repo.Objects(), Refs: t.repo.Refs(), Recent: recent}
+	shallow, err := t.repo.ShallowSet()
+	if err != nil {
+		return fmt.Errorf("ref %s: %w", u.Name, err)
+	}
+	check := HistoryCheck{Objects: t.repo.Objects(), Refs: t.repo.Refs(), Recent: recent, Shallow: shallow}
 	err = check.Check(ctx, u.Name, u.Old, target)
 	var m *MissingHistoryError
 	if errors.As(err, &m) {

@@ -59,3 +59,42 @@ func TestFilePushRefusesMissingHistory(t *testing.T) {
 		t.Fatalf("refs after the push: %v %v", got, err)
 	}
 }
+
+// TestFilePushToShallowRemote: a path remote that is a shallow clone
+// stores a run whose oldest event lies beyond its recorded boundary. A
+// new ref naming that run is created: the boundary's absence is recorded,
+// as a pack install accepts links to it, so it is not missing history.
+// An event absent and not recorded is still refused.
+func TestFilePushToShallowRemote(t *testing.T) {
+	ctx := context.Background()
+	local := remotetest.NewRepo(t, objects.SHA256)
+	events := local.Chain("e", 3, objects.OID{})
+	run := local.Run(events)
+	lostEvents := local.Chain("l", 3, objects.OID{})
+	lost := local.Run(lostEvents)
+	dst := remotetest.NewRepo(t, objects.SHA256)
+	copyInto(t, local, dst, map[objects.OID]bool{events[0]: true, lostEvents[0]: true}, run, lost)
+	if err := dst.R.Refs().UpdateShallow(ctx, func([]objects.OID) ([]objects.OID, error) {
+		return []objects.OID{events[0]}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := remote.Open(ctx, dst.R.Root(), remote.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	res, err := tr.Push(ctx, remote.PushRequest{Updates: []remote.RefUpdate{
+		{Name: "heads/main", New: run},
+		{Name: "heads/lost", New: lost},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr := res.Refs[0]; !rr.Updated || rr.Err != nil {
+		t.Fatalf("heads/main on the shallow remote: %+v", rr)
+	}
+	if rr := res.Refs[1]; rr.Updated || !errors.Is(rr.Err, remote.ErrMissingHistory) {
+		t.Fatalf("heads/lost, %s neither stored nor shallow: %+v", lostEvents[0], rr)
+	}
+}

@@ -58,6 +58,10 @@ type HistoryCheck struct {
 	// memory, each still confirmed stored. It answers objects.ErrNotFound
 	// for what it lacks.
 	Recent objects.Getter
+	// Shallow, when set, is the repository's shallow boundary: oids it
+	// records as absent by design (a shallow clone), which a link may
+	// name as a pack install allows. They count as held.
+	Shallow map[objects.OID]bool
 }
 
 // Check returns nil when the ref name may move from old to target: every
@@ -86,6 +90,9 @@ func (c HistoryCheck) Check(ctx context.Context, name string, old objects.OID, t
 	w := &historyWalk{ctx: ctx, store: c.Objects, recent: c.Recent, seen: map[objects.OID]bool{target.ID: true}}
 	if w.recent == nil {
 		w.recent = noObjects{}
+	}
+	for id := range c.Shallow {
+		w.seen[id] = true
 	}
 	var runs []objects.OID
 	if old.IsZero() && c.Refs != nil {
