@@ -47,7 +47,24 @@ func (t *fileTransport) checkHistory(ctx context.Context, u RefUpdate, recent ob
 	err = check.Check(ctx, u.Name, u.Old, target)
 	var m *MissingHistoryError
 	if errors.As(err, &m) {
-		return fmt.Errorf("%w in %s (%w): copy that history there first (tine pack in a repository that has it, tine unpack in %s), then push again", m, t.path, ErrNotFound, t.path)
+		return &pathHistoryError{m: m, path: t.path}
 	}
 	return err
 }
+
+// pathHistoryError is a path push's refusal for missing history, worded
+// for the push's report (which names the ref) with what to do.
+type pathHistoryError struct {
+	m    *MissingHistoryError
+	path string
+}
+
+// Error names the run, the missing object and how to restore it.
+func (e *pathHistoryError) Error() string {
+	return fmt.Sprintf("%s reaches %s through %s, which is not stored in %s: copy that history there first (tine pack in a repository that has it, tine unpack in %s), then push again",
+		e.m.Target, e.m.Missing, e.m.From, e.path, e.path)
+}
+
+// Unwrap makes the refusal both the *MissingHistoryError and a
+// remote.ErrNotFound, as `tine serve`'s 404 is.
+func (e *pathHistoryError) Unwrap() []error { return []error{e.m, ErrNotFound} }

@@ -14,10 +14,10 @@ import (
 // TestFilePushRefusesMissingHistory: a path remote that stores a run but
 // not one of its events (another tool wrote it, or a disk lost the file)
 // gets no ref to it from a push, which sends nothing since the remote has
-// the run. The refusal names the ref, the run and the missing event and
-// says how to restore it. An update the ref cannot take (a stale expected
-// value) is the compare-and-swap's conflict, without the walk. Before, the
-// ref moved.
+// the run. The refusal names the ref (as the result's error and in the
+// push's report), the run and the missing event and says how to restore
+// it. An update the ref cannot take (a stale expected value) is the
+// compare-and-swap's conflict, without the walk. Before, the ref moved.
 func TestFilePushRefusesMissingHistory(t *testing.T) {
 	ctx := context.Background()
 	local := remotetest.NewRepo(t, objects.SHA256)
@@ -44,8 +44,13 @@ func TestFilePushRefusesMissingHistory(t *testing.T) {
 	if rr.Updated || !errors.Is(rr.Err, remote.ErrMissingHistory) || !errors.Is(rr.Err, remote.ErrNotFound) {
 		t.Fatalf("experiments/x: %+v; want refused for missing history", rr)
 	}
+	var m *remote.MissingHistoryError
+	if !errors.As(rr.Err, &m) || m.Ref != "experiments/x" || m.Target != run || m.Missing != events[1] {
+		t.Fatalf("experiments/x: %v; want the missing history error naming the ref", rr.Err)
+	}
+	// The push's report names the ref before the message.
 	msg := rr.Err.Error()
-	for _, want := range []string{"experiments/x", run.String(), events[1].String(), "tine unpack"} {
+	for _, want := range []string{run.String(), events[1].String(), "tine unpack"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("refusal %q does not name %q", msg, want)
 		}
