@@ -178,11 +178,11 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 }
 
 // move applies one ref update: the history check first (checkHistory),
-// then the guard for promotions, then the compare-and-swap. recent holds
+// then the guard for promotions, then the compare-and-swap. sink holds
 // what this push installed.
-func (t *fileTransport) move(ctx context.Context, u RefUpdate, recent objects.Getter) RefResult {
+func (t *fileTransport) move(ctx context.Context, u RefUpdate, sink *RepoSink) RefResult {
 	rr := RefResult{RefUpdate: u}
-	if err := t.checkHistory(ctx, u, recent); err != nil {
+	if err := t.checkHistory(ctx, u, sink); err != nil {
 		rr.Err = err
 		return rr
 	}

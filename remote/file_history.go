@@ -14,15 +14,15 @@ import (
 // serve` applies (HistoryCheck): a push sends only what the remote lacks,
 // so a remote that stores the new run but not all of its history (written
 // by another tool, or a damaged disk) would otherwise get a ref naming a
-// run it cannot read. recent holds what this push installed, read from
-// memory. A shallow repository's boundary counts as held: its absence is
+// run it cannot read. sink holds what this push installed, read from
+// memory and known stored. A shallow repository's boundary counts as held: its absence is
 // recorded, and installs accept links to it.
 //
 // The repository's writers' lock is taken before the walk, not at the
 // ref's move: a gc pruning in between could delete history the walk found
 // stored. A ref that does not hold u.Old will not move: the
 // compare-and-swap reports the conflict, and nothing is walked.
-func (t *fileTransport) checkHistory(ctx context.Context, u RefUpdate, recent objects.Getter) error {
+func (t *fileTransport) checkHistory(ctx context.Context, u RefUpdate, sink *RepoSink) error {
 	if err := t.repo.LockWriters(ctx); err != nil {
 		return fmt.Errorf("ref %s: %w", u.Name, err)
 	}
@@ -32,7 +32,10 @@ func (t *fileTransport) checkHistory(ctx context.Context, u RefUpdate, recent ob
 	case errors.Is(err, refs.ErrNotFound) && !u.Old.IsZero():
 		return nil
 	}
-	target, err := readRecent(ctx, t.repo.Objects(), recent, u.New)
+	target, err := sink.Get(ctx, u.New) // installed by this push: stored
+	if err != nil {
+		target, err = t.repo.Objects().Get(ctx, u.New)
+	}
 	if errors.Is(err, objects.ErrNotFound) {
 		return fmt.Errorf("ref %s: %s is not stored in %s: %w", u.Name, u.New, t.path, ErrNotFound)
 	}
@@ -43,7 +46,7 @@ func (t *fileTransport) checkHistory(ctx context.Context, u RefUpdate, recent ob
 	if err != nil {
 		return fmt.Errorf("ref %s: %w", u.Name, err)
 	}
-	check := HistoryCheck{Objects: t.repo.Objects(), Refs: t.repo.Refs(), Recent: recent, Shallow: shallow}
+	check := HistoryCheck{Objects: t.repo.Objects(), Refs: t.repo.Refs(), Recent: sink, Stored: sink.Stored, Links: sink.Links(), Shallow: shallow}
 	err = check.Check(ctx, u.Name, u.Old, target)
 	var m *MissingHistoryError
 	if errors.As(err, &m) {

@@ -58,6 +58,15 @@ type HistoryCheck struct {
 	// memory, each still confirmed stored. It answers objects.ErrNotFound
 	// for what it lacks.
 	Recent objects.Getter
+	// Stored, when set, reports objects known to be stored without
+	// asking the store: installed by this process under the repository's
+	// writers' lock, which it has held since, so no prune can have
+	// removed them (a path push's RepoSink.Stored). They are neither
+	// confirmed nor, for blobs, looked up; their links are still walked.
+	Stored func(objects.OID) bool
+	// Links, when set, holds links already parsed (a RepoSink's, for
+	// what it installed), so the walk parses each object once.
+	Links LinkMemo
 	// Shallow, when set, is the repository's shallow boundary: oids it
 	// records as absent by design (a shallow clone), which a link may
 	// name as a pack install allows. They count as held.
@@ -87,9 +96,12 @@ func (c HistoryCheck) Check(ctx context.Context, name string, old objects.OID, t
 	if old == target.ID {
 		return nil // the ref stays where it is: nothing new to check
 	}
-	w := &historyWalk{ctx: ctx, store: c.Objects, recent: c.Recent, seen: map[objects.OID]bool{target.ID: true}}
+	w := &historyWalk{ctx: ctx, store: c.Objects, recent: c.Recent, stored: c.Stored, links: c.Links, seen: map[objects.OID]bool{target.ID: true}}
 	if w.recent == nil {
 		w.recent = noObjects{}
+	}
+	if w.stored == nil {
+		w.stored = func(objects.OID) bool { return false }
 	}
 	for id := range c.Shallow {
 		w.seen[id] = true
@@ -104,7 +116,7 @@ func (c HistoryCheck) Check(ctx context.Context, name string, old objects.OID, t
 			return nil // a second name: the run is held whole
 		}
 	}
-	links, err := objects.Links(target)
+	links, err := w.links.Links(target)
 	if err != nil {
 		return fmt.Errorf("ref %s: %w", name, err)
 	}

@@ -29,6 +29,8 @@ type historyWalk struct {
 	ctx    context.Context
 	store  objects.Store
 	recent objects.Getter
+	stored func(objects.OID) bool
+	links  LinkMemo
 	seen   map[objects.OID]bool
 	tips   map[objects.OID]bool
 	stack  []historyItem
@@ -56,7 +58,7 @@ func (w *historyWalk) holdOld(old objects.OID) error {
 
 // holdLinks marks o's links as held.
 func (w *historyWalk) holdLinks(o *objects.Object) error {
-	links, err := objects.Links(o)
+	links, err := w.links.Links(o)
 	if err != nil {
 		return err
 	}
@@ -111,7 +113,7 @@ func (w *historyWalk) holdRuns(links []objects.OID, runs []objects.OID) error {
 		if err != nil {
 			return err
 		}
-		held, err := objects.Links(o)
+		held, err := w.links.Links(o)
 		if err != nil {
 			return err
 		}
@@ -137,6 +139,9 @@ func (w *historyWalk) walk(root objects.OID, links []objects.OID) error {
 		it := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
 		if it.id.Type == objects.TypeBlob {
+			if w.stored(it.id) {
+				continue
+			}
 			ok, err := w.store.Has(w.ctx, it.id)
 			if err != nil {
 				return fmt.Errorf("%s: %w", it.id, err)
@@ -169,7 +174,7 @@ func (w *historyWalk) walk(root objects.OID, links []objects.OID) error {
 
 // push queues o's links not yet seen.
 func (w *historyWalk) push(o *objects.Object) error {
-	links, err := objects.Links(o)
+	links, err := w.links.Links(o)
 	if err != nil {
 		return err
 	}
@@ -187,8 +192,14 @@ func (w *historyWalk) queue(from objects.OID, links []objects.OID) {
 	}
 }
 
-// get reads id through recent (readRecent).
+// get reads id through recent (readRecent), without confirming what is
+// known stored.
 func (w *historyWalk) get(id objects.OID) (*objects.Object, error) {
+	if w.stored(id) {
+		if o, err := w.recent.Get(w.ctx, id); err == nil {
+			return o, nil
+		}
+	}
 	return readRecent(w.ctx, w.store, w.recent, id)
 }
 
