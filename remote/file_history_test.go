@@ -103,3 +103,46 @@ func TestFilePushToShallowRemote(t *testing.T) {
 		t.Fatalf("heads/lost, %s neither stored nor shallow: %+v", lostEvents[0], rr)
 	}
 }
+
+// TestFilePushWalksPastInstalled: what a push installs is known stored,
+// but the history it links to that the remote already had is still
+// walked. The remote holds two events of a run, the first without its
+// output blob; the push sends only a third event and the new run (the
+// walk of what to send stops at the events the remote has), and the ref
+// is refused for the blob behind them.
+func TestFilePushWalksPastInstalled(t *testing.T) {
+	ctx := context.Background()
+	local := remotetest.NewRepo(t, objects.BLAKE3)
+	events := local.Chain("e", 2, objects.OID{})
+	first, err := local.R.Objects().Get(ctx, events[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := objects.Links(first)
+	if err != nil || len(links) != 1 || links[0].Type != objects.TypeBlob {
+		t.Fatalf("links of %s: %v %v", events[0], links, err)
+	}
+	dst := remotetest.NewRepo(t, objects.BLAKE3)
+	copyInto(t, local, dst, map[objects.OID]bool{links[0]: true}, events...)
+	events = append(events, local.Event("e 2", events[1]))
+	run := local.Run(events)
+	set := local.Closure(func(ctx context.Context, id objects.OID) (bool, error) {
+		return dst.R.Objects().Has(ctx, id)
+	}, remote.NoDepth, run)
+	if len(set.IDs) != 3 {
+		t.Fatalf("the push would send %d objects, want the event, its blob and the run", len(set.IDs))
+	}
+	tr, err := remote.Open(ctx, dst.R.Root(), remote.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	res, err := tr.Push(ctx, remote.PushRequest{Source: local.R.Objects(), Set: set, Updates: []remote.RefUpdate{{Name: "heads/main", New: run}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m *remote.MissingHistoryError
+	if rr := res.Refs[0]; rr.Updated || !errors.As(rr.Err, &m) || m.Missing != links[0] {
+		t.Fatalf("heads/main over a lost blob %s: %+v", links[0], rr)
+	}
+}
