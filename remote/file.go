@@ -177,20 +177,22 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 	return res, nil
 }
 
-// move applies one ref update: the history check first (checkHistory),
-// then the guard for promotions, then the compare-and-swap. sink holds
-// what this push installed.
+// move applies one ref update: a promotion with no guard is refused
+// first, then the history check (checkHistory), then the guard for
+// promotions, then the compare-and-swap. sink holds what this push
+// installed.
 func (t *fileTransport) move(ctx context.Context, u RefUpdate, sink *RepoSink) RefResult {
 	rr := RefResult{RefUpdate: u}
+	promotion := strings.HasPrefix(u.Name, "promotions/") || strings.HasPrefix(u.Name, "refs/promotions/")
+	if promotion && t.guard == nil {
+		rr.Err = fmt.Errorf("%w: promotions move only through the release policy, and no policy check is configured", ErrRefused)
+		return rr
+	}
 	if err := t.checkHistory(ctx, u, sink); err != nil {
 		rr.Err = err
 		return rr
 	}
-	if strings.HasPrefix(u.Name, "promotions/") || strings.HasPrefix(u.Name, "refs/promotions/") {
-		if t.guard == nil {
-			rr.Err = fmt.Errorf("%w: promotions move only through the release policy, and no policy check is configured", ErrRefused)
-			return rr
-		}
+	if promotion {
 		if err := t.guard.CheckRef(ctx, t.repo, u); err != nil {
 			if !errors.Is(err, ErrRefused) {
 				err = fmt.Errorf("%w: %w", ErrRefused, err)
