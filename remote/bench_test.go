@@ -55,3 +55,51 @@ func BenchmarkFileFetch10kEvents(b *testing.B) {
 		tr.Close()
 	}
 }
+
+// BenchmarkHistoryCheck4kEvents is the history check a ref update runs
+// (tine serve, a push to a path remote) against a 4,000-event run
+// heads/main names (8,001 objects), alone, with nothing read from memory:
+// creating a ref to a run no ref holds (its whole history walked; here
+// the run heads/main names checked as if heads/main did not exist),
+// creating a second name for it (nothing read), creating a fork of its
+// first 3,000 events (heads/main's run read instead), and appending one
+// event to heads/main (the new event walked).
+func BenchmarkHistoryCheck4kEvents(b *testing.B) {
+	ctx := context.Background()
+	r := remotetest.NewRepo(b, objects.BLAKE3)
+	events := r.Chain("e", 4000, objects.OID{})
+	run := r.Run(events)
+	r.SetRef("heads/main", run)
+	fork := r.Run(events[:3000])
+	next := r.Run(append(events[:4000:4000], r.Event("next", events[3999])))
+	get := func(id objects.OID) *objects.Object {
+		o, err := r.R.Objects().Get(ctx, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return o
+	}
+	for _, bc := range []struct {
+		name   string
+		refs   bool
+		old    objects.OID
+		target *objects.Object
+	}{
+		{"create-unheld", false, objects.OID{}, get(run)},
+		{"create-second-name", true, objects.OID{}, get(run)},
+		{"create-fork", true, objects.OID{}, get(fork)},
+		{"append", true, run, get(next)},
+	} {
+		c := remote.HistoryCheck{Objects: r.R.Objects()}
+		if bc.refs {
+			c.Refs = r.R.Refs()
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := c.Check(ctx, "experiments/x", bc.old, bc.target); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -169,7 +169,7 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 		}
 	}
 	for _, u := range req.Updates {
-		res.Refs = append(res.Refs, t.move(ctx, u))
+		res.Refs = append(res.Refs, t.move(ctx, u, sink))
 	}
 	// The catalog is derived: a failure to refresh it here only means the
 	// next reader there refreshes it.
@@ -177,15 +177,22 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 	return res, nil
 }
 
-// move applies one ref update: the guard first for promotions, then the
-// compare-and-swap.
-func (t *fileTransport) move(ctx context.Context, u RefUpdate) RefResult {
+// move applies one ref update: a promotion with no guard is refused
+// first, then the history check (checkHistory), then the guard for
+// promotions, then the compare-and-swap. sink holds what this push
+// installed.
+func (t *fileTransport) move(ctx context.Context, u RefUpdate, sink *RepoSink) RefResult {
 	rr := RefResult{RefUpdate: u}
-	if strings.HasPrefix(u.Name, "promotions/") || strings.HasPrefix(u.Name, "refs/promotions/") {
-		if t.guard == nil {
-			rr.Err = fmt.Errorf("%w: promotions move only through the release policy, and no policy check is configured", ErrRefused)
-			return rr
-		}
+	promotion := strings.HasPrefix(u.Name, "promotions/") || strings.HasPrefix(u.Name, "refs/promotions/")
+	if promotion && t.guard == nil {
+		rr.Err = fmt.Errorf("%w: promotions move only through the release policy, and no policy check is configured", ErrRefused)
+		return rr
+	}
+	if err := t.checkHistory(ctx, u, sink); err != nil {
+		rr.Err = err
+		return rr
+	}
+	if promotion {
 		if err := t.guard.CheckRef(ctx, t.repo, u); err != nil {
 			if !errors.Is(err, ErrRefused) {
 				err = fmt.Errorf("%w: %w", ErrRefused, err)

@@ -18,7 +18,7 @@ func TestFileTransport(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Close()
-		return remotetest.Remote{URL: dir, Fsck: func(t testing.TB) {
+		return remotetest.Remote{URL: dir, Dir: dir, Fsck: func(t testing.TB) {
 			r, err := plumbing.Open(dir)
 			if err != nil {
 				t.Fatal(err)

@@ -162,6 +162,15 @@ func (s *RepoSink) Get(_ context.Context, id objects.OID) (*objects.Object, erro
 	return nil, objects.NotFound(id)
 }
 
+// Stored reports whether an Install of this sink stored id. It stays
+// stored while the repository handle holds its writers' lock, which its
+// first write took and which it keeps until it is closed: no prune can
+// run meanwhile.
+func (s *RepoSink) Stored(id objects.OID) bool {
+	_, ok := s.earlier[id]
+	return ok
+}
+
 // maxKeptBytes bounds the object bodies a RepoSink keeps from earlier
 // batches for resolving later ones.
 const maxKeptBytes = 256 << 20

@@ -28,6 +28,7 @@ func TestTransportSuite(t *testing.T) {
 		return remotetest.Remote{
 			URL:     hs.URL + "/v1/tenants/acme",
 			Options: remote.Options{Token: testToken},
+			Dir:     filepath.Join(root, "tenants", "acme"),
 			Fsck: func(t testing.TB) {
 				r, err := plumbing.Open(filepath.Join(root, "tenants", "acme"))
 				if err != nil {

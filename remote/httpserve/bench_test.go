@@ -3,9 +3,11 @@ package httpserve_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/remote/httpclient"
 	"github.com/tinehq/tine/remote/httpserve"
 	"github.com/tinehq/tine/remote/wire"
@@ -72,29 +74,67 @@ func BenchmarkUploadFrame4kEvents(b *testing.B) {
 }
 
 // BenchmarkPutRef4kEvents moves a ref over real HTTP to a 4,000-event run
-// the tenant stores (8,001 objects): created, which walks the run's whole
-// history to check it is stored (as a push of a new run does right after
-// its pack), and appended to, which walks only the new event (the old
+// the tenant stores (8,001 objects): created in a tenant with no ref, which
+// walks the run's whole history to check it is stored (as a push of a new
+// run does right after its pack); created as a second name for it, which
+// reads nothing; created as a fork of its first 3,000 events (a new run
+// object each time), which reads the run heads/main names instead of the
+// fork's events; and appended to, which walks only the new event (the old
 // run's events are held).
 func BenchmarkPutRef4kEvents(b *testing.B) {
 	ctx := context.Background()
+	src := newSource(b, objects.BLAKE3, "e", 4000)
+	frame := src.frame(b, src.run)
+	b.Run("create", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			ts := startServer(b, httpserve.Config{ObjectFormat: objects.BLAKE3})
+			c := ts.client(b, httpclient.Options{})
+			if _, err := c.Upload(ctx, frame); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if ok, err := c.UpdateRef(ctx, "heads/main", objects.OID{}, src.run); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+		}
+	})
 	ts := startServer(b, httpserve.Config{ObjectFormat: objects.BLAKE3})
 	c := ts.client(b, httpclient.Options{})
-	src := newSource(b, objects.BLAKE3, "e", 4000)
-	if _, err := c.Upload(ctx, src.frame(b, src.run)); err != nil {
+	if _, err := c.Upload(ctx, frame); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("create", func(b *testing.B) {
+	if ok, err := c.UpdateRef(ctx, "heads/main", objects.OID{}, src.run); err != nil || !ok {
+		b.Fatal(ok, err)
+	}
+	b.Run("second-name", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			if ok, err := c.UpdateRef(ctx, fmt.Sprintf("heads/b%d", i), objects.OID{}, src.run); err != nil || !ok {
 				b.Fatal(ok, err)
 			}
 		}
 	})
-	b.Run("append", func(b *testing.B) {
-		if ok, err := c.UpdateRef(ctx, "heads/main", objects.OID{}, src.run); err != nil || !ok {
-			b.Fatal(ok, err)
+	b.Run("fork", func(b *testing.B) {
+		tenant, err := plumbing.Open(filepath.Join(ts.root, "tenants", "acme"))
+		if err != nil {
+			b.Fatal(err)
 		}
+		defer tenant.Close()
+		evs := src.events[:3000]
+		for i := 0; b.Loop(); i++ {
+			b.StopTimer()
+			fork := jsonObject(b, objects.BLAKE3, objects.TypeRun, fmt.Sprintf(`{"events":%s,"roots":%s,"tips":%s,"title":"fork %d"}`,
+				oidList(evs), oidList(evs[:1]), oidList(evs[len(evs)-1:]), i))
+			if err := tenant.Objects().Put(ctx, fork); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if ok, err := c.UpdateRef(ctx, fmt.Sprintf("experiments/f%d", i), objects.OID{}, fork.ID); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+		}
+	})
+	b.Run("append", func(b *testing.B) {
 		old, evs := src.run, src.events
 		for i := 0; b.Loop(); i++ {
 			b.StopTimer()

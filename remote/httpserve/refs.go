@@ -54,9 +54,10 @@ func (s *Server) getRefs(c *call) *httpError {
 // putRef is the compare-and-swap of spec §5.3, in the reference order:
 // name (400), extra permission (403), oids (404 for a missing new, 400 for
 // a bad one), new stored (404), type rule (400), then tine's own check
-// that everything new reaches is stored (404, checkClosure; skipped when
-// the ref does not hold expected_old, since it will not move), ref bounds
-// (400), CAS (200 or 409 {"updated":false}).
+// that everything new reaches is stored or held by the tenant's refs
+// (404, checkClosure; skipped when the ref does not hold expected_old,
+// since it will not move), ref bounds (400), CAS (200 or 409
+// {"updated":false}).
 func (s *Server) putRef(c *call) *httpError {
 	name, err := refs.NormalizeName(strings.TrimPrefix(c.resource, "refs/"))
 	if err != nil {
@@ -130,7 +131,7 @@ func (s *Server) putRef(c *call) *httpError {
 		stale = !old.IsZero()
 	}
 	if !stale {
-		if herr := s.checkClosure(ctx, c.tenant, name, r.Objects(), old, target); herr != nil {
+		if herr := s.checkClosure(ctx, c.tenant, name, r, old, target); herr != nil {
 			return herr
 		}
 	}

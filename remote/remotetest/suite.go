@@ -26,6 +26,12 @@ type Remote struct {
 	// always also fetches everything into a fresh repository and fscks
 	// that.
 	Fsck func(t testing.TB)
+	// Dir, when set, is the directory of the repository the remote's
+	// side keeps (a path remote's repository, `tine serve`'s tenant
+	// repository): cases that write into it behind the transport's back
+	// run only then. An S3 remote has none (no server of its own checks
+	// its refs).
+	Dir string
 }
 
 // Factory makes a fresh, empty remote whose repositories use format a. An
@@ -46,6 +52,7 @@ func Run(t *testing.T, newRemote Factory) {
 		{"ShallowAndDeepen", testShallow},
 		{"ConcurrentPushers", testConcurrentPushers},
 		{"HeldAssociations", testHeld},
+		{"RefNeedsStoredHistory", testStoredHistory},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newRemote) })
