@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 	"github.com/tinehq/tine/remote"
 )
 
@@ -16,6 +17,8 @@ import (
 type heldBack struct {
 	ids  map[objects.OID]bool
 	objs []*objects.Object
+	// blocks are the raw blocks holding held objects only.
+	blocks []pack.RawBlock
 }
 
 func newHeldBack() *heldBack { return &heldBack{ids: map[objects.OID]bool{}} }
@@ -65,6 +68,28 @@ func (h *heldBack) split(objs []*objects.Object, memo remote.LinkMemo) ([]*objec
 	return rest, nil
 }
 
+// splitBlocks keeps in h the blocks of a frame whose objects split has
+// all held, and returns those holding none of them; a block holding both
+// is returned by neither, its objects stored one by one.
+func (h *heldBack) splitBlocks(blocks []pack.RawBlock) []pack.RawBlock {
+	var rest []pack.RawBlock
+	for _, b := range blocks {
+		held := 0
+		for _, id := range b.IDs {
+			if h.ids[id] {
+				held++
+			}
+		}
+		switch held {
+		case len(b.IDs):
+			h.blocks = append(h.blocks, b)
+		case 0:
+			rest = append(rest, b)
+		}
+	}
+	return rest
+}
+
 // lacking returns the links of the held objects that are neither held nor
 // in frame pf nor in the sink, at most maxRoundWants: what the fetch must
 // still bring before the held objects install. Frame pf is not stored yet
@@ -88,8 +113,9 @@ func (h *heldBack) lacking(ctx context.Context, sink remote.Sink, pf *objects.Pa
 }
 
 // installObjects hands objs to the sink link targets first, their links
-// outside objs as the boundary (the sink records the ids it lacks).
-func installObjects(ctx context.Context, sink remote.Sink, what string, objs []*objects.Object, memo remote.LinkMemo) error {
+// outside objs as the boundary (the sink records the ids it lacks), with
+// the raw blocks holding some of them.
+func installObjects(ctx context.Context, sink remote.Sink, what string, objs []*objects.Object, blocks []pack.RawBlock, memo remote.LinkMemo) error {
 	if len(objs) == 0 {
 		return nil
 	}
@@ -101,7 +127,7 @@ func installObjects(ctx context.Context, sink remote.Sink, what string, objs []*
 	if err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", what, err)
 	}
-	if err := installDecoded(ctx, sink, ordered, boundary); err != nil {
+	if err := installDecoded(ctx, sink, ordered, boundary, blocks); err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", what, err)
 	}
 	return nil
