@@ -116,6 +116,9 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 			if rest, err = hb.split(pf.Objects, memo); err != nil {
 				return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 			}
+			if err := hb.declare(pf, memo); err != nil {
+				return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+			}
 			raw = hb.splitBlocks(raw)
 		}
 		var next []objects.OID
@@ -138,7 +141,7 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 			}
 		}
 		if hb != nil {
-			err = installObjects(ctx, sink, pf.ID, rest, raw, memo)
+			err = hb.installObjects(ctx, sink, pf.ID, rest, raw, memo)
 		} else {
 			err = t.install(ctx, sink, pf, raw, memo)
 		}
@@ -149,7 +152,7 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		wants = next
 	}
 	if hb != nil {
-		if err := installObjects(ctx, sink, "of held-back runs", hb.objs, hb.blocks, memo); err != nil {
+		if err := hb.installObjects(ctx, sink, "of held-back runs", hb.objs, hb.blocks, memo); err != nil {
 			return nil, err
 		}
 	}
