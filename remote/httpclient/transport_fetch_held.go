@@ -1,6 +1,7 @@
 package httpclient
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -103,7 +104,9 @@ func (h *heldBack) split(objs []*objects.Object, memo remote.LinkMemo) ([]*objec
 
 // splitBlocks keeps in h the blocks of a frame whose objects split has
 // all held, and returns those holding none of them; a block holding both
-// is returned by neither, its objects stored one by one.
+// is returned by neither, its objects stored one by one. A kept block's
+// payload is copied out of the frame, so the frame is not held in memory
+// to the end of the fetch for it.
 func (h *heldBack) splitBlocks(blocks []pack.RawBlock) []pack.RawBlock {
 	var rest []pack.RawBlock
 	for _, b := range blocks {
@@ -115,6 +118,7 @@ func (h *heldBack) splitBlocks(blocks []pack.RawBlock) []pack.RawBlock {
 		}
 		switch held {
 		case len(b.IDs):
+			b.Payload = bytes.Clone(b.Payload)
 			h.blocks = append(h.blocks, b)
 		case 0:
 			rest = append(rest, b)
