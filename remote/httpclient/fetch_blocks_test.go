@@ -32,6 +32,18 @@ type fetchTrace struct {
 	payloads map[[32]byte]bool
 }
 
+// snapshot returns a copy of the trace so far and, with reset, starts it
+// anew.
+func (tr *fetchTrace) snapshot(reset bool) *fetchTrace {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	c := &fetchTrace{asked: tr.asked, replies: tr.replies, v2: tr.v2, payloads: tr.payloads}
+	if reset {
+		tr.asked, tr.replies, tr.v2, tr.payloads = nil, 0, 0, map[[32]byte]bool{}
+	}
+	return c
+}
+
 // kept counts the blocks of the trace whose payloads are in stored, and
 // those that should be: every block without a run.
 func (tr *fetchTrace) kept(stored map[[32]byte]bool) (got, want int) {
@@ -57,11 +69,14 @@ func serveTraced(t *testing.T, s *httpserve.Server, a objects.Algo) (*httptest.S
 		}
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, r)
-		for k, vs := range rec.Header() {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
+		// Traced before the reply goes out, so the client's next step sees it.
+		defer func() {
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+		}()
 		tr.mu.Lock()
 		defer tr.mu.Unlock()
 		tr.asked = append(tr.asked, r.Header.Get(wire.HeaderFrame))
@@ -234,13 +249,14 @@ func fsckClean(t *testing.T, r *plumbing.Repo) {
 // Both repositories fsck clean and hold the same objects.
 func TestFetchBlocksCloneAndIncrement(t *testing.T) {
 	a := objects.BLAKE3
-	hs, trace := serveTraced(t, newServer(t, httpserve.Config{Root: t.TempDir(), ObjectFormat: a}), a)
+	hs, tracer := serveTraced(t, newServer(t, httpserve.Config{Root: t.TempDir(), ObjectFormat: a}), a)
 	tr := openRemote(t, hs.URL)
 	local := newRepoOf(t, a)
 	run1, evs := appendChain(t, local, nil, 600)
 	pushBlocks(t, tr, local, run1, objects.OID{})
 	clone := newRepoOf(t, a)
 	res := fetchInto(t, tr, clone, run1, remote.NoDepth)
+	trace := tracer.snapshot(true)
 	ids1 := closureOf(t, local, run1).IDs
 	if res.Objects != len(ids1) || trace.v2 != trace.replies || len(trace.payloads) < 5 {
 		t.Fatalf("clone: %d objects of %d; %d version 2 replies of %d, %d blocks", res.Objects, len(ids1), trace.v2, trace.replies, len(trace.payloads))
@@ -252,8 +268,9 @@ func TestFetchBlocksCloneAndIncrement(t *testing.T) {
 
 	run2, _ := appendChain(t, local, evs, 300)
 	pushBlocks(t, tr, local, run2, run1, run1)
-	*trace = fetchTrace{payloads: map[[32]byte]bool{}}
+	tracer.snapshot(true) // the increment's fetch alone from here
 	res = fetchInto(t, tr, clone, run2, remote.NoDepth, run1)
+	trace = tracer.snapshot(false)
 	ids2 := closureOf(t, local, run2).IDs
 	// New: run2, and every object of run1's closure but run1.
 	if res.Objects != len(ids2)-(len(ids1)-1) || trace.v2 != trace.replies || trace.replies == 0 || len(trace.payloads) < 2 {
@@ -275,13 +292,14 @@ func TestFetchBlocksCloneAndIncrement(t *testing.T) {
 // exactly the depth's events, and fscks clean.
 func TestFetchBlocksShallow(t *testing.T) {
 	a := objects.BLAKE3
-	hs, trace := serveTraced(t, newServer(t, httpserve.Config{Root: t.TempDir(), ObjectFormat: a}), a)
+	hs, tracer := serveTraced(t, newServer(t, httpserve.Config{Root: t.TempDir(), ObjectFormat: a}), a)
 	tr := openRemote(t, hs.URL)
 	local := newRepoOf(t, a)
 	run, evs := appendChain(t, local, nil, 500)
 	pushBlocks(t, tr, local, run, objects.OID{})
 	clone := newRepoOf(t, a)
 	res := fetchInto(t, tr, clone, run, 7)
+	trace := tracer.snapshot(false)
 	// The run, its last 7 events and their blobs.
 	if res.Objects != 15 || trace.v2 != 1 || trace.replies != 1 {
 		t.Fatalf("%d objects, want 15; %d version 2 replies of %d", res.Objects, trace.v2, trace.replies)
@@ -347,10 +365,11 @@ func TestFetchBlocksDeltaRuns(t *testing.T) {
 		t.Fatalf("the tenant's last run travels raw (%d); the test needs it stored as a delta", covered)
 	}
 	tenant.Close()
-	hs, trace := serveTraced(t, newServer(t, httpserve.Config{Root: root, ObjectFormat: a}), a)
+	hs, tracer := serveTraced(t, newServer(t, httpserve.Config{Root: root, ObjectFormat: a}), a)
 	tr := openRemote(t, hs.URL)
 	clone := newRepoOf(t, a)
 	res := fetchInto(t, tr, clone, base.ID, remote.NoDepth)
+	trace := tracer.snapshot(false)
 	if res.Objects != 2*len(evs)+1 || trace.v2 != trace.replies || len(trace.payloads) == 0 {
 		t.Fatalf("%d objects, want %d; %d version 2 replies of %d, %d blocks", res.Objects, 2*len(evs)+1, trace.v2, trace.replies, len(trace.payloads))
 	}
