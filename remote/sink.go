@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -67,18 +68,20 @@ func (s *RepoSink) Has(ctx context.Context, id objects.OID) (bool, error) {
 
 // Install verifies and stores one batch (see Sink.Install).
 func (s *RepoSink) Install(ctx context.Context, objs []*objects.Object, boundary []objects.OID) error {
-	return s.install(ctx, objs, boundary, true)
+	return s.install(ctx, objs, boundary, nil, true)
 }
 
 // InstallRead verifies and stores one batch of objects read through a
 // store's Get in this process (see ReadSink): their oids were derived from
 // their bytes by that read, so only their format is checked again here.
 func (s *RepoSink) InstallRead(ctx context.Context, objs []*objects.Object, boundary []objects.OID) error {
-	return s.install(ctx, objs, boundary, false)
+	return s.install(ctx, objs, boundary, nil, false)
 }
 
-// install verifies and stores one batch; rehash derives each oid again.
-func (s *RepoSink) install(ctx context.Context, objs []*objects.Object, boundary []objects.OID, rehash bool) error {
+// install verifies and stores one batch, keeping the raw blocks some
+// objects came in where it can (see BlockSink); rehash derives each oid
+// again.
+func (s *RepoSink) install(ctx context.Context, objs []*objects.Object, boundary []objects.OID, blocks []pack.RawBlock, rehash bool) error {
 	store := s.r.Objects()
 	in := &sinkResolver{ctx: ctx, store: store, earlier: s.earlier, batch: make(map[objects.OID]*objects.Object, len(objs)),
 		shallow: s.shallow, declared: make(map[objects.OID]bool, len(boundary))}
@@ -129,15 +132,11 @@ func (s *RepoSink) install(ctx context.Context, objs []*objects.Object, boundary
 	if err := s.addShallow(ctx, boundary); err != nil {
 		return err
 	}
-	w := plumbing.NewBulkWriter(ctx, store, plumbing.BulkOptions{MaxObjects: len(objs) + 1, MaxBytes: 1 << 62})
-	for _, o := range objs {
-		if _, err := w.Add(o); err != nil {
-			return err
-		}
-		s.Bytes += int64(len(o.Body))
-	}
-	if err := w.Flush(); err != nil {
+	if err := s.write(ctx, objs, blocks); err != nil {
 		return err
+	}
+	for _, o := range objs {
+		s.Bytes += int64(len(o.Body))
 	}
 	s.Installed += len(objs)
 	for _, o := range objs {

@@ -119,6 +119,9 @@ type Client struct {
 	// blocks is set once the server offered version 2 of the binary
 	// frame as well (see Algo).
 	blocks atomic.Bool
+	// fetchBlocks is set once the server offered version 2 of the binary
+	// frame in fetch replies too (see Algo).
+	fetchBlocks atomic.Bool
 	// compress: binary frames are zstd-compressed (see CompressFrames).
 	compress bool
 }
@@ -165,6 +168,11 @@ func (c *Client) BinaryFrames() bool { return c.frame.Load() }
 // frame besides version 1 (see Algo): pushes then upload the source's
 // storage blocks as they are where they can (wire.WriteFrameBlocks).
 func (c *Client) FrameBlocks() bool { return c.blocks.Load() }
+
+// FetchBlocks reports whether the server offered to answer fetches with
+// version 2 of the binary frame (see Algo): fetches then ask for it, and
+// the server's storage blocks arrive as they are stored.
+func (c *Client) FetchBlocks() bool { return c.fetchBlocks.Load() }
 
 // tineHeader adds wire.HeaderTine to h (nil: a new map) when the client
 // opted in, so the server reads and writes this request's frames within

@@ -57,8 +57,9 @@ func (c *Client) Capabilities(ctx context.Context) (*Capabilities, error) {
 // offers tine's extension, Algo opts the client in: from then on its fetch
 // and upload requests carry wire.HeaderTine and Limits reports the
 // extension's counts; when it also offers the binary frame (TineCaps.Frame
-// of wire.FrameVersion), BinaryFrames reports true, and FrameBlocks when
-// it offers version 2 too (TineCaps.FrameBlocks).
+// of wire.FrameVersion), BinaryFrames reports true, FrameBlocks when it
+// offers version 2 too (TineCaps.FrameBlocks), and FetchBlocks when it
+// answers fetches with version 2 as well (TineCaps.FetchBlocks).
 func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 	caps, err := c.Capabilities(ctx)
 	if err != nil {
@@ -70,6 +71,7 @@ func (c *Client) Algo(ctx context.Context) (objects.Algo, error) {
 		c.frame.Store(caps.Tine.Frame == wire.FrameVersion)
 		c.haveClosure.Store(caps.Tine.HaveClosure == wire.HaveClosureVersion)
 		c.blocks.Store(caps.Tine.Frame == wire.FrameVersion && caps.Tine.FrameBlocks == wire.FrameBlocksVersion)
+		c.fetchBlocks.Store(c.blocks.Load() && caps.Tine.FetchBlocks == wire.FrameBlocksVersion)
 		if !c.chunkSet {
 			c.chunk.Store(c.chunkFor(caps.Tine))
 		}
@@ -151,13 +153,19 @@ type FetchRequest struct {
 	// when BinaryFrames reports true. The server may still answer
 	// TINEPACK3; without it, a binary reply is a protocol error.
 	Binary bool
+	// Blocks, with Binary, asks for version 2 of the binary frame (the
+	// server's storage blocks as stored); set it only when FetchBlocks
+	// reports true. A version 1 reply is accepted too; without it, a
+	// version 2 reply is a protocol error.
+	Blocks bool
 	// HavesClosure says Haves are closure roots (wire.HeaderHaves); set it
 	// only when HaveClosure reports true.
 	HavesClosure bool
 }
 
 // Fetch posts a fetch and returns the frame (TINEPACK3, or tine's binary
-// frame when fr.Binary and the server chose it: wire.IsFrame tells) and the
+// frame when fr.Binary and the server chose it: wire.IsFrame tells, or
+// wire.IsFrameBlocks for version 2 when fr.Blocks) and the
 // Opentine-Associations-Omitted count (0 unless a canonical decimal of at
 // most wire.MaxListIDs, as the reference client reads it).
 func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error) {
@@ -192,6 +200,9 @@ func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error
 			header = map[string]string{}
 		}
 		header[wire.HeaderFrame] = wire.FrameHeaderValue
+		if fr.Blocks {
+			header[wire.HeaderFrame] = wire.FrameBlocksHeaderValue
+		}
 		if !c.compress {
 			header[wire.HeaderFrameCodec] = wire.FrameCodecNone
 		}
@@ -211,7 +222,8 @@ func (c *Client) Fetch(ctx context.Context, fr FetchRequest) ([]byte, int, error
 		return nil, 0, fmt.Errorf("POST %s: %w", c.describe(req.path), err)
 	}
 	binary := strings.HasPrefix(resp.Header.Get("Content-Type"), wire.FrameContentType)
-	if binary && !fr.Binary || binary != wire.IsFrame(frame) {
+	isFrame := wire.IsFrame(frame) || fr.Blocks && wire.IsFrameBlocks(frame)
+	if binary && !fr.Binary || binary != isFrame {
 		return nil, 0, fmt.Errorf("POST %s: %w: a reply of type %.60q that is not the frame asked for", c.describe(req.path), ErrProtocol, resp.Header.Get("Content-Type"))
 	}
 	omitted := 0

@@ -21,12 +21,14 @@ import (
 )
 
 // TestBinaryFrameOnlyWhenBothSpeakIt pushes and fetches a run through a
-// recorder in front of tine serve in three guises: tine serve (binary
-// frames: the upload's PATCH carries Tine-Frame and the fetch is answered
-// with one, uncompressed to a loopback URL unless the client is told to
-// compress), tine serve without the frame (a server from before it:
-// TINEPACK3 under the extension) and an OpenTine-like server (neither
-// header). Every transfer arrives whole.
+// recorder in front of tine serve in five guises: tine serve (binary
+// frames: the upload's PATCH carries Tine-Frame and the fetch asks for
+// version 2 and is answered with it, uncompressed to a loopback URL unless
+// the client is told to compress), tine serve reading version 2 in
+// uploads only or not at all (servers from before version 2 fetch
+// replies: the fetch asks for version 1), tine serve without the frame (a
+// server from before it: TINEPACK3 under the extension) and an
+// OpenTine-like server (neither header). Every transfer arrives whole.
 func TestBinaryFrameOnlyWhenBothSpeakIt(t *testing.T) {
 	for _, c := range []struct {
 		name                   string
@@ -35,8 +37,10 @@ func TestBinaryFrameOnlyWhenBothSpeakIt(t *testing.T) {
 		want                   string
 		binary, tine, codecRaw bool
 	}{
-		{"tine serve", httpserve.Config{}, false, "PATCH frame=1 tine=1 -> 201 json; POST fetch frame=1 codec=none tine=1 -> 200 frame", true, true, true},
-		{"tine serve, compressed", httpserve.Config{}, true, "PATCH frame=1 tine=1 -> 201 json; POST fetch frame=1 tine=1 -> 200 frame", true, true, false},
+		{"tine serve", httpserve.Config{}, false, "PATCH frame=1 tine=1 -> 201 json; POST fetch frame=2 codec=none tine=1 -> 200 frame", true, true, true},
+		{"tine serve, compressed", httpserve.Config{}, true, "PATCH frame=1 tine=1 -> 201 json; POST fetch frame=2 tine=1 -> 200 frame", true, true, false},
+		{"no version 2 fetch", httpserve.Config{NoTineFetchBlocks: true}, false, "PATCH frame=1 tine=1 -> 201 json; POST fetch frame=1 codec=none tine=1 -> 200 frame", true, true, true},
+		{"no version 2", httpserve.Config{NoTineFrameBlocks: true}, false, "PATCH frame=1 tine=1 -> 201 json; POST fetch frame=1 codec=none tine=1 -> 200 frame", true, true, true},
 		{"no frame", httpserve.Config{NoTineFrame: true}, false, "PATCH tine=1 -> 201 json; POST fetch tine=1 -> 200 pack", false, true, false},
 		{"OpenTine", httpserve.Config{HideTineExtension: true}, false, "PATCH -> 201 json; POST fetch -> 200 pack", false, false, false},
 	} {
@@ -68,7 +72,7 @@ func TestBinaryFrameOnlyWhenBothSpeakIt(t *testing.T) {
 				if v := r.Header.Get(wire.HeaderFrameCodec); v != "" {
 					line += " codec=" + v
 				}
-				if b := rec.Body.Bytes(); wire.IsFrame(b) && len(b) > 42 && (b[42] == 0) != c.codecRaw {
+				if b := rec.Body.Bytes(); (wire.IsFrame(b) || wire.IsFrameBlocks(b)) && len(b) > 42 && (b[42] == 0) != c.codecRaw {
 					t.Errorf("a frame reply with codec byte %d", b[42])
 				}
 				if v := r.Header.Get(wire.HeaderTine); v != "" {

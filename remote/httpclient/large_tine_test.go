@@ -120,7 +120,7 @@ func TestTineExtensionBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if caps.Tine == nil || *caps.Tine != (wire.TineCaps{Frame: 1, FrameBlocks: 2, HaveClosure: 1, Version: 1, MaxChunk: wire.MaxRequestBytes, MaxPackObjects: 10100, MaxShallow: 20000}) {
+	if caps.Tine == nil || *caps.Tine != (wire.TineCaps{FetchBlocks: 2, Frame: 1, FrameBlocks: 2, HaveClosure: 1, Version: 1, MaxChunk: wire.MaxRequestBytes, MaxPackObjects: 10100, MaxShallow: 20000}) {
 		t.Fatalf("capabilities tine field %+v", caps.Tine)
 	}
 	post := func(n int, header bool) int {

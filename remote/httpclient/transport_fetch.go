@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/wire"
 )
@@ -66,11 +67,11 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 	if windowed {
 		depth = firstWindowFor(t.c.Limits())
 	}
-	binary := t.c.BinaryFrames()
+	binary, blocks := t.c.BinaryFrames(), t.c.FetchBlocks()
 	ask := func(wants []objects.OID, depth int) <-chan fetchReply {
 		ch := make(chan fetchReply, 1)
 		go func() {
-			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth, Binary: binary, HavesClosure: closure})
+			frame, omitted, err := t.c.Fetch(ctx, FetchRequest{Wants: wants, Haves: haves, Depth: depth, Binary: binary, Blocks: blocks, HavesClosure: closure})
 			ch <- fetchReply{frame: frame, omitted: omitted, err: err}
 		}()
 		return ch
@@ -106,7 +107,7 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		}
 		res.Bytes += int64(len(r.frame))
 		res.AssociationsOmitted += r.omitted
-		pf, err := readFrame(r.frame, a, lim)
+		pf, raw, err := readFrame(r.frame, a, lim)
 		if err != nil {
 			return nil, fmt.Errorf("fetch: %w: %w", remote.ErrIncomplete, err)
 		}
@@ -115,6 +116,10 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 			if rest, err = hb.split(pf.Objects, memo); err != nil {
 				return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 			}
+			if err := hb.declare(pf, memo); err != nil {
+				return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
+			}
+			raw = hb.splitBlocks(raw)
 		}
 		var next []objects.OID
 		if windowed {
@@ -136,9 +141,9 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 			}
 		}
 		if hb != nil {
-			err = installObjects(ctx, sink, pf.ID, rest, memo)
+			err = hb.installObjects(ctx, sink, pf.ID, rest, raw, memo)
 		} else {
-			err = t.install(ctx, sink, pf, memo)
+			err = t.install(ctx, sink, pf, raw, memo)
 		}
 		if err != nil {
 			return nil, err
@@ -147,7 +152,7 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		wants = next
 	}
 	if hb != nil {
-		if err := installObjects(ctx, sink, "of held-back runs", hb.objs, memo); err != nil {
+		if err := hb.installObjects(ctx, sink, "of held-back runs", hb.objs, hb.blocks, memo); err != nil {
 			return nil, err
 		}
 	}
@@ -162,13 +167,14 @@ type fetchReply struct {
 }
 
 // install hands a verified frame to the sink, link targets first, with its
-// shallow list as the boundary (the sink records the ids it lacks).
-func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.PackFrame, memo remote.LinkMemo) error {
+// shallow list as the boundary (the sink records the ids it lacks) and the
+// raw blocks it carried.
+func (t *Transport) install(ctx context.Context, sink remote.Sink, pf *objects.PackFrame, blocks []pack.RawBlock, memo remote.LinkMemo) error {
 	ordered, err := objects.DependencyOrderWith(pf.Objects, memo.Links)
 	if err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 	}
-	if err := installDecoded(ctx, sink, ordered, pf.Shallow); err != nil {
+	if err := installDecoded(ctx, sink, ordered, pf.Shallow, blocks); err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 	}
 	return nil
@@ -227,14 +233,21 @@ func lacking(ctx context.Context, sink remote.Sink, ids []objects.OID) ([]object
 	return out, nil
 }
 
-// readFrame verifies a fetched frame within lim: tine's binary frame (the
-// client asked for it, or Client.Fetch would have refused the reply) or
+// readFrame verifies a fetched frame within lim: tine's binary frame of
+// version 1 or 2 (the client asked for it, or Client.Fetch would have
+// refused the reply), whose version 2 also returns its raw blocks, every
+// object of each decoded and its id derived from its bytes, or
 // TINEPACK3.
-func readFrame(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.PackFrame, error) {
-	if wire.IsFrame(frame) {
-		return wire.ReadFrame(frame, a, lim)
+func readFrame(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.PackFrame, []pack.RawBlock, error) {
+	switch {
+	case wire.IsFrameBlocks(frame):
+		return wire.ReadFrameBlocks(frame, a, lim)
+	case wire.IsFrame(frame):
+		pf, err := wire.ReadFrame(frame, a, lim)
+		return pf, nil, err
 	}
-	return objects.InspectPackLimits(frame, a, lim)
+	pf, err := objects.InspectPackLimits(frame, a, lim)
+	return pf, nil, err
 }
 
 // installDecoded hands the sink objects decoded from a verified frame.
@@ -242,8 +255,13 @@ func readFrame(frame []byte, a objects.Algo, lim objects.PackLimits) (*objects.P
 // (objects.DecodeEnvelope) and refuse a frame naming another, so a sink
 // that can take objects whose oid this process derived (remote.ReadSink)
 // is spared hashing each a second time; it checks their links, run graph
-// and chains all the same.
-func installDecoded(ctx context.Context, sink remote.Sink, objs []*objects.Object, boundary []objects.OID) error {
+// and chains all the same. The raw blocks a version 2 frame carried, each
+// decoded by its reader to exactly its objects, go to a sink that keeps
+// them (remote.BlockSink).
+func installDecoded(ctx context.Context, sink remote.Sink, objs []*objects.Object, boundary []objects.OID, blocks []pack.RawBlock) error {
+	if bs, ok := sink.(remote.BlockSink); ok && len(blocks) > 0 {
+		return bs.InstallBlocks(ctx, objs, boundary, blocks)
+	}
 	if rs, ok := sink.(remote.ReadSink); ok {
 		return rs.InstallRead(ctx, objs, boundary)
 	}

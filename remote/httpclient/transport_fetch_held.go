@@ -1,10 +1,12 @@
 package httpclient
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/objects/pack"
 	"github.com/tinehq/tine/remote"
 )
 
@@ -13,12 +15,47 @@ import (
 // naming it, annotation chains on those), to install them after the
 // events they name. Objects with no link to a run install as their frames
 // arrive, as without the extension.
+//
+// Objects installed this way are handed to the sink with a boundary the
+// client computes (their links outside the batch), so the server's word
+// bounds it: only ids some frame of the fetch declared shallow
+// (declared) may be on it, and anything else they link to must be stored
+// already, or the sink refuses the batch. A server leaving objects out
+// without declaring them thus fails the fetch instead of leaving a
+// shallow clone.
 type heldBack struct {
 	ids  map[objects.OID]bool
 	objs []*objects.Object
+	// blocks are the raw blocks holding held objects only.
+	blocks []pack.RawBlock
+	// declared are the shallow ids of the fetch's frames.
+	declared map[objects.OID]bool
 }
 
-func newHeldBack() *heldBack { return &heldBack{ids: map[objects.OID]bool{}} }
+func newHeldBack() *heldBack {
+	return &heldBack{ids: map[objects.OID]bool{}, declared: map[objects.OID]bool{}}
+}
+
+// declare checks that every shallow id of frame pf is a link of one of
+// its objects and not one of them, as a sink checks a declared boundary,
+// and records them as declared.
+func (h *heldBack) declare(pf *objects.PackFrame, memo remote.LinkMemo) error {
+	ext, err := memo.External(pf.Objects)
+	if err != nil {
+		return err
+	}
+	linked := make(map[objects.OID]bool, len(ext))
+	for _, id := range ext {
+		linked[id] = true
+	}
+	for _, id := range pf.Shallow {
+		if !linked[id] {
+			return fmt.Errorf("declared boundary %s is not a link of the received objects: %w", id, remote.ErrIncomplete)
+		}
+		h.declared[id] = true
+	}
+	return nil
+}
 
 // split moves the frame's runs, and the objects linking to a held object,
 // into h, and returns the rest in frame order.
@@ -65,6 +102,31 @@ func (h *heldBack) split(objs []*objects.Object, memo remote.LinkMemo) ([]*objec
 	return rest, nil
 }
 
+// splitBlocks keeps in h the blocks of a frame whose objects split has
+// all held, and returns those holding none of them; a block holding both
+// is returned by neither, its objects stored one by one. A kept block's
+// payload is copied out of the frame, so the frame is not held in memory
+// to the end of the fetch for it.
+func (h *heldBack) splitBlocks(blocks []pack.RawBlock) []pack.RawBlock {
+	var rest []pack.RawBlock
+	for _, b := range blocks {
+		held := 0
+		for _, id := range b.IDs {
+			if h.ids[id] {
+				held++
+			}
+		}
+		switch held {
+		case len(b.IDs):
+			b.Payload = bytes.Clone(b.Payload)
+			h.blocks = append(h.blocks, b)
+		case 0:
+			rest = append(rest, b)
+		}
+	}
+	return rest
+}
+
 // lacking returns the links of the held objects that are neither held nor
 // in frame pf nor in the sink, at most maxRoundWants: what the fetch must
 // still bring before the held objects install. Frame pf is not stored yet
@@ -88,8 +150,10 @@ func (h *heldBack) lacking(ctx context.Context, sink remote.Sink, pf *objects.Pa
 }
 
 // installObjects hands objs to the sink link targets first, their links
-// outside objs as the boundary (the sink records the ids it lacks).
-func installObjects(ctx context.Context, sink remote.Sink, what string, objs []*objects.Object, memo remote.LinkMemo) error {
+// outside objs that a frame declared shallow (h.declared) as the boundary
+// (the sink records the ids it lacks, and refuses any other link it does
+// not hold), with the raw blocks holding some of them.
+func (h *heldBack) installObjects(ctx context.Context, sink remote.Sink, what string, objs []*objects.Object, blocks []pack.RawBlock, memo remote.LinkMemo) error {
 	if len(objs) == 0 {
 		return nil
 	}
@@ -97,11 +161,17 @@ func installObjects(ctx context.Context, sink remote.Sink, what string, objs []*
 	if err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", what, err)
 	}
-	boundary, err := memo.External(objs)
+	ext, err := memo.External(objs)
 	if err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", what, err)
 	}
-	if err := installDecoded(ctx, sink, ordered, boundary); err != nil {
+	boundary := make([]objects.OID, 0, len(ext))
+	for _, id := range ext {
+		if h.declared[id] {
+			boundary = append(boundary, id)
+		}
+	}
+	if err := installDecoded(ctx, sink, ordered, boundary, blocks); err != nil {
 		return fmt.Errorf("fetch: pack %s: %w", what, err)
 	}
 	return nil

@@ -152,7 +152,8 @@ func (s *Server) negotiate(c *call) *httpError {
 // fetch answers a TINEPACK3 frame of the walk, type-filtered, with
 // Opentine-Associations-Omitted when runs' associations did not fit
 // (spec §5.5). Its shallow list is every link of a packed object outside
-// the pack.
+// the pack. A client asking for tine's binary frame gets one instead, of
+// version 2 (storage blocks as stored, blockFrame) when it asks for that.
 func (s *Server) fetch(c *call) *httpError {
 	body, wants, haves, depth, herr := s.walkRequest(c, "wants", "haves", "depth", "object_types")
 	if herr != nil {
@@ -184,31 +185,28 @@ func (s *Server) fetch(c *call) *httpError {
 	if err != nil {
 		return internal(err.Error())
 	}
-	var objs []*objects.Object
-	var links *remote.SetLinks
-	omitted := 0
+	var res *walkResult
+	var ids []objects.OID
 	if r != nil {
-		res, herr := walk(ctx, r, wants, haves, depth, lim, closure)
-		if herr != nil {
+		if res, herr = walk(ctx, r, wants, haves, depth, lim, closure); herr != nil {
 			return herr
 		}
-		omitted = res.omitted
-		links = (*remote.SetLinks)(res.set)
-		ids, err := filterTypes(ctx, res, types)
-		if err != nil {
+		if ids, err = filterTypes(ctx, res, types); err != nil {
 			return internal(err.Error())
 		}
-		for _, id := range ids {
-			o, err := res.set.Object(ctx, res.src, id)
-			if err != nil {
-				return internal(err.Error())
-			}
-			objs = append(objs, o)
-		}
 	}
-	frame, herr := packFrame(links, objs, lim, fc)
+	var frame []byte
+	if fc.blocks {
+		frame, herr = blockFrame(ctx, r, res, ids, lim, fc.compress)
+	} else {
+		frame, herr = objectFrame(ctx, res, ids, lim, fc)
+	}
 	if herr != nil {
 		return herr
+	}
+	omitted := 0
+	if res != nil {
+		omitted = res.omitted
 	}
 	contentType := wire.PackContentType
 	if fc.binary {
@@ -216,6 +214,20 @@ func (s *Server) fetch(c *call) *httpError {
 	}
 	writePack(c.w, contentType, frame, omitted)
 	return nil
+}
+
+// objectFrame reads ids (none without a walk res) through the walk's
+// cache and writes them as packFrame does.
+func objectFrame(ctx context.Context, res *walkResult, ids []objects.OID, lim objects.PackLimits, fc frameChoice) ([]byte, *httpError) {
+	var links *remote.SetLinks
+	if res != nil {
+		links = (*remote.SetLinks)(res.set)
+	}
+	objs, herr := readUncovered(ctx, res, ids, nil)
+	if herr != nil {
+		return nil, herr
+	}
+	return packFrame(links, objs, lim, fc)
 }
 
 // packFrame writes objs as a frame whose shallow list is their external

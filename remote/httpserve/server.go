@@ -75,10 +75,15 @@ type Config struct {
 	// serve from before it does. Tests use it.
 	NoTineFrame bool
 	// NoTineFrameBlocks serves the binary frame without version 2 (no
-	// frame_blocks in the capabilities, wire.HeaderFrame's value 2
-	// refused as any unknown version), as a tine serve from before it
-	// does. Tests use it.
+	// frame_blocks nor fetch_blocks in the capabilities, wire.HeaderFrame's
+	// value 2 refused as any unknown version), as a tine serve from before
+	// it does. Tests use it.
 	NoTineFrameBlocks bool
+	// NoTineFetchBlocks reads version 2 in uploads but never answers a
+	// fetch with it (no fetch_blocks in the capabilities, a fetch's
+	// wire.HeaderFrame 2 refused), as a tine serve from before version 2
+	// fetch replies does. Tests use it.
+	NoTineFetchBlocks bool
 }
 
 // Server is an OpenTine remote (opentine-remote/1) serving tine

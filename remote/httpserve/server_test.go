@@ -23,7 +23,7 @@ func TestCapabilitiesAnonymous(t *testing.T) {
 		status, body, h := ts.raw(t, "GET", "/v1/capabilities", "-", "", nil)
 		want := `{"authentication":["bearer"],"filters":["depth","object_type"],"object_format":"` + wire.FormatFor(a) +
 			`","pack_format":"TINEPACK3","protocol":"opentine-remote/1","resumable_upload":true,"roles":["reader","writer","admin"],` +
-			`"tine":{"frame":1,"frame_blocks":2,"have_closure":1,"max_chunk":16777216,"max_pack_objects":50000,"max_shallow":200000,"version":1}}`
+			`"tine":{"fetch_blocks":2,"frame":1,"frame_blocks":2,"have_closure":1,"max_chunk":16777216,"max_pack_objects":50000,"max_shallow":200000,"version":1}}`
 		if status != 200 || body != want || h.Get("Cache-Control") != "no-store" {
 			t.Errorf("%s: capabilities = %d %s (cache %q), want 200 %s", a, status, body, h.Get("Cache-Control"), want)
 		}

@@ -36,6 +36,9 @@ func (s *Server) tineCaps() *wire.TineCaps {
 		caps.Frame = wire.FrameVersion
 		if !s.cfg.NoTineFrameBlocks {
 			caps.FrameBlocks = wire.FrameBlocksVersion
+			if !s.cfg.NoTineFetchBlocks {
+				caps.FetchBlocks = wire.FrameBlocksVersion
+			}
 		}
 	}
 	return caps
@@ -46,8 +49,9 @@ func (s *Server) tineCaps() *wire.TineCaps {
 type frameChoice struct {
 	// binary: the request reads or writes binary frames.
 	binary bool
-	// blocks: an upload may be a version 2 frame (raw storage blocks);
-	// asked with wire.HeaderFrame: wire.FrameBlocksHeaderValue.
+	// blocks: an upload may be a version 2 frame (raw storage blocks),
+	// or a fetch is answered with one; asked with wire.HeaderFrame:
+	// wire.FrameBlocksHeaderValue.
 	blocks bool
 	// compress: a fetch's frame body is zstd-compressed (the client did
 	// not ask for wire.FrameCodecNone).
@@ -59,9 +63,9 @@ type frameChoice struct {
 // the server serves them (a server hiding the extension or the frame
 // ignores the headers, as one from before the frame does), bodies not
 // compressed when it also carries wire.HeaderFrameCodec: none. An upload
-// (upload) may ask for version 2 (wire.FrameBlocksHeaderValue) unless the
-// server does not serve it. Any other value of either header is refused
-// (400).
+// (upload) or a fetch may ask for version 2 (wire.FrameBlocksHeaderValue)
+// unless the server does not serve it there. Any other value of either
+// header is refused (400).
 func (s *Server) binaryFrame(r *http.Request, upload bool) (frameChoice, *httpError) {
 	v, ok := r.Header[http.CanonicalHeaderKey(wire.HeaderFrame)]
 	if !ok || s.cfg.HideTineExtension || s.cfg.NoTineFrame {
@@ -70,7 +74,7 @@ func (s *Server) binaryFrame(r *http.Request, upload bool) (frameChoice, *httpEr
 	fc := frameChoice{binary: true, compress: true}
 	switch {
 	case len(v) == 1 && v[0] == wire.FrameHeaderValue:
-	case len(v) == 1 && v[0] == wire.FrameBlocksHeaderValue && upload && !s.cfg.NoTineFrameBlocks:
+	case len(v) == 1 && v[0] == wire.FrameBlocksHeaderValue && s.servesBlocks(upload):
 		fc.blocks = true
 	default:
 		return frameChoice{}, invalid(fmt.Sprintf("%s %.20q: this server speaks frame version %d%s", wire.HeaderFrame, v, wire.FrameVersion, s.blocksNote(upload)))
@@ -84,13 +88,19 @@ func (s *Server) binaryFrame(r *http.Request, upload bool) (frameChoice, *httpEr
 	return fc, nil
 }
 
-// blocksNote completes binaryFrame's refusal with the version 2 an
-// upload may also ask for.
+// servesBlocks reports whether an upload (upload) or a fetch may ask for
+// version 2 of the binary frame.
+func (s *Server) servesBlocks(upload bool) bool {
+	return !s.cfg.NoTineFrameBlocks && (upload || !s.cfg.NoTineFetchBlocks)
+}
+
+// blocksNote completes binaryFrame's refusal with the version 2 the
+// request may also ask for.
 func (s *Server) blocksNote(upload bool) string {
-	if !upload || s.cfg.NoTineFrameBlocks {
+	if !s.servesBlocks(upload) {
 		return ""
 	}
-	return fmt.Sprintf(" (and %d in uploads)", wire.FrameBlocksVersion)
+	return fmt.Sprintf(" and %d", wire.FrameBlocksVersion)
 }
 
 // packLimits returns the manifest counts a fetch or upload request gets:

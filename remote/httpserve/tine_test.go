@@ -44,7 +44,9 @@ func TestTineCountsBounded(t *testing.T) {
 }
 
 // TestFrameHeader: a fetch gets tine's binary frame only with Tine-Frame:
-// 1 (another value is 400; Tine-Frame-Codec may only say none), and an upload is read as one only when its
+// 1, or 2 for version 2 (another value is 400, and so is 2 on a server
+// reading version 2 in uploads only; Tine-Frame-Codec may only say none),
+// and an upload is read as one only when its
 // completing PATCH carries the header: the same binary frame PATCHed
 // without it is read as TINEPACK3 and refused, and nothing is stored.
 func TestFrameHeader(t *testing.T) {
@@ -59,7 +61,8 @@ func TestFrameHeader(t *testing.T) {
 		{nil, 200, wire.PackContentType},
 		{map[string]string{wire.HeaderFrame: "1"}, 200, wire.FrameContentType},
 		{map[string]string{wire.HeaderFrame: "1", wire.HeaderTine: "1"}, 200, wire.FrameContentType},
-		{map[string]string{wire.HeaderFrame: "2"}, 400, wire.JSONContentType},
+		{map[string]string{wire.HeaderFrame: "2"}, 200, wire.FrameContentType},
+		{map[string]string{wire.HeaderFrame: "3"}, 400, wire.JSONContentType},
 		{map[string]string{wire.HeaderFrame: "1", wire.HeaderFrameCodec: "none"}, 200, wire.FrameContentType},
 		{map[string]string{wire.HeaderFrame: "1", wire.HeaderFrameCodec: "zstd"}, 400, wire.JSONContentType},
 		{map[string]string{wire.HeaderFrameCodec: "none"}, 200, wire.PackContentType},
@@ -67,6 +70,16 @@ func TestFrameHeader(t *testing.T) {
 		status, _, h := ts.send(t, "POST", "/v1/tenants/acme/fetch", "", wire.JSONContentType, body, c.header)
 		if status != c.status || h.Get("Content-Type") != c.ctype {
 			t.Errorf("fetch with %v = %d %s, want %d %s", c.header, status, h.Get("Content-Type"), c.status, c.ctype)
+		}
+	}
+	for _, cfg := range []httpserve.Config{{NoTineFetchBlocks: true}, {NoTineFrameBlocks: true}} {
+		old := startServer(t, cfg)
+		if status, _, _ := old.send(t, "POST", "/v1/tenants/acme/fetch", "", wire.JSONContentType, body, map[string]string{wire.HeaderFrame: "2"}); status != 400 {
+			t.Errorf("%+v: fetch with %s: 2 = %d, want 400", cfg, wire.HeaderFrame, status)
+		}
+		_, caps, _ := old.raw(t, "GET", "/v1/capabilities", "-", "", nil)
+		if strings.Contains(caps, "fetch_blocks") || strings.Contains(caps, "frame_blocks") != cfg.NoTineFetchBlocks {
+			t.Errorf("%+v: capabilities %s", cfg, caps)
 		}
 	}
 	objs, boundary, err := objects.PackClosure(context.Background(), src.repo.Objects(), []objects.OID{src.run}, nil)

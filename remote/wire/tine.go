@@ -34,6 +34,13 @@ const (
 // TineCaps is the extension's capabilities field, fields in key order
 // (the document's keys are sorted, spec §2).
 type TineCaps struct {
+	// FetchBlocks is FrameBlocksVersion when the server also answers a
+	// fetch asking for version 2 (HeaderFrame: FrameBlocksHeaderValue)
+	// with one, its storage blocks as they are stored; absent from a tine
+	// serve that reads version 2 in uploads only, which refuses that
+	// header on a fetch. A client asks for version 2 in a fetch only when
+	// Frame, FrameBlocks and this are the versions it speaks.
+	FetchBlocks int `json:"fetch_blocks,omitempty"`
 	// Frame is the binary frame version the server reads and writes
 	// (FrameVersion), absent when it speaks TINEPACK3 only. A client uses
 	// binary frames only for the version it speaks; any other value leaves
