@@ -290,7 +290,8 @@ func (r *Repo) packedPrefixMatches(ctx context.Context, prefix string) ([]object
 // process's gc may have moved the object from a loose file into a pack
 // this handle has not seen; gc commits the pack before it unlinks the
 // loose file, so the re-scan finds it. Packs an old handle still has open
-// stay readable after gc deletes them (their files stay open).
+// stay readable after gc deletes them (their files stay open). A listing
+// by type re-scans too (ListTypes), as it cannot see what it misses.
 type reloadingStore struct {
 	*combined.Store
 	r *Repo
@@ -347,6 +348,14 @@ func (s reloadingStore) Has(ctx context.Context, id objects.OID) (bool, error) {
 		return s.Store.Has(ctx, id)
 	}
 	return ok, err
+}
+
+// ListTypes lists the objects of the given types (objects.TypeLister):
+// the loose files first, then the packs after a re-scan, so an object
+// another process's gc moved from a loose file into a pack this handle
+// has not seen is listed all the same (combined.Store.ListTypesReloading).
+func (s reloadingStore) ListTypes(ctx context.Context, types []objects.Type, fn func(objects.OID) error) error {
+	return s.Store.ListTypesReloading(ctx, types, fn)
 }
 
 // lockingLoose is the object store of a repository whose storage packs

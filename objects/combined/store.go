@@ -179,7 +179,50 @@ func (c *Store) ListTypes(ctx context.Context, types []objects.Type, fn func(obj
 	if err != nil {
 		return err
 	}
-	err = c.loose.ListTypes(ctx, types, func(id objects.OID) error {
+	return merge(packed, func(each func(objects.OID) error) error {
+		return c.loose.ListTypes(ctx, types, each)
+	}, fn)
+}
+
+// ListTypesReloading is ListTypes for a handle other processes write
+// through: it lists the loose ids first, then re-scans the packs
+// (pack.Store.Reload) and only then takes their ids. gc commits the pack
+// holding a loose object before it unlinks the file, so an object whose
+// loose file is gone when its directory is read is in a pack the re-scan
+// finds. Taking the packs' ids first, as ListTypes does, misses it in both
+// places, and so does a handle whose pack list predates the gc.
+func (c *Store) ListTypesReloading(ctx context.Context, types []objects.Type, fn func(objects.OID) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var loose []objects.OID
+	if err := c.loose.ListTypes(ctx, types, func(id objects.OID) error {
+		loose = append(loose, id)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := c.packs.Reload(); err != nil {
+		return err
+	}
+	packed, err := c.packs.SortedIDsOf(types)
+	if err != nil {
+		return err
+	}
+	return merge(packed, func(each func(objects.OID) error) error {
+		for _, id := range loose {
+			if err := each(id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, fn)
+}
+
+// merge calls fn for every id of packed (sorted) and of listLoose (which
+// enumerates in enumeration order) once, in enumeration order.
+func merge(packed []objects.OID, listLoose func(func(objects.OID) error) error, fn func(objects.OID) error) error {
+	err := listLoose(func(id objects.OID) error {
 		for len(packed) > 0 && enumLess(packed[0], id) {
 			if err := fn(packed[0]); err != nil {
 				return err
