@@ -60,10 +60,13 @@ type Store struct {
 // lookup that misses names it (damage.go): damage stays local and is
 // never silently ignored. Only a directory that cannot be read fails.
 //
-// Open checks and lists the directory; the packs are opened on the
-// store's first use, and a failure then (the directory replaced or
-// unreadable since, or packs vanishing under every listing) is the error
-// of every call that can return one, retried on each.
+// Open checks and lists the directory; the packs it listed are opened on
+// the store's first use (the directory is checked again, not listed
+// again: a pack committed in between is seen after a Reload, which the
+// repository's store makes on every miss, as when Open opened every pack
+// at once), and a failure then (the directory replaced or unreadable
+// since, or packs vanishing under every listing) is the error of every
+// call that can return one, retried on each.
 func Open(dir string, a objects.Algo) (*Store, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, objects.ErrUnknownAlgo, a)
