@@ -166,16 +166,18 @@ func (h *History) Run(id objects.OID) (*HistoryRun, error) {
 // meta decodes a record's status and tips, bounded by its metadata bytes.
 func (h *History) meta(r histRec) (string, []objects.OID, error) {
 	b := r.layer.meta[r.metaAt : r.metaAt+uint64(r.metaLen)]
-	bad := fmt.Errorf("history layer %s: run metadata: %w", r.layer.name, ErrHistoryCorrupt)
+	// The error is built only when returned: formatting it on every call
+	// cost each `log -n 20` fmt's set-up and a few allocations.
+	bad := func() error { return fmt.Errorf("history layer %s: run metadata: %w", r.layer.name, ErrHistoryCorrupt) }
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
-		return "", nil, bad
+		return "", nil, bad()
 	}
 	status := string(b[k : k+int(n)])
 	b = b[k+int(n):]
 	n, k = binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k)/32 || uint64(len(b)-k) != 32*n {
-		return "", nil, bad
+		return "", nil, bad()
 	}
 	b = b[k:]
 	tips := make([]objects.OID, n)

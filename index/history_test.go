@@ -509,3 +509,28 @@ func TestHistoryOpenDuringMerges(t *testing.T) {
 		t.Fatalf("opened %d layers holding %d runs, want the merged layer of 3 runs", n, runs)
 	}
 }
+
+// TestHistoryRunAllocatesOnlyItsAnswer: looking a sound run up allocates
+// its answer (the run, its status and tips), not an error it does not
+// return; `log -n 20` looks its run up on every call.
+func TestHistoryRunAllocatesOnlyItsAnswer(t *testing.T) {
+	root := t.TempDir()
+	m := newHistModel(7)
+	h, err := OpenHistory(root, objects.BLAKE3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	add := m.next()
+	if err := h.Add([]HistoryAdd{add}); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if hr, err := h.Run(add.Run); err != nil || hr == nil {
+			t.Fatalf("Run: %v, %v", hr, err)
+		}
+	})
+	if allocs > 3 {
+		t.Fatalf("Run allocates %.0f times, want at most 3 (run, status, tips)", allocs)
+	}
+}

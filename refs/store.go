@@ -2,7 +2,6 @@ package refs
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -62,7 +61,7 @@ func WithBeforeUpdate(fn func(context.Context) error) Option {
 // forward by the next write, List or Recover, and by a Read of a ref
 // it involves.
 func Open(repoRoot string, algo objects.Algo, objs objects.Getter, opts ...Option) *Store {
-	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: rand.Reader, fs: osFS{},
+	s := &Store{root: repoRoot, algo: algo, objs: objs, now: time.Now, rand: txnRand, fs: osFS{},
 		syncParallel: defaultSyncParallel}
 	for _, o := range opts {
 		o(s)

@@ -95,3 +95,35 @@ func TestStoragePackDeferredOpenFailureIsReported(t *testing.T) {
 		spCheckGet(t, s, o)
 	}
 }
+
+// TestStoragePackFirstUseKeepsOpensListing: the first use opens the packs
+// Open listed without listing the directory again (one scan per short
+// command, not two); a pack committed after Open is found by the Reload a
+// miss makes, as when Open opened every pack at once.
+func TestStoragePackFirstUseKeepsOpensListing(t *testing.T) {
+	a := objects.BLAKE3
+	dir := t.TempDir()
+	objs := spTestObjects(t, a, 6)
+	spWriteTestPack(t, dir, a, objs[:3], Options{})
+	scans := 0
+	scanHook = func() { scans++ }
+	defer func() { scanHook = nil }()
+	s := spOpenTestPacks(t, dir, a)
+	spCheckGet(t, s, objs[1])
+	if scans != 1 {
+		t.Fatalf("Open and the first Get listed the directory %d times, want 1", scans)
+	}
+	spWriteTestPack(t, dir, a, objs[3:], Options{})
+	if _, err := s.Get(context.Background(), objs[4].ID); !errors.Is(err, objects.ErrNotFound) {
+		t.Fatalf("Get of an object committed after the first use: %v, want not found before a Reload", err)
+	}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		spCheckGet(t, s, o)
+	}
+	if scans != 2 {
+		t.Fatalf("%d listings after one Reload, want 2", scans)
+	}
+}

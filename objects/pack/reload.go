@@ -27,7 +27,12 @@ func (s *Store) Reload() error {
 
 // reloadLocked is Reload with s.mu held; it also opens the packs Open
 // left for the first use.
-func (s *Store) reloadLocked() error {
+func (s *Store) reloadLocked() error { return s.reloadFrom(nil) }
+
+// reloadFrom is reloadLocked taking names, when not nil, as the first
+// listing instead of scanning the directory (Open's, on the first use).
+func (s *Store) reloadFrom(names []string) error {
+	s.listed = nil
 	old := *s.packs.Load()
 	opened := make(map[string]*spPack, len(old))
 	known := make(map[string]bool, len(old))
@@ -36,12 +41,13 @@ func (s *Store) reloadLocked() error {
 	}
 	wasDamaged := *s.damaged.Load()
 	seen := map[string]bool{} // names that vanished in an earlier listing
-	var names []string
+	first := names
 	var damaged map[string]error
 	for try := 1; ; try++ {
 		var vanished []string
 		var err error
-		names, damaged, vanished, err = s.list(opened, wasDamaged)
+		names, damaged, vanished, err = s.list(opened, wasDamaged, first)
+		first = nil
 		again := false
 		for _, n := range vanished {
 			// A name that vanishes again is left over (gc removed the
@@ -97,14 +103,28 @@ const spListTries = 8
 // process may merge the pack away.
 var openWindowHook func(name string)
 
-// list scans the directory once and opens the listed packs that opened
-// does not hold, adding them to it. It returns the listed names, the
-// packs that cannot be opened, and the names whose files vanished before
-// they could be opened.
-func (s *Store) list(opened map[string]*spPack, wasDamaged map[string]error) (names []string, damaged map[string]error, vanished []string, err error) {
-	names, orphans, err := s.scanSettled()
-	if err != nil {
-		return nil, nil, nil, err
+// list scans the directory once (unless given its names: a listing
+// without orphans) and opens the listed packs that opened does not hold,
+// adding them to it. It returns the listed names, the packs that cannot
+// be opened, and the names whose files vanished before they could be
+// opened.
+func (s *Store) list(opened map[string]*spPack, wasDamaged map[string]error, given []string) (names []string, damaged map[string]error, vanished []string, err error) {
+	var orphans []string
+	if given != nil {
+		// The directory is checked as a scan checks it: one replaced
+		// since by a symlink is refused, one removed is listed again.
+		ok, err := s.checkDir()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			given = nil
+		}
+	}
+	if names = given; names == nil {
+		if names, orphans, err = s.scanSettled(); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	damaged = make(map[string]error, len(orphans))
 	for _, n := range orphans {

@@ -46,6 +46,11 @@ type Store struct {
 	// that reads only refs or loose objects (rev-parse of a ref,
 	// update-ref) a few page faults per pack (issue 13, process start).
 	pending atomic.Bool
+	// listed holds the names Open's scan found, for the first use to open
+	// instead of listing the directory again (a second scan was about 1%
+	// of a `log -n 20` or `update-ref` process); nil when that scan found
+	// an orphan (scanSettled must confirm it), or once used. Guarded by mu.
+	listed []string
 }
 
 // Open opens the storage packs in dir for hash profile a. A
@@ -55,10 +60,13 @@ type Store struct {
 // lookup that misses names it (damage.go): damage stays local and is
 // never silently ignored. Only a directory that cannot be read fails.
 //
-// Open checks and lists the directory; the packs are opened on the
-// store's first use, and a failure then (the directory replaced or
-// unreadable since, or packs vanishing under every listing) is the error
-// of every call that can return one, retried on each.
+// Open checks and lists the directory; the packs it listed are opened on
+// the store's first use (the directory is checked again, not listed
+// again: a pack committed in between is seen after a Reload, which the
+// repository's store makes on every miss, as when Open opened every pack
+// at once), and a failure then (the directory replaced or unreadable
+// since, or packs vanishing under every listing) is the error of every
+// call that can return one, retried on each.
 func Open(dir string, a objects.Algo) (*Store, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("open storage packs %s: %w: %q", dir, objects.ErrUnknownAlgo, a)
@@ -66,9 +74,13 @@ func Open(dir string, a objects.Algo) (*Store, error) {
 	s := &Store{dir: filepath.Clean(dir), algo: a, cache: newSPBlockCache(spCacheStart, spCacheBytes), dcache: newSPDeltaCache()}
 	s.packs.Store(&[]*spPack{})
 	s.damaged.Store(&map[string]error{})
-	if _, _, err := s.scan(); err != nil {
+	names, orphans, err := s.scan()
+	if err != nil {
 		s.Close()
 		return nil, err
+	}
+	if len(orphans) == 0 {
+		s.listed = append(make([]string, 0, len(names)), names...)
 	}
 	s.pending.Store(true)
 	return s, nil
@@ -84,7 +96,10 @@ func (s *Store) ensureOpen() error {
 	if !s.pending.Load() {
 		return nil
 	}
-	return s.reloadLocked()
+	// Open's listing stands for the first use, as when Open opened every
+	// pack at once: a pack merged away since is listed again (Reload), and
+	// one committed since is found by the reload a miss makes.
+	return s.reloadFrom(s.listed)
 }
 
 // current returns the search order, newest first, opening the packs on
@@ -122,15 +137,11 @@ func (s *Store) Packs() ([]string, error) {
 // scan lists the pack names whose index is in the directory, and those of
 // pack files without an index (orphans).
 func (s *Store) scan() (names, orphans []string, err error) {
-	fi, err := os.Lstat(s.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+	if scanHook != nil {
+		scanHook()
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("storage packs: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, nil, fmt.Errorf("storage packs: %s is not a directory (symlinks are refused): %w", s.dir, objects.ErrUnsafeFile)
+	if ok, err := s.checkDir(); !ok || err != nil {
+		return nil, nil, err
 	}
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
@@ -155,6 +166,25 @@ func (s *Store) scan() (names, orphans []string, err error) {
 		}
 	}
 	return names, orphans, nil
+}
+
+// scanHook, when set by a test, runs at the start of every scan.
+var scanHook func()
+
+// checkDir reports whether the directory exists, refusing anything but a
+// directory (a symlink among them).
+func (s *Store) checkDir() (bool, error) {
+	fi, err := os.Lstat(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("storage packs: %w", err)
+	}
+	if !fi.IsDir() {
+		return false, fmt.Errorf("storage packs: %s is not a directory (symlinks are refused): %w", s.dir, objects.ErrUnsafeFile)
+	}
+	return true, nil
 }
 
 // spFileName splits a storage pack file name "pack-<64 hex>.idx|.pack"
