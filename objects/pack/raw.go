@@ -242,16 +242,24 @@ func (w *Writer) AddBlock(b *RawBlock) error {
 	if len(w.seen)+len(b.IDs) > MaxObjects {
 		return fmt.Errorf("storage pack full (%d objects)", MaxObjects)
 	}
+	// Each id joins seen as it is checked, so a repeat within the block
+	// is found in constant time (a block may hold tens of thousands of
+	// objects); a refused block takes its ids out again.
 	for i, id := range b.IDs {
-		if err := objects.CheckPut(w.algo, &objects.Object{ID: id, Type: id.Type}); err != nil {
+		err := objects.CheckPut(w.algo, &objects.Object{ID: id, Type: id.Type})
+		if _, dup := w.seen[id]; dup && err == nil {
+			err = fmt.Errorf("%w: object %s is already in the pack", ErrBadRawBlock, id)
+			if slices.Contains(b.IDs[:i], id) { // on the refusal only
+				err = fmt.Errorf("%w: object %s twice", ErrBadRawBlock, id)
+			}
+		}
+		if err != nil {
+			for _, added := range b.IDs[:i] {
+				delete(w.seen, added)
+			}
 			return err
 		}
-		if _, dup := w.seen[id]; dup {
-			return fmt.Errorf("%w: object %s is already in the pack", ErrBadRawBlock, id)
-		}
-		if slices.Contains(b.IDs[:i], id) {
-			return fmt.Errorf("%w: object %s twice", ErrBadRawBlock, id)
-		}
+		w.seen[id] = struct{}{}
 	}
 	if w.err = w.flushBlock(); w.err != nil {
 		return w.err
@@ -268,7 +276,6 @@ func (w *Writer) AddBlock(b *RawBlock) error {
 	}
 	start := uint32(0)
 	for i, id := range b.IDs {
-		w.seen[id] = struct{}{}
 		w.entries = append(w.entries, spEntry{key: spKeyOf(id), off: uint64(off), size: uint32(w.sink.n - off),
 			start: start, length: b.Lengths[i], crc: w.sink.crc})
 		start += b.Lengths[i]
