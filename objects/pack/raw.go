@@ -152,20 +152,11 @@ func (s *Store) RawBlocks(ctx context.Context, ids []objects.OID) (blocks []RawB
 			}
 		}
 	}
-	perBlock := map[*spPack]map[uint64]int{}
 	for _, bk := range order {
 		if err := ctx.Err(); err != nil {
 			return nil, covered, err
 		}
-		counts := perBlock[bk.p]
-		if counts == nil {
-			counts = bk.p.entriesPerBlock()
-			perBlock[bk.p] = counts
-		}
 		ms := groups[bk]
-		if counts[bk.off] != len(ms) {
-			continue // the block holds objects not asked for
-		}
 		b, ok := bk.p.rawBlock(ids, ms)
 		if !ok {
 			continue
@@ -182,18 +173,14 @@ func (s *Store) RawBlocks(ctx context.Context, ids []objects.OID) (blocks []RawB
 // index entry.
 type rawMember struct{ id, entry int }
 
-// entriesPerBlock counts the index entries of each block offset.
-func (p *spPack) entriesPerBlock() map[uint64]int {
-	counts := make(map[uint64]int, p.idx.count/2+1)
-	for i := range p.idx.count {
-		counts[p.idx.off(i)]++
-	}
-	return counts
-}
-
-// rawBlock reads the block of the entries ms (every entry of it) and
-// returns it as a RawBlock when it may travel raw: a stored or zstd block
-// read whole, its CRC-32C matching, its envelopes filling it back to back.
+// rawBlock reads the block of the entries ms and returns it as a
+// RawBlock when it may travel raw: the entries' envelopes fill it back to
+// back from its first byte to its decoded length (so it holds nothing
+// else: an envelope's bytes are its object), and it is a stored or zstd
+// block read whole, its CRC-32C matching. Entries that leave a gap are
+// refused from the index, before anything is read; the block's header
+// says whether they reach its end. Counting every entry of the pack per
+// block instead cost each call a pass over the whole index.
 func (p *spPack) rawBlock(ids []objects.OID, ms []rawMember) (RawBlock, bool) {
 	slices.SortFunc(ms, func(a, b rawMember) int {
 		return int(p.idx.u32(p.idx.starts, a.entry)) - int(p.idx.u32(p.idx.starts, b.entry))
@@ -202,23 +189,23 @@ func (p *spPack) rawBlock(ids []objects.OID, ms []rawMember) (RawBlock, bool) {
 	if e.size <= spBlockHeader || e.size > MaxRawBlock || p.idx.checkEntry(ms[0].entry, p.size) != nil {
 		return RawBlock{}, false
 	}
+	b := RawBlock{IDs: make([]objects.OID, len(ms)), Lengths: make([]uint32, len(ms))}
+	next := uint64(0)
+	for j, m := range ms {
+		x := p.idx.entry(m.entry)
+		if x.off != e.off || x.size != e.size || x.crc != e.crc || uint64(x.start) != next {
+			return RawBlock{}, false // another block's, or a gap: an object not asked for
+		}
+		b.IDs[j], b.Lengths[j] = ids[m.id], x.length
+		next += uint64(x.length)
+	}
 	blk := make([]byte, e.size)
 	if _, err := p.f.ReadAt(blk, int64(e.off)); err != nil || crc32.Checksum(blk, crc32c) != e.crc {
 		return RawBlock{}, false
 	}
-	b := RawBlock{Kind: blk[0], RawLen: binary.BigEndian.Uint32(blk[1:spBlockHeader]), Payload: blk[spBlockHeader:],
-		IDs: make([]objects.OID, len(ms)), Lengths: make([]uint32, len(ms))}
-	next := uint32(0)
-	for j, m := range ms {
-		x := p.idx.entry(m.entry)
-		if x.off != e.off || x.size != e.size || x.crc != e.crc || x.start != next {
-			return RawBlock{}, false
-		}
-		b.IDs[j], b.Lengths[j] = ids[m.id], x.length
-		next += x.length
-	}
+	b.Kind, b.RawLen, b.Payload = blk[0], binary.BigEndian.Uint32(blk[1:spBlockHeader]), blk[spBlockHeader:]
 	if b.CheckShape() != nil {
-		return RawBlock{}, false
+		return RawBlock{}, false // the envelopes end short of the block's: more follow
 	}
 	return b, true
 }
