@@ -178,8 +178,9 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 }
 
 // move applies one ref update: a promotion with no guard is refused
-// first, then the history check (checkHistory), then the guard for
-// promotions, then the compare-and-swap. sink holds what this push
+// first, then the history check (checkHistory, which also refuses a
+// stale expected value as a conflict), then the guard for promotions,
+// then the compare-and-swap. sink holds what this push
 // installed.
 func (t *fileTransport) move(ctx context.Context, u RefUpdate, sink *RepoSink) RefResult {
 	rr := RefResult{RefUpdate: u}

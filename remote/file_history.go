@@ -20,17 +20,20 @@ import (
 //
 // The repository's writers' lock is taken before the walk, not at the
 // ref's move: a gc pruning in between could delete history the walk found
-// stored. A ref that does not hold u.Old will not move: the
-// compare-and-swap reports the conflict, and nothing is walked.
+// stored. A ref that does not hold u.Old is not walked, and the update is
+// refused then with the *ConflictError the compare-and-swap would give:
+// were the swap still tried, another writer moving the ref to u.Old in
+// between (or the release policy's guard, which runs in between) would
+// let it set a value whose history was never checked.
 func (t *fileTransport) checkHistory(ctx context.Context, u RefUpdate, sink *RepoSink) error {
 	if err := t.repo.LockWriters(ctx); err != nil {
 		return fmt.Errorf("ref %s: %w", u.Name, err)
 	}
 	switch cur, err := t.repo.Refs().Read(ctx, u.Name); {
 	case err == nil && cur != u.Old:
-		return nil
+		return &ConflictError{Ref: u.Name, Expected: u.Old, Actual: cur}
 	case errors.Is(err, refs.ErrNotFound) && !u.Old.IsZero():
-		return nil
+		return &ConflictError{Ref: u.Name, Expected: u.Old}
 	}
 	target, err := sink.Get(ctx, u.New) // installed by this push: stored
 	if err != nil {

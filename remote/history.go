@@ -87,7 +87,8 @@ type HistoryCheck struct {
 // for a run target listing many events not yet held, the events existing
 // run refs' runs list (a run lists every event of its history), read run
 // by run, heads/* first, until the target's events are all held or the
-// runs read list heldLookupFactor times as many events as were left (at
+// runs read list heldLookupFactor times as many events as were left,
+// each read counting heldLookupFactor events besides those it lists (at
 // most one run object past that). A second name for a run reads nothing;
 // a fork of heads/main reads heads/main's run object and the fork's own
 // new events; a run no ref shares anything with pays at most one run

@@ -177,3 +177,34 @@ func copyInto(t *testing.T, from, to *remotetest.Repo, skip map[objects.OID]bool
 		}
 	}
 }
+
+// TestCreatedRefLookupChargesEachRead: every run the creation lookup
+// reads counts against its budget, not only the events it lists. Here
+// 200 refs name runs that list nothing, and a new run of 64 events of
+// its own is created: the lookup reads at most as many runs as the walk
+// reads events (64), then walks them. Before, a run listing nothing cost
+// the budget nothing, so every run ref of the repository (up to
+// wire.MaxRefs, 4,096) was read for each such creation.
+func TestCreatedRefLookupChargesEachRead(t *testing.T) {
+	r := remotetest.NewRepo(t, objects.BLAKE3)
+	ctx := context.Background()
+	for i := range 200 {
+		o, err := objects.NewJSONObject(objects.BLAKE3, objects.TypeRun, 1, objects.ObjectValue(
+			objects.Member{Key: "label", Value: objects.String(fmt.Sprintf("empty %d", i))}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.R.Objects().Put(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		r.SetRef(fmt.Sprintf("heads/empty%d", i), o.ID)
+	}
+	target := r.Run(r.Chain("new", 64, objects.OID{}))
+	cs, err := check(t, r, "experiments/new", objects.OID{}, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.gets[objects.TypeRun] > 64 || cs.gets[objects.TypeEvent] != 64 {
+		t.Errorf("%d runs and %d events read; want at most 64 runs, and 64 events", cs.gets[objects.TypeRun], cs.gets[objects.TypeEvent])
+	}
+}

@@ -14,10 +14,12 @@ import (
 // fewer than minHeldLookup events left to check is walked without reading
 // other runs, since its walk costs less than one large run object; and
 // the runs read list at most heldLookupFactor times as many events as
-// were left. Reading a run object costs well under a microsecond per event
+// were left, each run read counting heldLookupFactor events besides those
+// it lists. Reading a run object costs well under a microsecond per event
 // it lists, where the walk reads each event and confirms each blob
-// (about 9 µs an event), so the lookup costs a bounded fraction of the
-// walk it may spare.
+// (about 9 µs an event), and the read itself about what one event's costs,
+// so the lookup costs a bounded fraction of the walk it may spare, even
+// where the runs list few events or none.
 const (
 	minHeldLookup    = 64
 	heldLookupFactor = 8
@@ -117,7 +119,7 @@ func (w *historyWalk) holdRuns(links []objects.OID, runs []objects.OID) error {
 		if err != nil {
 			return err
 		}
-		budget -= len(held)
+		budget -= heldLookupFactor + len(held) // the read, and what it lists
 		w.seen[id] = true
 		for _, l := range held {
 			w.seen[l] = true

@@ -152,20 +152,11 @@ func (s *Store) RawBlocks(ctx context.Context, ids []objects.OID) (blocks []RawB
 			}
 		}
 	}
-	perBlock := map[*spPack]map[uint64]int{}
 	for _, bk := range order {
 		if err := ctx.Err(); err != nil {
 			return nil, covered, err
 		}
-		counts := perBlock[bk.p]
-		if counts == nil {
-			counts = bk.p.entriesPerBlock()
-			perBlock[bk.p] = counts
-		}
 		ms := groups[bk]
-		if counts[bk.off] != len(ms) {
-			continue // the block holds objects not asked for
-		}
 		b, ok := bk.p.rawBlock(ids, ms)
 		if !ok {
 			continue
@@ -182,18 +173,14 @@ func (s *Store) RawBlocks(ctx context.Context, ids []objects.OID) (blocks []RawB
 // index entry.
 type rawMember struct{ id, entry int }
 
-// entriesPerBlock counts the index entries of each block offset.
-func (p *spPack) entriesPerBlock() map[uint64]int {
-	counts := make(map[uint64]int, p.idx.count/2+1)
-	for i := range p.idx.count {
-		counts[p.idx.off(i)]++
-	}
-	return counts
-}
-
-// rawBlock reads the block of the entries ms (every entry of it) and
-// returns it as a RawBlock when it may travel raw: a stored or zstd block
-// read whole, its CRC-32C matching, its envelopes filling it back to back.
+// rawBlock reads the block of the entries ms and returns it as a
+// RawBlock when it may travel raw: the entries' envelopes fill it back to
+// back from its first byte to its decoded length (so it holds nothing
+// else: an envelope's bytes are its object), and it is a stored or zstd
+// block read whole, its CRC-32C matching. Entries that leave a gap are
+// refused from the index, before anything is read; the block's header
+// says whether they reach its end. Counting every entry of the pack per
+// block instead cost each call a pass over the whole index.
 func (p *spPack) rawBlock(ids []objects.OID, ms []rawMember) (RawBlock, bool) {
 	slices.SortFunc(ms, func(a, b rawMember) int {
 		return int(p.idx.u32(p.idx.starts, a.entry)) - int(p.idx.u32(p.idx.starts, b.entry))
@@ -202,23 +189,23 @@ func (p *spPack) rawBlock(ids []objects.OID, ms []rawMember) (RawBlock, bool) {
 	if e.size <= spBlockHeader || e.size > MaxRawBlock || p.idx.checkEntry(ms[0].entry, p.size) != nil {
 		return RawBlock{}, false
 	}
+	b := RawBlock{IDs: make([]objects.OID, len(ms)), Lengths: make([]uint32, len(ms))}
+	next := uint64(0)
+	for j, m := range ms {
+		x := p.idx.entry(m.entry)
+		if x.off != e.off || x.size != e.size || x.crc != e.crc || uint64(x.start) != next {
+			return RawBlock{}, false // another block's, or a gap: an object not asked for
+		}
+		b.IDs[j], b.Lengths[j] = ids[m.id], x.length
+		next += uint64(x.length)
+	}
 	blk := make([]byte, e.size)
 	if _, err := p.f.ReadAt(blk, int64(e.off)); err != nil || crc32.Checksum(blk, crc32c) != e.crc {
 		return RawBlock{}, false
 	}
-	b := RawBlock{Kind: blk[0], RawLen: binary.BigEndian.Uint32(blk[1:spBlockHeader]), Payload: blk[spBlockHeader:],
-		IDs: make([]objects.OID, len(ms)), Lengths: make([]uint32, len(ms))}
-	next := uint32(0)
-	for j, m := range ms {
-		x := p.idx.entry(m.entry)
-		if x.off != e.off || x.size != e.size || x.crc != e.crc || x.start != next {
-			return RawBlock{}, false
-		}
-		b.IDs[j], b.Lengths[j] = ids[m.id], x.length
-		next += x.length
-	}
+	b.Kind, b.RawLen, b.Payload = blk[0], binary.BigEndian.Uint32(blk[1:spBlockHeader]), blk[spBlockHeader:]
 	if b.CheckShape() != nil {
-		return RawBlock{}, false
+		return RawBlock{}, false // the envelopes end short of the block's: more follow
 	}
 	return b, true
 }
@@ -242,16 +229,24 @@ func (w *Writer) AddBlock(b *RawBlock) error {
 	if len(w.seen)+len(b.IDs) > MaxObjects {
 		return fmt.Errorf("storage pack full (%d objects)", MaxObjects)
 	}
+	// Each id joins seen as it is checked, so a repeat within the block
+	// is found in constant time (a block may hold tens of thousands of
+	// objects); a refused block takes its ids out again.
 	for i, id := range b.IDs {
-		if err := objects.CheckPut(w.algo, &objects.Object{ID: id, Type: id.Type}); err != nil {
+		err := objects.CheckPut(w.algo, &objects.Object{ID: id, Type: id.Type})
+		if _, dup := w.seen[id]; dup && err == nil {
+			err = fmt.Errorf("%w: object %s is already in the pack", ErrBadRawBlock, id)
+			if slices.Contains(b.IDs[:i], id) { // on the refusal only
+				err = fmt.Errorf("%w: object %s twice", ErrBadRawBlock, id)
+			}
+		}
+		if err != nil {
+			for _, added := range b.IDs[:i] {
+				delete(w.seen, added)
+			}
 			return err
 		}
-		if _, dup := w.seen[id]; dup {
-			return fmt.Errorf("%w: object %s is already in the pack", ErrBadRawBlock, id)
-		}
-		if slices.Contains(b.IDs[:i], id) {
-			return fmt.Errorf("%w: object %s twice", ErrBadRawBlock, id)
-		}
+		w.seen[id] = struct{}{}
 	}
 	if w.err = w.flushBlock(); w.err != nil {
 		return w.err
@@ -268,7 +263,6 @@ func (w *Writer) AddBlock(b *RawBlock) error {
 	}
 	start := uint32(0)
 	for i, id := range b.IDs {
-		w.seen[id] = struct{}{}
 		w.entries = append(w.entries, spEntry{key: spKeyOf(id), off: uint64(off), size: uint32(w.sink.n - off),
 			start: start, length: b.Lengths[i], crc: w.sink.crc})
 		start += b.Lengths[i]
