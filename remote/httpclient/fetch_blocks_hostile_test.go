@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/objects/pack"
+	"github.com/tinehq/tine/objects/pack/packtest"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/httpclient"
@@ -82,7 +83,7 @@ func TestFetchBlocksHostileReplies(t *testing.T) {
 			events = append(events, o)
 		}
 	}
-	eventBlocks := rawBlocksOf(t, a, events)
+	eventBlocks := packtest.RawBlocksOf(t, a, events, 4096)
 	dangling, _, err := wire.WriteFrameBlocks(eventBlocks, nil, nil, objects.DefaultPackLimits, false)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestFetchBlocksHostileReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allBlocks := rawBlocksOf(t, a, all)
+	allBlocks := packtest.RawBlocksOf(t, a, all, 4096)
 	bogus := a.Derive(objects.TypeEvent, 1, []byte(`{"label":"never linked"}`))
 	strayShallow, _, err := wire.WriteFrameBlocks(allBlocks, nil, []objects.OID{bogus}, objects.DefaultPackLimits, false)
 	if err != nil {
@@ -167,36 +168,6 @@ func TestFetchBlocksHostileReplies(t *testing.T) {
 		t.Fatalf("the real reply: %d objects, want %d", res.Objects, len(all))
 	}
 	fsckClean(t, clone)
-}
-
-// rawBlocksOf writes objs into a storage pack of their own and returns
-// its blocks as RawBlocks hands them out, failing unless every object is
-// in one.
-func rawBlocksOf(t *testing.T, a objects.Algo, objs []*objects.Object) []pack.RawBlock {
-	t.Helper()
-	ctx := context.Background()
-	st, err := pack.Open(t.TempDir(), a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.WritePack(ctx, objs, pack.Options{BlockSize: 4096}); err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]objects.OID, len(objs))
-	for i, o := range objs {
-		ids[i] = o.ID
-	}
-	blocks, covered, err := st.RawBlocks(ctx, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, c := range covered {
-		if !c {
-			t.Fatalf("object %d is in no raw block", i)
-		}
-	}
-	return blocks
 }
 
 // countStored counts the objects r stores.

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -13,36 +12,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/objects/pack"
+	"github.com/tinehq/tine/objects/pack/packtest"
 )
-
-// packedBlocks writes objs into a storage pack and returns its blocks as
-// RawBlocks hands them out (every object in one).
-func packedBlocks(t *testing.T, a objects.Algo, objs []*objects.Object) []pack.RawBlock {
-	t.Helper()
-	ctx := context.Background()
-	st, err := pack.Open(t.TempDir(), a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.WritePack(ctx, objs, pack.Options{BlockSize: 1024}); err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]objects.OID, len(objs))
-	for i, o := range objs {
-		ids[i] = o.ID
-	}
-	blocks, covered, err := st.RawBlocks(ctx, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, c := range covered {
-		if !c {
-			t.Fatalf("object %d is in no raw block", i)
-		}
-	}
-	return blocks
-}
 
 // blockObjects returns n distinct event-like JSON blobs that compress.
 func blockObjects(a objects.Algo, n int) []*objects.Object {
@@ -63,7 +34,7 @@ func TestFrameBlocksRoundTrip(t *testing.T) {
 		for _, compress := range []bool{false, true} {
 			// Over 1,024 objects in blocks: decoded on two CPUs or more.
 			objs := blockObjects(a, 1200)
-			blocks := packedBlocks(t, a, objs[:1100])
+			blocks := packtest.RawBlocksOf(t, a, objs[:1100], 1024)
 			loose := objs[1100:]
 			shallow := []objects.OID{a.Derive(objects.TypeEvent, 1, []byte("{}"))}
 			frame, id, err := WriteFrameBlocks(blocks, loose, shallow, objects.DefaultPackLimits, compress)
