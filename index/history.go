@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -214,21 +212,18 @@ func ResetHistory(root string, algo objects.Algo) error {
 }
 
 // prune deletes layer files the chain names does not hold (merged, or
-// written by a writer whose chain lost). Only a lock holder prunes.
+// written by a writer whose chain lost) and temporary files writers that
+// died left; the first it cannot delete is its error. Only a lock holder
+// prunes.
 func (h *History) prune(names [][32]byte) error {
 	keep := map[string]bool{}
 	for _, n := range names {
 		keep[layerFile(n)] = true
 	}
-	ents, err := os.ReadDir(h.dir)
-	if err != nil {
+	if err := removeNamed(h.dir, func(n string, regular bool) bool {
+		return strings.HasSuffix(n, layerSuffix) && !keep[n] || regular && strings.HasPrefix(n, ".tmp-")
+	}); err != nil {
 		return fmt.Errorf("history index: %w", err)
-	}
-	for _, e := range ents {
-		n := e.Name()
-		if (strings.HasSuffix(n, layerSuffix) || strings.HasPrefix(n, ".tmp-")) && !keep[n] {
-			os.Remove(filepath.Join(h.dir, n))
-		}
 	}
 	return nil
 }

@@ -91,9 +91,11 @@ func (h *History) Add(adds []HistoryAdd) error {
 	if err := writeChain(h.dir, h.algo, names); err != nil {
 		return err
 	}
-	if err := h.prune(names); err != nil {
-		return err
-	}
+	// The chain is written: the add is done. A leftover the prune cannot
+	// delete costs disk only, and every later add prunes again, so it
+	// does not fail the add (ResetHistory, which promises an empty
+	// directory, reports it).
+	_ = h.prune(names)
 	return h.load()
 }
 

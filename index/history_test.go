@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -532,5 +533,35 @@ func TestHistoryRunAllocatesOnlyItsAnswer(t *testing.T) {
 	})
 	if allocs > 3 {
 		t.Fatalf("Run allocates %.0f times, want at most 3 (run, status, tips)", allocs)
+	}
+}
+
+// TestResetHistoryReportsWhatItCannotDelete: ResetHistory promises a
+// history index without layers, so a layer it cannot delete (here a
+// directory in a layer file's place, which os.Remove refuses even to
+// root) is its error, naming the file; before, the failed delete was
+// dropped and the reset reported success. An add beside such a leftover
+// still succeeds: the chain is written, the leftover costs disk only.
+func TestResetHistoryReportsWhatItCannotDelete(t *testing.T) {
+	root := t.TempDir()
+	h, err := OpenHistory(root, objects.BLAKE3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	m := newHistModel(1)
+	if err := h.Add([]HistoryAdd{m.next()}); err != nil {
+		t.Fatal(err)
+	}
+	stuck := filepath.Join(h.dir, layerFile([32]byte{1})) // no chain names it
+	if err := os.MkdirAll(filepath.Join(stuck, "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Add([]HistoryAdd{m.next()}); err != nil {
+		t.Fatalf("an add beside an undeletable leftover: %v", err)
+	}
+	err = ResetHistory(root, objects.BLAKE3)
+	if err == nil || !strings.Contains(err.Error(), filepath.Base(stuck)) {
+		t.Fatalf("ResetHistory beside an undeletable layer: %v, want an error naming it", err)
 	}
 }
