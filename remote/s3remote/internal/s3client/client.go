@@ -244,7 +244,6 @@ func (c *Client) once(ctx context.Context, r *request, consume func(*http.Respon
 		g.end()
 		return newConnError(ctx, g.explain(err))
 	}
-	g.touch() // the answer's body is timed from its headers on
 	resp.Body = &guardedBody{rc: resp.Body, g: g}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()

@@ -28,8 +28,9 @@ func (e *stallError) Timeout() bool { return true }
 
 // stallGuard ends one try (cancelling its context with a *stallError)
 // when its body moves nothing for stallTimeout. The timer runs only while
-// a body is being sent or read: paused once the upload is whole, started
-// again when the answer's headers arrive.
+// tine waits on the server: from the upload's first read to its last (the
+// transport writes each piece between two reads), and within each read of
+// the answer's body, never while the caller pauses between reads.
 type stallGuard struct {
 	mu     sync.Mutex
 	timer  *time.Timer
@@ -88,11 +89,12 @@ type guardedBody struct {
 	g  *stallGuard
 }
 
+// Read times only its own wait: the caller's pauses between reads are
+// not the server's stall.
 func (b *guardedBody) Read(p []byte) (int, error) {
+	b.g.touch()
 	n, err := b.rc.Read(p)
-	if n > 0 {
-		b.g.touch()
-	}
+	b.g.pause()
 	if err != nil && err != io.EOF {
 		err = b.g.explain(err)
 	}

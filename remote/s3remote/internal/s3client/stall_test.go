@@ -147,3 +147,34 @@ func TestSlowDownloadNotCut(t *testing.T) {
 		t.Fatalf("slow body: %d bytes, %v; want %d", len(got), err, pieces)
 	}
 }
+
+// TestPausingReaderNotCut: a caller that pauses between reads for longer
+// than the stall bound reads the whole body: only a read waiting on the
+// server is timed. Here the server sends the body's last byte soon after
+// its first two, well before the caller, paused for three times the
+// bound, reads on; before, the bound ran from the headers on and the
+// pause cut the body.
+func TestPausingReaderNotCut(t *testing.T) {
+	shortStall(t, time.Second)
+	c := stallServer(t, func(conn net.Conn) {
+		http.ReadRequest(bufio.NewReader(conn))
+		fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nab")
+		time.Sleep(200 * time.Millisecond)
+		conn.Write([]byte("c"))
+		time.Sleep(time.Hour)
+	})
+	var got []byte
+	err := within(t, func() error {
+		obj, err := c.Get(context.Background(), "b", "k")
+		if err != nil {
+			return err
+		}
+		defer obj.Body.Close()
+		time.Sleep(3 * time.Second) // the caller is busy elsewhere
+		got, err = io.ReadAll(obj.Body)
+		return err
+	})
+	if err != nil || string(got) != "abc" {
+		t.Fatalf("body after a pause: %q, %v; want \"abc\"", got, err)
+	}
+}
