@@ -19,7 +19,7 @@ import (
 
 // append adds row to the chain: under the locks it reads the head, links
 // the row to it, writes the row with one write and an fsync (a crash
-// leaves at worst a torn last line, which the next start reports), then
+// leaves at worst a torn last line, which the next writer sets aside), then
 // moves the head (writeHead): two fsyncs a row. A log that would pass maxBytes is first closed as a
 // segment.
 func (l *auditLog) append(row *auditRow) error {
@@ -34,7 +34,7 @@ func (l *auditLog) append(row *auditRow) error {
 	if err != nil {
 		return err
 	}
-	if err := l.checkTail(); err != nil {
+	if err := l.setAsideTorn(); err != nil { // another server on the root died mid-row
 		return err
 	}
 	row.Seq, row.Prev = h.Seq+1, h.MAC

@@ -14,7 +14,7 @@ import (
 )
 
 // ErrAudit reports an audit directory the server cannot extend: a missing
-// or exposed key, an unreadable head, a torn last row.
+// or exposed key, an unreadable head.
 var ErrAudit = errors.New("audit log unusable")
 
 // DefaultAuditMaxBytes is the size at which audit/log is closed as a
@@ -44,9 +44,10 @@ type auditLog struct {
 }
 
 // openAuditLog opens (creating on first use) the audit directory dir. It
-// refuses a key readable by others, a log without its key or head, and a
-// log whose last row is torn; a row written just before a crash left the
-// head behind is adopted once its MAC proves the server wrote it.
+// refuses a key readable by others and a log without its key or head; a
+// row a crash tore mid-write is set aside (setAsideTorn), and a row
+// written just before a crash left the head behind is adopted once its
+// MAC proves the server wrote it.
 func openAuditLog(dir string, maxBytes int64) (*auditLog, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultAuditMaxBytes
@@ -60,16 +61,19 @@ func openAuditLog(dir string, maxBytes int64) (*auditLog, error) {
 		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
 	}
 	defer unlock()
-	// Heads a kill left half-made (never renamed) are litter.
-	if tmps, err := filepath.Glob(filepath.Join(dir, ".tmp-head-*")); err == nil {
-		for _, p := range tmps {
-			_ = os.Remove(p)
+	// Heads and set-aside rows a kill left half-made (never renamed) are
+	// litter.
+	for _, pat := range []string{".tmp-head-*", ".tmp-" + auditTornPrefix + "*"} {
+		if tmps, err := filepath.Glob(filepath.Join(dir, pat)); err == nil {
+			for _, p := range tmps {
+				_ = os.Remove(p)
+			}
 		}
 	}
 	if l.key, err = l.loadKey(); err != nil {
 		return nil, err
 	}
-	if err := l.checkTail(); err != nil {
+	if err := l.setAsideTorn(); err != nil {
 		return nil, err
 	}
 	h, err := l.readHead()
@@ -216,30 +220,4 @@ func (l *auditLog) adoptTail(h auditHead) error {
 		prev.First = fr.Seq
 	}
 	return l.writeHead(prev)
-}
-
-// checkTail refuses a log whose last byte is not a newline: a row torn by
-// a crash mid-write. It is reported, never cut off: the operator decides.
-func (l *auditLog) checkTail() error {
-	p := l.path(auditLogFile)
-	f, err := os.Open(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrAudit, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
-		return err
-	}
-	b := make([]byte, 1)
-	if _, err := f.ReadAt(b, fi.Size()-1); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrAudit, p, err)
-	}
-	if b[0] != '\n' {
-		return fmt.Errorf("%w: %s ends in a torn row (a crash mid-write?): move the audit directory aside (keep it as evidence) to start a new chain", ErrAudit, p)
-	}
-	return nil
 }

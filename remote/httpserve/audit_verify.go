@@ -139,7 +139,11 @@ func (s *Server) auditVerify(c *call) *httpError {
 	if err != nil {
 		return internal(err.Error())
 	}
-	reply := verifyReply{OK: why == "", Status: auditVerified, Warnings: []string{}}
+	warnings, err := s.audit.tornSetAside()
+	if err != nil {
+		return internal(err.Error())
+	}
+	reply := verifyReply{OK: why == "", Status: auditVerified, Warnings: warnings}
 	if why != "" {
 		reply.Status = auditInvalid
 		if s.cfg.Log != nil {
