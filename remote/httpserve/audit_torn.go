@@ -44,15 +44,19 @@ func (l *auditLog) setAsideTorn() error {
 	if size == 0 {
 		return nil
 	}
+	last := make([]byte, 1) // every append asks: one byte answers
+	if _, err := f.ReadAt(last, size-1); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrAudit, p, err)
+	}
+	if last[0] == '\n' {
+		return nil
+	}
 	// A torn row is shorter than a whole one: its start lies within the
 	// last maxAuditRow+1 bytes, or the log is not the server's.
 	from := max(size-int64(maxAuditRow)-1, 0)
 	tail := make([]byte, size-from)
 	if _, err := f.ReadAt(tail, from); err != nil && err != io.EOF {
 		return fmt.Errorf("%w: %s: %w", ErrAudit, p, err)
-	}
-	if tail[len(tail)-1] == '\n' {
-		return nil
 	}
 	nl := bytes.LastIndexByte(tail, '\n')
 	if nl < 0 && from > 0 {
