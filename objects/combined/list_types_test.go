@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/tinehq/tine/objects"
-	"github.com/tinehq/tine/objects/combined"
-	"github.com/tinehq/tine/objects/loose"
 	"github.com/tinehq/tine/objects/objectstest"
 	"github.com/tinehq/tine/objects/pack"
 )
@@ -122,19 +120,7 @@ func TestCombinedListTypesDamagedPack(t *testing.T) {
 	if err := flipLastByte(filepath.Join(dir, pack.Dir, bad+".idx")); err != nil {
 		t.Fatal(err)
 	}
-	ls, err := loose.Open(dir, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := pack.Open(filepath.Join(dir, pack.Dir), a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ps.Close() })
-	c2, err := combined.New(ls, ps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := openCombined(t, dir, a)
 	types := []objects.Type{objects.TypeAttestation}
 	got := collect(t, func(fn func(objects.OID) error) error { return c2.ListTypes(ctx, types, fn) })
 	if want := ofTypes(atts[3:], types); !slices.Equal(got, want) {
@@ -144,7 +130,7 @@ func TestCombinedListTypesDamagedPack(t *testing.T) {
 	if want := ofTypes(slices.Concat(atts[3:], blobs[2:]), objects.Types); !slices.Equal(whole, want) {
 		t.Fatalf("List over a damaged pack = %d ids; want %d", len(whole), len(want))
 	}
-	d, err := ps.Damaged()
+	d, err := c2.Packs().Damaged()
 	if err != nil || len(d) != 1 || d[0].Name != bad {
 		t.Fatalf("Damaged = %v, %v; want %s", d, err, bad)
 	}

@@ -21,6 +21,12 @@ func newCombined(t *testing.T, a objects.Algo) *combined.Store {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return openCombined(t, dir, a)
+}
+
+// openCombined opens the combined store of the objects directory dir.
+func openCombined(t *testing.T, dir string, a objects.Algo) *combined.Store {
+	t.Helper()
 	loose, err := loose.Open(dir, a)
 	if err != nil {
 		t.Fatal(err)
