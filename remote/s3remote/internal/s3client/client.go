@@ -101,6 +101,9 @@ type request struct {
 	header map[string]string
 	body   io.ReadSeeker // nil: no body
 	size   int64
+	// sha256 is the body's hex SHA-256 once payloadHash has read it: a
+	// retry sends the same bytes and does not read them again.
+	sha256 string
 }
 
 // target returns the URL of r: path-style under a custom endpoint, else
@@ -168,6 +171,9 @@ func (c *Client) payloadHash(u *url.URL, r *request) (string, error) {
 	if u.Scheme == "https" {
 		return UnsignedPayload, nil
 	}
+	if r.sha256 != "" {
+		return r.sha256, nil
+	}
 	if _, err := r.body.Seek(0, io.SeekStart); err != nil {
 		return "", err
 	}
@@ -175,11 +181,15 @@ func (c *Client) payloadHash(u *url.URL, r *request) (string, error) {
 	if _, err := io.Copy(h, r.body); err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	r.sha256 = hex.EncodeToString(h.Sum(nil))
+	return r.sha256, nil
 }
 
-// build returns the signed request of one try of r at now, sending body.
-func (c *Client) build(ctx context.Context, r *request, body io.Reader, now time.Time, opts ...func(*v4.SignerOptions)) (*http.Request, error) {
+// build returns the signed request of one try of r, sending body. The
+// signing time comes from clock once the body is hashed: S3 refuses a
+// request dated more than 15 minutes from its arrival, and hashing a
+// large pack on a slow disk takes a while.
+func (c *Client) build(ctx context.Context, r *request, body io.Reader, clock func() time.Time, opts ...func(*v4.SignerOptions)) (*http.Request, error) {
 	u, err := c.target(r)
 	if err != nil {
 		return nil, err
@@ -202,7 +212,7 @@ func (c *Client) build(ctx context.Context, r *request, body io.Reader, now time
 	for k, v := range r.header {
 		req.Header.Set(k, v)
 	}
-	if err := c.sign(ctx, req, hash, now, opts...); err != nil {
+	if err := c.sign(ctx, req, hash, clock(), opts...); err != nil {
 		return nil, fmt.Errorf("sign the request: %w", err)
 	}
 	// Set after signing: neither is signed (a proxy may change them).
@@ -227,7 +237,7 @@ func (c *Client) once(ctx context.Context, r *request, consume func(*http.Respon
 		defer ab.detach()
 		body = ab
 	}
-	req, err := c.build(g.ctx, r, body, time.Now())
+	req, err := c.build(g.ctx, r, body, time.Now)
 	if err != nil {
 		g.end()
 		return err

@@ -2,6 +2,8 @@ package s3client
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,8 +20,10 @@ import (
 // bucket, date and requests, and the signatures AWS gives for them.
 var (
 	exampleCreds = aws.Credentials{AccessKeyID: "AKIAIOSFODNN7EXAMPLE", SecretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}
-	exampleTime  = time.Date(2013, 5, 24, 0, 0, 0, 0, time.UTC)
 )
+
+// exampleClock is the documented examples' signing time.
+func exampleClock() time.Time { return time.Date(2013, 5, 24, 0, 0, 0, 0, time.UTC) }
 
 func exampleRequest(t *testing.T, method, rawURL string) *http.Request {
 	t.Helper()
@@ -93,7 +97,7 @@ func TestSignAWSExamples(t *testing.T) {
 				req.Header.Set(k, v)
 			}
 			var canon string
-			if err := client.sign(context.Background(), req, c.payload, exampleTime, logCanonical(&canon)); err != nil {
+			if err := client.sign(context.Background(), req, c.payload, exampleClock(), logCanonical(&canon)); err != nil {
 				t.Fatal(err)
 			}
 			sig, signed := signature(t, req)
@@ -116,7 +120,7 @@ func TestCanonicalRequestEncoding(t *testing.T) {
 	r := &request{op: "GetObject", method: http.MethodGet, bucket: "bucket", key: "team a/refs/heads/x%y+z",
 		query: map[string][]string{"list-type": {"2"}, "prefix": {"team a/refs/"}, "continuation-token": {"1/a+b=="}}}
 	var canon string
-	req, err := c.build(context.Background(), r, nil, exampleTime, logCanonical(&canon))
+	req, err := c.build(context.Background(), r, nil, exampleClock, logCanonical(&canon))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +155,7 @@ func TestSignUnsignedPayload(t *testing.T) {
 	r := &request{op: "PutObject", method: http.MethodPut, bucket: "examplebucket", key: "refs/heads/main",
 		header: map[string]string{"If-Match": `"abc"`}, body: strings.NewReader("x\n"), size: 2}
 	var canon string
-	req, err := c.build(context.Background(), r, strings.NewReader("x\n"), exampleTime, logCanonical(&canon))
+	req, err := c.build(context.Background(), r, strings.NewReader("x\n"), exampleClock, logCanonical(&canon))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,12 +176,56 @@ func TestCanonicalQueryOrder(t *testing.T) {
 	r := &request{op: "ListObjectsV2", method: http.MethodGet, bucket: "b",
 		query: map[string][]string{"a-b": {"1"}, "a": {"z", "y"}, "a1": {"0"}, "b": {""}}}
 	var canon string
-	req, err := c.build(context.Background(), r, nil, exampleTime, logCanonical(&canon))
+	req, err := c.build(context.Background(), r, nil, exampleClock, logCanonical(&canon))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const want = "a=y&a=z&a-b=1&a1=0&b="
 	if !strings.HasPrefix(canon, "GET\n/b\n"+want+"\n") || req.URL.RawQuery != want {
 		t.Fatalf("sent query %q, canonical request:\n%s\nwant the query %q", req.URL.RawQuery, canon, want)
+	}
+}
+
+// countingReader is a body that counts the bytes read from it.
+type countingReader struct {
+	r    *strings.Reader
+	read int
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.read += n
+	return n, err
+}
+
+func (r *countingReader) Seek(off int64, whence int) (int64, error) { return r.r.Seek(off, whence) }
+
+// TestSigningTimeFollowsThePayloadHash: over plain http the body is
+// hashed before the request is dated, so a slow hash of a large pack
+// does not age the signature toward S3's 15-minute limit; and a retry
+// reuses the hash instead of reading the body again.
+func TestSigningTimeFollowsThePayloadHash(t *testing.T) {
+	c := New(Options{Endpoint: "http://s3.example", Region: "us-east-1", Credentials: exampleCreds})
+	const payload = "a pack's bytes\n"
+	body := &countingReader{r: strings.NewReader(payload)}
+	r := &request{op: "PutObject", method: http.MethodPut, bucket: "b", key: "packs/x", body: body, size: int64(len(payload))}
+	readAtClock := -1
+	clock := func() time.Time { readAtClock = body.read; return exampleClock() }
+	req, err := c.build(context.Background(), r, nil, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if readAtClock != len(payload) {
+		t.Fatalf("the request was dated after %d of the body's %d bytes were hashed", readAtClock, len(payload))
+	}
+	want := sha256.Sum256([]byte(payload))
+	if got := req.Header.Get("X-Amz-Content-Sha256"); got != hex.EncodeToString(want[:]) {
+		t.Fatalf("payload hash %s, want %x", got, want)
+	}
+	if _, err := c.build(context.Background(), r, nil, clock); err != nil {
+		t.Fatal(err)
+	}
+	if body.read != len(payload) {
+		t.Fatalf("the retry read the body again for its hash: %d bytes read in all", body.read)
 	}
 }
