@@ -170,24 +170,14 @@ func classify(err error) error {
 }
 
 // get reads key rel whole, refusing more than limit bytes, and returns its
-// bytes and ETag.
+// bytes and ETag; a body broken part-way is resumed (s3client.Download).
 func (b *bucket) get(ctx context.Context, rel string, limit int64) ([]byte, string, error) {
-	out, err := b.c.Get(ctx, b.name, b.key(rel))
+	var buf bytes.Buffer
+	_, etag, err := b.download(ctx, rel, &buf, limit)
 	if err != nil {
-		return nil, "", fmt.Errorf("get %s: %w", b.key(rel), classify(err))
+		return nil, "", err
 	}
-	defer out.Body.Close()
-	if n := out.Size; n > limit {
-		return nil, "", fmt.Errorf("get %s: %w: %d bytes, limit %d", b.key(rel), ErrTooLarge, n, limit)
-	}
-	data, err := io.ReadAll(io.LimitReader(out.Body, limit+1))
-	if err != nil {
-		return nil, "", fmt.Errorf("get %s: %w", b.key(rel), err)
-	}
-	if int64(len(data)) > limit {
-		return nil, "", fmt.Errorf("get %s: %w: more than %d bytes", b.key(rel), ErrTooLarge, limit)
-	}
-	return data, out.ETag, nil
+	return buf.Bytes(), etag, nil
 }
 
 // size returns the size of key rel, or errNoSuchKey when there is none.
@@ -199,24 +189,26 @@ func (b *bucket) size(ctx context.Context, rel string) (int64, error) {
 	return n, nil
 }
 
-// getToFile streams key rel into f, refusing more than limit bytes.
+// getToFile streams key rel into f, refusing more than limit bytes; a
+// body broken part-way is resumed where it broke (s3client.Download).
 func (b *bucket) getToFile(ctx context.Context, rel string, f *os.File, limit int64) error {
-	out, err := b.c.Get(ctx, b.name, b.key(rel))
+	_, _, err := b.download(ctx, rel, f, limit)
+	return err
+}
+
+// download copies key rel into w, refusing more than limit bytes, and
+// returns the bytes written and the key's ETag, its errors worded and
+// classified for this package.
+func (b *bucket) download(ctx context.Context, rel string, w io.Writer, limit int64) (int64, string, error) {
+	n, etag, err := b.c.Download(ctx, b.name, b.key(rel), w, limit)
+	var big *s3client.SizeError
+	if errors.As(err, &big) {
+		return n, "", fmt.Errorf("get %s: %w: %v", b.key(rel), ErrTooLarge, big)
+	}
 	if err != nil {
-		return fmt.Errorf("get %s: %w", b.key(rel), classify(err))
+		return n, "", fmt.Errorf("get %s: %w", b.key(rel), classify(err))
 	}
-	defer out.Body.Close()
-	if n := out.Size; n > limit {
-		return fmt.Errorf("get %s: %w: %d bytes, limit %d", b.key(rel), ErrTooLarge, n, limit)
-	}
-	n, err := io.Copy(f, io.LimitReader(out.Body, limit+1))
-	if err != nil {
-		return fmt.Errorf("get %s: %w", b.key(rel), err)
-	}
-	if n > limit {
-		return fmt.Errorf("get %s: %w: more than %d bytes", b.key(rel), ErrTooLarge, limit)
-	}
-	return nil
+	return n, etag, nil
 }
 
 // putCond writes body to key rel under one condition: If-None-Match: *
