@@ -121,4 +121,3 @@ func TestResumeAgainstVersitygw(t *testing.T) {
 		t.Fatalf("resumption of a replaced key: %v, want a 412", err)
 	}
 }
-
