@@ -205,6 +205,10 @@ func (b *bucket) download(ctx context.Context, rel string, w io.Writer, limit in
 	if errors.As(err, &big) {
 		return n, "", fmt.Errorf("get %s: %w: %v", b.key(rel), ErrTooLarge, big)
 	}
+	var re *s3client.ResumeError
+	if errors.As(err, &re) {
+		return n, "", fmt.Errorf("get %s: resume after %d bytes: %w", b.key(rel), re.Offset, classify(re.Err))
+	}
 	if err != nil {
 		return n, "", fmt.Errorf("get %s: %w", b.key(rel), classify(err))
 	}

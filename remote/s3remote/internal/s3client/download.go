@@ -25,16 +25,39 @@ func (e *SizeError) Error() string {
 	return fmt.Sprintf("%d bytes, limit %d", e.Size, e.Limit)
 }
 
+// resumeProgress is how far a body must move for its break to start a
+// new count of breaks in a row: a server or middlebox that cuts every
+// connection after a few bytes fails the download after MaxAttempts
+// resumptions instead of costing one request per few bytes.
+const resumeProgress = 1 << 20
+
+// ResumeError is a resumption refused or failed: Offset bytes were kept,
+// and Err is the failure of the ranged GetObject of the rest.
+type ResumeError struct {
+	Offset int64
+	Err    error
+}
+
+func (e *ResumeError) Error() string {
+	return fmt.Sprintf("resume after %d bytes: %v", e.Offset, e.Err)
+}
+
+// Unwrap returns the resumption's failure.
+func (e *ResumeError) Unwrap() error { return e.Err }
+
 // Download copies key into w, refusing more than limit bytes, and returns
-// the bytes written and the key's ETag. A body that breaks part-way (a connection cut or
-// reset, a truncated answer, a stalled server) is resumed where it broke:
-// a ranged GetObject of the rest, bound by If-Match to the ETag of the
-// first answer, so every byte written is of one version of the key. Each
-// resumption waits the retryer's delay; after MaxAttempts breaks in a row
-// with no byte between them, or a break the retryer does not retry, or a
-// spent retry budget, the download fails with that break. Only an answer
-// that announced its size and ETag is resumed; a part-way failure of w
-// is never retried.
+// the bytes written and the key's ETag. A body that breaks part-way (a
+// connection cut or reset, a truncated answer, a stalled server) is
+// resumed where it broke: a ranged GetObject of the rest, bound by
+// If-Match to the ETag of the first answer, so every byte written is of
+// one version of the key. Each resumption waits the retryer's delay and
+// takes from its budget. The download fails with the break after
+// MaxAttempts breaks in a row (a body that moved resumeProgress bytes
+// before it broke ends a row), after a break the retryer does not retry, on a
+// spent budget or an ended ctx (the error then matches ctx's cause), and
+// with a *ResumeError when a resumption is refused. Only an answer that
+// announced its size and ETag is resumed; a failure of w is never
+// retried.
 func (c *Client) Download(ctx context.Context, bucket, key string, w io.Writer, limit int64) (int64, string, error) {
 	obj, err := c.Get(ctx, bucket, key)
 	if err != nil {
@@ -51,18 +74,26 @@ func (c *Client) Download(ctx context.Context, bucket, key string, w io.Writer, 
 		n, err := io.Copy(sw, io.LimitReader(obj.Body, limit+1-done))
 		obj.Body.Close()
 		done += n
+		if err == nil && size >= 0 && done < size {
+			// A resumed answer without a length ends at the cut.
+			err = io.ErrUnexpectedEOF
+		}
 		if err == nil {
 			break
 		}
 		if sw.err != nil {
 			return done, "", sw.err
 		}
-		if n > 0 {
+		if n >= resumeProgress {
 			breaks = 0
 		}
 		breaks++
+		broken := fmt.Errorf("body broken after %d bytes: %w", done, err)
+		if ctx.Err() != nil {
+			return done, "", fmt.Errorf("%w (%w)", broken, context.Cause(ctx))
+		}
 		if size < 0 || etag == "" || breaks >= c.retryer.MaxAttempts() {
-			return done, "", fmt.Errorf("body broken after %d bytes: %w", done, err)
+			return done, "", broken
 		}
 		if obj, err = c.resume(ctx, bucket, key, etag, done, breaks, err); err != nil {
 			return done, "", err
@@ -94,10 +125,11 @@ func (s *sinkWriter) Write(p []byte) (int, error) {
 
 // resume asks for key from byte offset on after cause broke a body:
 // when the retryer retries cause and its budget allows, it waits its delay
-// for try, then sends a ranged GetObject of version etag.
+// for try, then sends a ranged GetObject of version etag. The retry token
+// is settled by that answer's headers.
 func (c *Client) resume(ctx context.Context, bucket, key, etag string, offset int64, try int, cause error) (*Object, error) {
 	broken := newConnError(ctx, cause)
-	if ctx.Err() != nil || !c.retryer.IsErrorRetryable(broken) {
+	if !c.retryer.IsErrorRetryable(broken) {
 		return nil, fmt.Errorf("body broken after %d bytes: %w", offset, cause)
 	}
 	release, spent := c.retryToken(ctx, broken)
@@ -112,13 +144,13 @@ func (c *Client) resume(ctx context.Context, bucket, key, etag string, offset in
 	select {
 	case <-ctx.Done():
 		t.Stop()
-		return nil, fmt.Errorf("body broken after %d bytes: %w (%v)", offset, cause, ctx.Err())
+		return nil, fmt.Errorf("body broken after %d bytes: %w (%w)", offset, cause, context.Cause(ctx))
 	case <-t.C:
 	}
 	obj, err := c.getFrom(ctx, bucket, key, offset, etag)
 	_ = release(err) // the budget's bookkeeping, as in send
 	if err != nil {
-		return nil, fmt.Errorf("resume after %d bytes: %w", offset, err)
+		return nil, &ResumeError{Offset: offset, Err: err}
 	}
 	return obj, nil
 }

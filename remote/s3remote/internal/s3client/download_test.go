@@ -6,17 +6,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 // cutServer answers GETs of one object of body under ETag "e1": answer
 // decides, per request in arrival order (from 0), how: it returns the
 // status line's code and reason, the headers besides Content-Length, the
-// bytes to send and the Content-Length to announce (-1: the bytes' own).
+// bytes to send and the Content-Length to announce (-1: the bytes' own,
+// -2: none, the body ending when the connection closes).
 // A connection is closed after each answer, cutting any body shorter
 // than announced. Every request is recorded.
 type cutServer struct {
@@ -39,7 +45,10 @@ func (s *cutServer) start(t *testing.T, answer func(i int, r *http.Request) (sta
 			announce = len(send)
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "HTTP/1.1 %s\r\nContent-Length: %d\r\nConnection: close\r\n", status, announce)
+		fmt.Fprintf(&b, "HTTP/1.1 %s\r\nConnection: close\r\n", status)
+		if announce >= 0 {
+			fmt.Fprintf(&b, "Content-Length: %d\r\n", announce)
+		}
 		for k, v := range hdr {
 			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 		}
@@ -180,3 +189,111 @@ func TestDownloadLimit(t *testing.T) {
 		t.Fatalf("download over the limit: %v, %d bytes written; want a SizeError and none", err, got.Len())
 	}
 }
+
+// rangedServer serves body under ETag "e1": the first answer is a 200
+// with the whole length announced, each later one a 206 from the byte its
+// Range asks for; cut(i, from) says how many bytes answer i sends before
+// its connection closes, and noLength(i) that answer i announces no
+// length.
+func rangedServer(t *testing.T, s *cutServer, body []byte, cut func(i, from int) int, noLength func(i int) bool) *Client {
+	return s.start(t, func(i int, r *http.Request) (string, map[string]string, []byte, int) {
+		hdr := map[string]string{"ETag": `"e1"`}
+		from := 0
+		if i > 0 {
+			from, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(r.Header.Get("Range"), "bytes="), "-"))
+			hdr["Content-Range"] = fmt.Sprintf("bytes %d-%d/%d", from, len(body)-1, len(body))
+		}
+		to := min(from+cut(i, from), len(body))
+		announce := len(body) - from
+		if noLength != nil && noLength(i) {
+			announce = -2
+		}
+		if i == 0 {
+			return "200 OK", hdr, body[:to], announce
+		}
+		return "206 Partial Content", hdr, body[from:to], announce
+	})
+}
+
+// TestDownloadProgressEndsARowOfBreaks: breaks after bodies that each
+// moved more than resumeProgress bytes are resumed however many there
+// are; MaxAttempts bounds only breaks in a row without that progress.
+func TestDownloadProgressEndsARowOfBreaks(t *testing.T) {
+	body := bytes.Repeat(downloadBody, 96) // 6 MiB: four breaks, more than MaxAttempts
+	var s cutServer
+	c := rangedServer(t, &s, body, func(int, int) int { return resumeProgress + resumeProgress/4 }, nil)
+	var got bytes.Buffer
+	if _, _, err := c.Download(context.Background(), "b", "k", &got, 1<<30); err != nil || !bytes.Equal(got.Bytes(), body) {
+		t.Fatalf("download: %v, %d of %d bytes", err, got.Len(), len(body))
+	}
+	if n := len(s.requests()); n != 5 {
+		t.Fatalf("%d requests, want the first and four resumptions", n)
+	}
+}
+
+// TestDownloadFewBytesPerConnection: a server that cuts every connection
+// after a few bytes fails the download after MaxAttempts requests, not
+// one request per few bytes.
+func TestDownloadFewBytesPerConnection(t *testing.T) {
+	var s cutServer
+	c := rangedServer(t, &s, downloadBody, func(int, int) int { return 7 }, nil)
+	_, _, err := c.Download(context.Background(), "b", "k", io.Discard, 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "body broken after 21 bytes") {
+		t.Fatalf("download from a server cutting every 7 bytes: %v", err)
+	}
+	if n := len(s.requests()); n != 3 {
+		t.Fatalf("%d requests, want MaxAttempts (3)", n)
+	}
+}
+
+// TestDownloadResumedAnswerCutWithoutLength: a resumed answer that
+// announced no length ends at its cut as if whole; the first answer's
+// size shows it short, and it is resumed again.
+func TestDownloadResumedAnswerCutWithoutLength(t *testing.T) {
+	var s cutServer
+	c := rangedServer(t, &s, downloadBody, func(i, _ int) int { return []int{100, 200, len(downloadBody)}[i] }, func(i int) bool { return i == 1 })
+	var got bytes.Buffer
+	if _, _, err := c.Download(context.Background(), "b", "k", &got, 1<<20); err != nil || !bytes.Equal(got.Bytes(), downloadBody) {
+		t.Fatalf("download: %v, %d of %d bytes", err, got.Len(), len(downloadBody))
+	}
+	if n := len(s.requests()); n != 3 {
+		t.Fatalf("%d requests, want 3", n)
+	}
+}
+
+// TestDownloadInterruptedWhileWaiting: a context ended while a
+// resumption waits ends the download at once, with an error that
+// matches the context's cause (how tine tells an interrupt from a
+// failure).
+func TestDownloadInterruptedWhileWaiting(t *testing.T) {
+	var s cutServer
+	base := rangedServer(t, &s, downloadBody, func(int, int) int { return 100 }, nil)
+	c := New(Options{Endpoint: base.opt.Endpoint, Region: "us-east-1",
+		Credentials: aws.Credentials{AccessKeyID: "k", SecretAccessKey: "s"}, Backoff: waitFor(time.Hour)})
+	cause := errors.New("interrupt")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(200*time.Millisecond, func() { cancel(cause) })
+	err := within(t, func() error {
+		_, _, err := c.Download(ctx, "b", "k", io.Discard, 1<<20)
+		return err
+	})
+	if !errors.Is(err, cause) {
+		t.Fatalf("download interrupted while waiting to resume: %v, want the interrupt", err)
+	}
+}
+
+// TestDownloadWriterFailureNotRetried: a failure of the destination ends
+// the download with that failure after one request.
+func TestDownloadWriterFailureNotRetried(t *testing.T) {
+	var s cutServer
+	c := rangedServer(t, &s, downloadBody, func(int, int) int { return len(downloadBody) }, nil)
+	full := errors.New("disk full")
+	_, _, err := c.Download(context.Background(), "b", "k", failingWriter{full}, 1<<20)
+	if !errors.Is(err, full) || len(s.requests()) != 1 {
+		t.Fatalf("download into a failing writer: %v after %d requests, want the writer's error after 1", err, len(s.requests()))
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
