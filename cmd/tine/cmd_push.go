@@ -17,7 +17,10 @@ func (c *pushCmd) Help() string {
 associations, in one upload; then moves each remote ref by
 compare-and-swap from the value last fetched (remotes/REMOTE/...), or
 from --expected-old. A ref someone else moved is never overwritten: the
-push exits 1 naming both values and the commands that resolve it.
+push exits 1 naming both values and the commands that resolve it. Without
+--expected-old, heads/* and experiments/* move only by fast-forward: a
+local run lacking any event of the remote's run as last fetched is
+refused (tine pull takes them; --expected-old replaces it on purpose).
 promotions/* move only if the remote's own release policy holds.
 
 Examples:

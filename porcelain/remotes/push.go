@@ -68,7 +68,10 @@ type PushResult struct {
 // compare-and-swap from the value last fetched (its tracking ref; absent
 // when never fetched) or opt.ExpectedOld. A ref that lost its CAS is never
 // overwritten: the result names both values, and the error says how to
-// resolve it. Moved refs update their tracking refs.
+// resolve it. Without opt.ExpectedOld heads/* and experiments/* move only
+// by fast-forward: a local run lacking any event of the remote run last
+// fetched is refused, and nothing of it is sent. Moved refs update their
+// tracking refs.
 func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, error) {
 	if opt.Remote == "" {
 		opt.Remote = DefaultRemote
@@ -95,20 +98,37 @@ func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, 
 	res := &PushResult{Remote: c.Name, URL: c.URL, Refs: []RefMove{}}
 	var updates []remote.RefUpdate
 	var wants []objects.OID
+	var failed []string
 	for _, name := range names {
 		local, err := r.Refs().Read(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("push %s: %w", name, err)
 		}
-		wants = append(wants, local)
 		expect, err := expectedOld(ctx, r, c, name, opt.ExpectedOld)
 		if err != nil {
 			return nil, err
 		}
 		if current[name] == local {
+			wants = append(wants, local)
 			res.Refs = append(res.Refs, RefMove{Ref: name, New: local.String(), Status: "up-to-date"})
 			continue
 		}
+		if opt.ExpectedOld == "" && expect != local {
+			// A fetch moves the tracking ref, so the compare-and-swap
+			// alone would let a plain push replace a run it never saw
+			// extend this one; --expected-old is the explicit replace.
+			lost, err := lostEvents(ctx, r, name, expect, local)
+			if err != nil {
+				return nil, fmt.Errorf("push %s: %w", name, err)
+			}
+			if lost > 0 {
+				mv, advice := notFastForward(c, name, expect, local, lost)
+				res.Refs = append(res.Refs, mv)
+				failed = append(failed, advice)
+				continue
+			}
+		}
+		wants = append(wants, local)
 		updates = append(updates, remote.RefUpdate{Name: name, Old: expect, New: local})
 	}
 	annUpdates, annMoves, err := annotationUpdates(ctx, r, names, wants, current)
@@ -125,14 +145,16 @@ func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, 
 		return nil, err
 	}
 	if len(set.IDs) == 0 && len(updates) == 0 {
-		return res, trackPushed(ctx, r, c.Name, res)
+		if err := trackPushed(ctx, r, c.Name, res); err != nil {
+			return res, err
+		}
+		return res, rejected(failed)
 	}
 	pr, err := c.Push(ctx, remote.PushRequest{Source: plumbing.TransferReader(r), Set: set, Verified: true, Updates: updates})
 	if err != nil {
 		return nil, fmt.Errorf("push to %s: %w; no ref moved", c.label(), err)
 	}
 	res.Objects, res.Bytes, res.Packs = pr.Objects, pr.Bytes, pr.Packs
-	var failed []string
 	for _, rr := range pr.Refs {
 		mv := RefMove{Ref: rr.Name, New: rr.New.String(), Status: "updated"}
 		if !rr.Old.IsZero() {
@@ -155,10 +177,17 @@ func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, 
 	if err := trackPushed(ctx, r, c.Name, res); err != nil {
 		return res, err
 	}
-	if len(failed) > 0 {
-		return res, fmt.Errorf("%w: %s", ErrPushRejected, failed[0])
+	return res, rejected(failed)
+}
+
+// rejected is the error of a push whose refs in failed (each with its
+// advice) did not move: nil when all moved, else ErrPushRejected naming
+// the first.
+func rejected(failed []string) error {
+	if len(failed) == 0 {
+		return nil
 	}
-	return res, nil
+	return fmt.Errorf("%w: %s", ErrPushRejected, failed[0])
 }
 
 // errText spells a ref error for the receipt.

@@ -3,6 +3,7 @@ package remotes
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -117,4 +118,80 @@ func TestPushMovesTheRunsAnnotationRef(t *testing.T) {
 	if got, _ := hub.R.Refs().Read(ctx, ann); got == n2 {
 		t.Fatal("the hub's annotation chain was moved back")
 	}
+}
+
+// TestPushRefusesToDropTheRemotesEvents: after a fetch has moved the
+// tracking ref to a run that continued elsewhere, a plain push of a local
+// run that lacks its events is refused (not a fast-forward) and sends
+// nothing; a push of a run that extends it moves; --expected-old is the
+// explicit replace.
+func TestPushRefusesToDropTheRemotesEvents(t *testing.T) {
+	ctx := context.Background()
+	hub := remotetest.NewRepo(t, objects.BLAKE3)
+	base := hub.Chain("e", 2, objects.OID{})
+	hub.SetRef("heads/main", hub.Run(base))
+	local := remotetest.NewRepo(t, objects.BLAKE3)
+	if _, err := Add(local.R, Remote{Name: "origin", URL: hub.R.Root()}); err != nil {
+		t.Fatal(err)
+	}
+	fetch := func() {
+		t.Helper()
+		if _, err := Fetch(ctx, local.R, FetchOptions{Depth: remote.NoDepth}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fetch()
+	// Someone else extends the hub's run; here the run goes another way.
+	theirs := hub.Run(append(base, hub.Event("theirs", base[1])))
+	hub.SetRef("heads/main", theirs)
+	mineEvent := local.Event("mine", base[1])
+	mine := local.Run(append(append([]objects.OID(nil), base...), mineEvent))
+	local.SetRef("heads/main", mine)
+	fetch()
+
+	res, err := Push(ctx, local.R, PushOptions{})
+	if !errors.Is(err, ErrPushRejected) || !strings.Contains(err.Error(), "not a fast-forward: the remote run has 1 event this one lacks") {
+		t.Fatalf("push of a run lacking the remote's event: %v", err)
+	}
+	if len(res.Refs) != 1 || res.Refs[0].Status != "refused" || res.Objects != 0 {
+		t.Fatalf("receipt %+v, %d objects sent; want heads/main refused and nothing sent", res.Refs, res.Objects)
+	}
+	if got, _ := hub.R.Refs().Read(ctx, "heads/main"); got != theirs {
+		t.Fatalf("the hub's run was replaced: %s", got)
+	}
+	if hub.Has(mineEvent) {
+		t.Fatal("the refused run's event was sent")
+	}
+
+	// A run that extends the remote's moves.
+	theirsEvent := mustEvent(t, hub, local, "theirs", base[1])
+	ahead := local.Run([]objects.OID{base[0], base[1], theirsEvent, local.Event("next", theirsEvent)})
+	local.SetRef("heads/main", ahead)
+	if _, err := Push(ctx, local.R, PushOptions{}); err != nil {
+		t.Fatalf("push of a run that extends the remote's: %v", err)
+	}
+	if got, _ := hub.R.Refs().Read(ctx, "heads/main"); got != ahead {
+		t.Fatalf("the hub holds %s, want the extended run", got)
+	}
+
+	// --expected-old replaces it explicitly.
+	local.SetRef("heads/main", mine)
+	if _, err := Push(ctx, local.R, PushOptions{Refs: []string{"main"}, ExpectedOld: ahead.String()}); err != nil {
+		t.Fatalf("push with --expected-old: %v", err)
+	}
+	if got, _ := hub.R.Refs().Read(ctx, "heads/main"); got != mine {
+		t.Fatalf("the hub holds %s after the explicit replace", got)
+	}
+}
+
+// mustEvent is the event oid the hub made for label after parent, made
+// again in local (events are content-addressed, so the same fields give
+// the same oid).
+func mustEvent(t *testing.T, hub, local *remotetest.Repo, label string, parent objects.OID) objects.OID {
+	t.Helper()
+	id := local.Event(label, parent)
+	if !hub.Has(id) {
+		t.Fatalf("event %s made in the local repository is not the hub's", label)
+	}
+	return id
 }
