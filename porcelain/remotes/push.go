@@ -113,10 +113,12 @@ func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, 
 			res.Refs = append(res.Refs, RefMove{Ref: name, New: local.String(), Status: "up-to-date"})
 			continue
 		}
-		if opt.ExpectedOld == "" && expect != local {
+		if opt.ExpectedOld == "" && current[name] == expect {
 			// A fetch moves the tracking ref, so the compare-and-swap
 			// alone would let a plain push replace a run it never saw
 			// extend this one; --expected-old is the explicit replace.
+			// (A remote that moved since the fetch fails the CAS, which
+			// says so.)
 			lost, err := lostEvents(ctx, r, name, expect, local)
 			if err != nil {
 				return nil, fmt.Errorf("push %s: %w", name, err)
