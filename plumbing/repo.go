@@ -55,6 +55,8 @@ type Repo struct {
 	// writers' lock (repo_lock.go).
 	lockMu  sync.Mutex
 	writing bool
+	// shallow caches the shallow file for reads that miss (shallow_miss.go).
+	shallow shallowCache
 }
 
 // OpenOptions configures OpenWith and DiscoverWith.
@@ -322,13 +324,14 @@ func (s reloadingStore) PutBlobFrom(ctx context.Context, rd io.Reader) (objects.
 	return s.Loose().PutBlobFrom(ctx, rd)
 }
 
-// Get reads id, re-scanning the packs once on a miss.
+// Get reads id, re-scanning the packs once on a miss. A miss of an oid
+// on the shallow boundary also wraps ErrBeyondShallow (classifyMiss).
 func (s reloadingStore) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
 	o, err := s.Store.Get(ctx, id)
 	if errors.Is(err, objects.ErrNotFound) && s.Packs().Reload() == nil {
-		return s.Store.Get(ctx, id)
+		o, err = s.Store.Get(ctx, id)
 	}
-	return o, err
+	return o, s.r.classifyMiss(id, err)
 }
 
 // GetUnparsed is Get without the json body's parse
@@ -336,9 +339,9 @@ func (s reloadingStore) Get(ctx context.Context, id objects.OID) (*objects.Objec
 func (s reloadingStore) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
 	o, err := s.Store.GetUnparsed(ctx, id)
 	if errors.Is(err, objects.ErrNotFound) && s.Packs().Reload() == nil {
-		return s.Store.GetUnparsed(ctx, id)
+		o, err = s.Store.GetUnparsed(ctx, id)
 	}
-	return o, err
+	return o, s.r.classifyMiss(id, err)
 }
 
 // Has reports whether id is stored, re-scanning the packs once on a miss.
@@ -392,6 +395,18 @@ func (s lockingLoose) PutBlobFrom(ctx context.Context, rd io.Reader) (objects.OI
 
 // Loose returns the loose store, for callers that look for it.
 func (s lockingLoose) Loose() *loose.Store { return s.Store }
+
+// Get reads id; a miss on the shallow boundary is marked (classifyMiss).
+func (s lockingLoose) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	o, err := s.Store.Get(ctx, id)
+	return o, s.r.classifyMiss(id, err)
+}
+
+// GetUnparsed is Get without the json body's parse.
+func (s lockingLoose) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	o, err := s.Store.GetUnparsed(ctx, id)
+	return o, s.r.classifyMiss(id, err)
+}
 
 // PutBatchBlocks takes the writers' lock, then stores objs, writing the
 // raw blocks they arrived in as they are where it can

@@ -137,12 +137,12 @@ func AncestorRun(ctx context.Context, r *Repo, g objects.Getter, rev string, run
 			return nil, fmt.Errorf("run %s: event %q: %w", run.ID, cur, err)
 		}
 		o, err := g.Get(ctx, id)
-		if errors.Is(err, objects.ErrNotFound) {
+		if err != nil && Absent(id, err) == nil {
 			// A shallow boundary (SPEC §2.7): its parents are unknown here.
 			return nil, fmt.Errorf("revision %q: event %s of run %s is not stored: %w", rev, id, run.ID, ErrBeyondShallow)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("event %s, run %s: %w", id, run.ID, err)
+			return nil, fmt.Errorf("event %s, run %s: %w", id, run.ID, Absent(id, err))
 		}
 		parents, err := payloadOIDs(o.Value, "parent_ids")
 		if err != nil {

@@ -26,10 +26,12 @@ func TestMain(m *testing.M) {
 // a user's terminal session, errors included.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("script", map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"capture":         cmdCapture,
-		"corrupt":         cmdCorrupt,
-		"corrupt-history": cmdCorruptHistory,
-		"fixture":         cmdFixture,
+		"capture":             cmdCapture,
+		"corrupt":             cmdCorrupt,
+		"corrupt-history":     cmdCorruptHistory,
+		"damage-pack-indexes": cmdDamagePackIndexes,
+		"fixture":             cmdFixture,
+		"lose":                cmdLose,
 	}))
 }
 

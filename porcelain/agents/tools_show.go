@@ -98,8 +98,8 @@ type contextIn struct {
 type contextEvent struct {
 	// Depth is the number of links from the asked event (0 for itself).
 	Depth int `json:"depth"`
-	// Missing is set for an ancestor not stored locally (a shallow
-	// boundary); its own ancestors are unknown.
+	// Missing is set for an ancestor on the shallow boundary, not stored
+	// locally; its own ancestors are unknown.
 	Missing bool `json:"missing,omitempty"`
 	*runs.ShowResult
 }
@@ -135,8 +135,15 @@ func (s *Server) context(ctx context.Context, r *plumbing.Repo, in contextIn) (a
 			}
 			res, err := runs.Show(ctx, r, runs.ShowOptions{Rev: id.String(), PreviewLines: in.Lines})
 			if errors.Is(err, plumbing.ErrUnknownRevision) {
-				out.Events = append(out.Events, contextEvent{Depth: d, Missing: true, ShowResult: &runs.ShowResult{OID: id.String(), Type: id.Type}})
-				continue
+				// A linked event not stored: on the shallow boundary it
+				// is shown missing; otherwise the repository is damaged.
+				if _, gerr := r.Objects().Get(ctx, id); gerr != nil {
+					if gerr := plumbing.Absent(id, gerr); gerr != nil {
+						return nil, gerr
+					}
+					out.Events = append(out.Events, contextEvent{Depth: d, Missing: true, ShowResult: &runs.ShowResult{OID: id.String(), Type: id.Type}})
+					continue
+				}
 			}
 			if err != nil {
 				return nil, err

@@ -2,10 +2,10 @@ package runs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
 )
 
 // forkClosure returns the events of src that are ev or its ancestors
@@ -13,8 +13,9 @@ import (
 // It reads those events only (each through g, which re-hashes it), never
 // the rest of src: forking early in a long run costs the fork's events.
 // src's event list gives each event's position without a read. An event
-// not stored (a shallow boundary) is refused with ErrBeyondShallow: its
-// ancestors are unknown, so the fork's list would be cut short.
+// on the shallow boundary is refused with ErrBeyondShallow: its ancestors
+// are unknown, so the fork's list would be cut short. One absent otherwise
+// is damage (plumbing.Absent).
 func forkClosure(ctx context.Context, g objects.Getter, src *Run, ev objects.OID) ([]*Event, []*objects.Object, error) {
 	list, err := newEventList(src)
 	if err != nil {
@@ -46,14 +47,14 @@ func forkClosure(ctx context.Context, g objects.Getter, src *Run, ev objects.OID
 			continue
 		}
 		o, err := g.Get(ctx, id)
-		if errors.Is(err, objects.ErrNotFound) {
+		if err != nil && plumbing.Absent(id, err) == nil {
 			if id == ev {
 				return nil, nil, fmt.Errorf("cannot fork at %s: the event is not stored: %w", ev, ErrBeyondShallow)
 			}
 			return nil, nil, fmt.Errorf("cannot fork at %s: its ancestor %s is not stored: %w", ev, id, ErrBeyondShallow)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("run %s: event %s: %w", src.ID, id, err)
+			return nil, nil, fmt.Errorf("run %s: event %s: %w", src.ID, id, plumbing.Absent(id, err))
 		}
 		e, err := DecodeEvent(o)
 		if err != nil {

@@ -223,7 +223,9 @@ func updateHistory(ctx context.Context, r *plumbing.Repo, g objects.Getter) (*Hi
 		}
 		_, err := indexedRun(ctx, g, h, id)
 		switch {
-		case errors.Is(err, errNotIndexable), errors.Is(err, objects.ErrNotFound):
+		case errors.Is(err, errNotIndexable), errors.Is(err, objects.ErrNotFound), errors.Is(err, plumbing.ErrObjectMissing):
+			// Left to the objects: a reader of the run then shows the
+			// boundary, or reports the damage (fsck lists it too).
 			rep.Skipped++
 			continue
 		case err != nil:

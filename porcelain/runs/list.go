@@ -2,10 +2,10 @@ package runs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/tinehq/tine/objects"
+	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/refs"
 )
 
@@ -68,18 +68,19 @@ func LoadEvents(ctx context.Context, g objects.Getter, run *Run, cache map[objec
 }
 
 // loadEvent reads and decodes event eid of run runID through g (the read
-// re-verifies the oid). An absent event is a Missing event (a shallow
-// boundary); a corrupt one is an error naming the run and the event.
+// re-verifies the oid). An event on the shallow boundary is a Missing
+// event; one absent otherwise (the repository is damaged) or corrupt is an
+// error naming the run and the event.
 func loadEvent(ctx context.Context, g objects.Getter, runID, eid objects.OID) (*Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	eo, err := g.Get(ctx, eid)
-	switch {
-	case errors.Is(err, objects.ErrNotFound):
+	if err != nil {
+		if err := plumbing.Absent(eid, err); err != nil {
+			return nil, fmt.Errorf("run %s: event %s: %w", runID, eid, err)
+		}
 		return &Event{ID: eid, Missing: true}, nil
-	case err != nil:
-		return nil, fmt.Errorf("run %s: event %s: %w", runID, eid, err)
 	}
 	ev, err := DecodeEvent(eo)
 	if err != nil {

@@ -125,6 +125,17 @@ func randomHistory(t *testing.T, r *plumbing.Repo, rng *rand.Rand, n int) {
 	if err := objects.PutAll(ctx, r.Objects(), objs); err != nil {
 		t.Fatal(err)
 	}
+	// The roots left out are the shallow boundary, declared as a shallow
+	// fetch declares it: an unlisted absent event would be damage.
+	var boundary []objects.OID
+	for i := range n {
+		if !stored[i] {
+			boundary = append(boundary, ids[i])
+		}
+	}
+	if err := r.Refs().UpdateShallow(ctx, func([]objects.OID) ([]objects.OID, error) { return boundary, nil }); err != nil {
+		t.Fatal(err)
+	}
 	for k, name := range names {
 		if err := r.Refs().UpdateExpect(ctx, name, runIDs[k], refs.ExpectAny, "test"); err != nil {
 			t.Fatal(err)

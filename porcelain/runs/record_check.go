@@ -41,13 +41,14 @@ func checkBase(ctx context.Context, g objects.Getter, h *head) error {
 	}
 	for _, id := range h.tips {
 		_, err := g.Get(ctx, id)
-		if errors.Is(err, objects.ErrNotFound) {
-			// A shallow fetch (depth 0) leaves a run's tips out.
-			return fmt.Errorf("ref %s: run %s: tip %s is not stored: %w", h.ref, h.id(), id, ErrBeyondShallow)
+		if err == nil {
+			continue
 		}
-		if err != nil {
+		if err := plumbing.Absent(id, err); err != nil {
 			return fmt.Errorf("ref %s: run %s: tip %s: %w", h.ref, h.id(), id, err)
 		}
+		// A shallow fetch (depth 0) leaves a run's tips out.
+		return fmt.Errorf("ref %s: run %s: tip %s is not stored: %w", h.ref, h.id(), id, ErrBeyondShallow)
 	}
 	return nil
 }

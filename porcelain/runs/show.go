@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -170,12 +169,12 @@ func showStoredRun(ctx context.Context, g objects.Getter, id objects.OID, ref st
 func previewBlob(ctx context.Context, g objects.Getter, field string, id objects.OID, n int) (BlobPreview, error) {
 	p := BlobPreview{Field: field, OID: id.String()}
 	o, err := g.Get(ctx, id)
-	if errors.Is(err, objects.ErrNotFound) {
-		p.Missing = true
-		return p, nil
-	}
 	if err != nil {
-		return p, fmt.Errorf("%s %s: %w", field, id, err)
+		if err := plumbing.Absent(id, err); err != nil {
+			return p, fmt.Errorf("%s %s: %w", field, id, err)
+		}
+		p.Missing = true // on the shallow boundary
+		return p, nil
 	}
 	p.Size = len(o.Body)
 	if IsBinary(o.Body) {
