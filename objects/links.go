@@ -81,7 +81,7 @@ func (p *linkParser) oid(field string, index int, v Value, want Type, r Reason) 
 		return OID{}, fmt.Errorf("%s: %w", fieldName(field, index), err)
 	}
 	if want != "" && id.Type != want {
-		return OID{}, Errorf(r, "%s names a %s, not a %s", fieldName(field, index), id.Type, want)
+		return OID{}, Errorf(r, "%s names %s, not %s", fieldName(field, index), id.Type.WithArticle(), want.WithArticle())
 	}
 	return id, nil
 }

@@ -36,6 +36,15 @@ func (t Type) Valid() bool {
 	return false
 }
 
+// WithArticle spells t with its indefinite article for messages: "a
+// blob", "an event".
+func (t Type) WithArticle() string {
+	if t != "" && strings.ContainsRune("aeiou", rune(t[0])) {
+		return "an " + string(t)
+	}
+	return "a " + string(t)
+}
+
 // canonType returns the constant equal to a valid type.
 func canonType(t Type) Type {
 	for _, c := range [...]Type{TypeEvent, TypeBlob, TypeRun, TypeAttestation, TypeAnnotation} {

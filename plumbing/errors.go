@@ -9,8 +9,9 @@ import (
 // Sentinel errors of the plumbing layer. Each is wrapped with the path, ref
 // or revision it concerns; test with errors.Is.
 var (
-	// ErrNotRepository means no repository was found at or above a path.
-	ErrNotRepository = errors.New("not a tine repository (or any parent): run tine init")
+	// ErrNotRepository means no repository was found at a path (Open) or
+	// at or above it (Discover); the error names the absolute path.
+	ErrNotRepository = errors.New("not a tine repository")
 	// ErrRepositoryExists means init found a repository already in place.
 	ErrRepositoryExists = errors.New("repository already exists")
 	// ErrNotConfined means a repository path is a symlink, not the expected

@@ -171,7 +171,7 @@ func (c *pathCollector) take(path string, r *pathResult) error {
 	o := r.obj
 	if c.resolver != nil {
 		if _, err := objects.Validate(o, c.resolver); err != nil {
-			return fmt.Errorf("%s: %w", o.ID, err)
+			return nameObject(o, err)
 		}
 		c.resolver.pending[o.ID] = o
 	}

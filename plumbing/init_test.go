@@ -51,7 +51,9 @@ func TestOpenForms(t *testing.T) {
 			t.Fatalf("Open(%s) = %v, %v", p, r, err)
 		}
 	}
-	if _, err := Open(t.TempDir()); !errors.Is(err, ErrNotRepository) {
+	empty := t.TempDir()
+	// An explicit path is the only place looked at: no "(or any parent)".
+	if _, err := Open(empty); !errors.Is(err, ErrNotRepository) || err.Error() != empty+": not a tine repository: run tine init" {
 		t.Fatalf("Open(empty) = %v", err)
 	}
 	// Open recreates a missing standard directory, as OpenTine does.
@@ -130,6 +132,12 @@ func TestDiscover(t *testing.T) {
 	}
 	if _, err := Discover(t.TempDir()); !errors.Is(err, ErrNotRepository) {
 		t.Fatalf("Discover outside = %v", err)
+	}
+	// The current directory is named by its absolute path, not ".".
+	outside := t.TempDir()
+	t.Chdir(outside)
+	if _, err := Discover(""); !errors.Is(err, ErrNotRepository) || err.Error() != outside+": not a tine repository (or any parent): run tine init" {
+		t.Fatalf("Discover in the current directory = %v", err)
 	}
 	t.Setenv(EnvDir, filepath.Join(dir, ".tine"))
 	if r, err := Discover(t.TempDir()); err != nil || r.Root() != filepath.Join(dir, ".tine") {

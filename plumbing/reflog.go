@@ -2,9 +2,12 @@ package plumbing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/tinehq/tine/refs"
 )
 
 // ReflogOptions configures Reflog.
@@ -33,9 +36,10 @@ type ReflogResult struct {
 }
 
 // Reflog returns a ref's history (SPEC §2.6), newest first. A ref that
-// was never updated has an empty history, not an error. The reflog is
-// history, not authority: a crash between a ref move and its row loses the
-// row.
+// exists but has no rows has an empty history, not an error; a deleted
+// ref keeps its rows. A name with neither a ref nor rows is
+// ErrUnknownRevision. The reflog is history, not authority: a crash
+// between a ref move and its row loses the row.
 func Reflog(ctx context.Context, r *Repo, opt ReflogOptions) (*ReflogResult, error) {
 	base, start, indexed, err := splitReflogIndex(opt.Ref)
 	if err != nil {
@@ -51,6 +55,13 @@ func Reflog(ctx context.Context, r *Repo, opt ReflogOptions) (*ReflogResult, err
 	rows, err := r.reflogNewestFirst(name)
 	if err != nil {
 		return nil, fmt.Errorf("reflog: %w", err)
+	}
+	if len(rows) == 0 {
+		if _, err := r.refs.Read(ctx, name); errors.Is(err, refs.ErrNotFound) {
+			return nil, fmt.Errorf("reflog: no ref %s, and no reflog of it: %w", name, ErrUnknownRevision)
+		} else if err != nil {
+			return nil, fmt.Errorf("reflog: ref %s: %w", name, err)
+		}
 	}
 	if indexed && start >= len(rows) {
 		return nil, fmt.Errorf("reflog: revision %q: the reflog of %s has only %d entries: %w", opt.Ref, name, len(rows), ErrUnknownRevision)

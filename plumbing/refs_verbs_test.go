@@ -3,6 +3,9 @@ package plumbing
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -145,8 +148,16 @@ func TestListRefsAndReflog(t *testing.T) {
 		if e := log.Entries[1]; e.New != run1.String() || e.Old != "" {
 			t.Fatalf("oldest row: %+v", e)
 		}
-		if log, err := Reflog(ctx, r, ReflogOptions{Ref: "heads/never"}); err != nil || len(log.Entries) != 0 {
+		// A ref that exists without rows has an empty history; a name with
+		// neither a ref nor rows is an unknown revision.
+		if err := os.Remove(filepath.Join(r.Root(), "logs", "heads", "mainx")); err != nil {
+			t.Fatal(err)
+		}
+		if log, err := Reflog(ctx, r, ReflogOptions{Ref: "heads/mainx"}); err != nil || len(log.Entries) != 0 {
 			t.Fatalf("empty reflog: %+v, %v", log, err)
+		}
+		if log, err := Reflog(ctx, r, ReflogOptions{Ref: "heads/never"}); !errors.Is(err, ErrUnknownRevision) || !strings.Contains(fmt.Sprint(err), "no ref heads/never") {
+			t.Fatalf("reflog of no ref: %+v, %v", log, err)
 		}
 	})
 }

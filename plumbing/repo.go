@@ -137,7 +137,7 @@ func OpenWith(path string, opt OpenOptions) (*Repo, error) {
 	if _, err := os.Lstat(filepath.Join(abs, "config.json")); errors.Is(err, fs.ErrNotExist) {
 		root = filepath.Join(abs, DirName)
 		if _, err := os.Lstat(filepath.Join(root, "config.json")); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w", abs, ErrNotRepository)
+			return nil, fmt.Errorf("%s: %w: run tine init", abs, ErrNotRepository)
 		}
 	}
 	return openRootWith(root, opt)
@@ -156,10 +156,11 @@ func DiscoverWith(start string, opt OpenOptions) (*Repo, error) {
 	if start == "" {
 		start = "."
 	}
-	dir, err := filepath.Abs(start)
+	abs, err := filepath.Abs(start)
 	if err != nil {
 		return nil, err
 	}
+	dir := abs
 	for {
 		if filepath.Base(dir) == DirName && isFile(filepath.Join(dir, "config.json")) {
 			return openRootWith(dir, opt)
@@ -169,7 +170,7 @@ func DiscoverWith(start string, opt OpenOptions) (*Repo, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return nil, fmt.Errorf("%s: %w", start, ErrNotRepository)
+			return nil, fmt.Errorf("%s: %w (or any parent): run tine init", abs, ErrNotRepository)
 		}
 		dir = parent
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -90,7 +91,7 @@ func (r *Repo) WriteValidated(ctx context.Context, objs []*objects.Object, check
 	}
 	for _, o := range objs {
 		if _, err := objects.Validate(o, res); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", o.Type, o.ID, err)
+			return nil, nameObject(o, err)
 		}
 		if check != nil {
 			if err := check(o, res); err != nil {
@@ -107,4 +108,15 @@ func (r *Repo) WriteValidated(ctx context.Context, objs []*objects.Object, check
 		done[i] = true
 	}
 	return done, nil
+}
+
+// nameObject prefixes err with o's type and oid, unless the message
+// already starts with them (objects.Validate names o for some refusals),
+// so the line does not say "event X: event X: ...".
+func nameObject(o *objects.Object, err error) error {
+	prefix := fmt.Sprintf("%s %s: ", o.Type, o.ID)
+	if strings.HasPrefix(err.Error(), prefix) {
+		return err
+	}
+	return fmt.Errorf("%s%w", prefix, err)
 }

@@ -121,6 +121,8 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, st
 	switch total := len(objs) + len(names); {
 	case total == 0 && !legal && !isHexPrefix(rev):
 		return objects.OID{}, "", fmt.Errorf("revision %q is neither an oid, a hex prefix of %d+ digits nor a ref name: %w", rev, MinPrefixLen, ErrBadRevision)
+	case total == 0 && isShortHex(rev):
+		return objects.OID{}, "", fmt.Errorf("revision %q: no ref has that name, and a hex prefix needs at least %d digits: %w", rev, MinPrefixLen, ErrUnknownRevision)
 	case total == 0:
 		return objects.OID{}, "", fmt.Errorf("revision %q: %w", rev, ErrUnknownRevision)
 	case total > 1:
@@ -168,6 +170,12 @@ func isHexPrefix(s string) bool {
 		}
 	}
 	return true
+}
+
+// isShortHex reports whether s is lowercase hex too short to be a prefix,
+// so a user who meant one is told how many digits it takes.
+func isShortHex(s string) bool {
+	return s != "" && len(s) < MinPrefixLen && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // refMatches returns the existing refs rev can name: itself (with or

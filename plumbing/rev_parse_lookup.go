@@ -129,7 +129,8 @@ func (r *Repo) reflogNewestFirst(name string) ([]refs.ReflogEntry, error) {
 // exists), and a short name (main) naming exactly one existing ref under
 // the namespaces ResolveRevision tries is that ref. Anything else is the
 // ref-name error of the name as given (a short name matching several refs
-// is an *AmbiguousError).
+// is an *AmbiguousError, a legal short name without "/" matching none a
+// *NoRefError).
 func (r *Repo) RefName(ctx context.Context, s string) (string, error) {
 	name, err := refs.NormalizeName(s)
 	if err != nil && (strings.Contains(s, "~") || strings.Contains(s, "@{")) {
@@ -141,7 +142,7 @@ func (r *Repo) RefName(ctx context.Context, s string) (string, error) {
 	if err == nil || strings.ContainsAny(s, "~@{:") {
 		return name, err
 	}
-	names, _, merr := r.refMatches(ctx, s)
+	names, legal, merr := r.refMatches(ctx, s)
 	switch {
 	case merr != nil:
 		return "", merr
@@ -149,6 +150,11 @@ func (r *Repo) RefName(ctx context.Context, s string) (string, error) {
 		return names[0], nil
 	case len(names) > 1:
 		return "", &AmbiguousError{Revision: s, Candidates: names}
+	case legal && !strings.Contains(s, "/"):
+		// A bare word no ref has: the namespace it lacks is beside
+		// the point. A name with a "/" keeps the rule it breaks, as its
+		// first component may be a mistyped namespace.
+		return "", noRef(s, err)
 	}
 	return "", err
 }

@@ -52,10 +52,14 @@ type StaleError struct {
 	AnyValue bool
 }
 
-// Error names the ref and both values.
+// Error names the ref and both values; a ref expected to exist with any
+// value that is absent is said not to exist, as nothing about it is stale.
 func (e *StaleError) Error() string {
 	exp := describe(e.Expected)
 	if e.AnyValue {
+		if e.Actual.IsZero() {
+			return fmt.Sprintf("ref %s does not exist", e.Name)
+		}
 		exp = "any existing value"
 	}
 	return fmt.Sprintf("ref %s is stale: expected %s, found %s", e.Name, exp, describe(e.Actual))

@@ -80,7 +80,8 @@ func TestStaleError(t *testing.T) {
 	if err := s.UpdateExpect(ctx, "heads/main", r3, ExpectAny, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.UpdateExpect(ctx, "heads/new", r3, ExpectExists, "a"); !errors.As(err, &se) || !se.AnyValue {
+	if err := s.UpdateExpect(ctx, "heads/new", r3, ExpectExists, "a"); !errors.As(err, &se) || !se.AnyValue ||
+		!errors.Is(err, ErrStale) || err.Error() != "ref heads/new does not exist" {
 		t.Fatalf("ExpectExists on absent = %v", err)
 	}
 	noLocks(t, s)

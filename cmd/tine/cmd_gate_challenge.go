@@ -34,6 +34,26 @@ type gateChallengeShowCmd struct {
 	jsonFlag
 }
 
+// Help shows an example under `tine gate challenge show --help`.
+func (c *gateChallengeShowCmd) Help() string {
+	return `A submission must quote the request_id and input_snapshot shown; --json
+gives them as fields.
+
+Example:
+
+    $ tine gate challenge show review
+    loop review: verify, round 1 of 1, expecting resolutions
+    request_id: 9de2ce13247f8f3cab98faec85b61bbf
+    input_snapshot: blob:sha256:505f0a5d...
+    challenges per round: 3
+      c1 [round 1, unresolved]: divide by zero
+      c2 [round 1, unresolved]: fractional inputs
+      c3 [round 1, unresolved]: two callers at once
+    verifiable constraints: [tests]
+    submission schema:
+    {...}`
+}
+
 // Run prints the request.
 func (c *gateChallengeShowCmd) Run(e *env) error {
 	r, err := e.openRepo()
@@ -70,6 +90,18 @@ type gateChallengeSubmitCmd struct {
 	Name string `arg:"" name:"loop" help:"Loop name from the contract's loops."`
 	File string `name:"file" required:"" placeholder:"FILE" help:"JSON submission (at most 1 MiB)."`
 	jsonFlag
+}
+
+// Help shows an example under `tine gate challenge submit --help`.
+func (c *gateChallengeSubmitCmd) Help() string {
+	return `The file answers the open request (tine gate challenge show): its
+request_id and input_snapshot, then exactly the requested number of
+challenges, or resolutions of the open ones.
+
+Example:
+
+    $ tine gate challenge submit review --file challenges.json
+    loop review: 3 challenges accepted (round 1); run one cycle next`
 }
 
 // Run records the submission.

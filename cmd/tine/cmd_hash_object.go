@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -72,13 +73,22 @@ func (c *hashObjectCmd) Run(e *env) error {
 		return err
 	}
 	if c.StdinPaths {
-		return c.runPaths(e, r, opt)
+		return c.canonicalHint(c.runPaths(e, r, opt))
 	}
 	res, err := plumbing.HashObject(e.ctx, r, opt)
 	if err != nil {
-		return err
+		return c.canonicalHint(err)
 	}
 	return e.emit(c.JSON, res, func(p *printer) { printHashed(p, res) })
+}
+
+// canonicalHint points a refusal of non-canonical JSON input at the flag
+// that hashes the canonical form instead; other errors pass unchanged.
+func (c *hashObjectCmd) canonicalHint(err error) error {
+	if err == nil || c.Canonicalize || !objects.HasReason(err, objects.ReasonEnvelopeBodyNonCanonical) {
+		return err
+	}
+	return fmt.Errorf("%w; --canonicalize hashes its canonical form instead", err)
 }
 
 // printHashed renders one oid per input, in input order.

@@ -15,7 +15,7 @@ type logCmd struct {
 	All     bool   `name:"all" help:"Every ref's run, as one DAG sharing events by oid."`
 	Graph   bool   `name:"graph" help:"Draw the event DAG with lanes, forks as branches."`
 	Oneline bool   `name:"oneline" help:"One short line per event."`
-	Limit   int    `name:"max-count" short:"n" placeholder:"N" help:"Show at most N events."`
+	Limit   int    `name:"max-count" short:"n" placeholder:"N" help:"Show at most N events (0, the default, shows all)."`
 	jsonFlag
 }
 

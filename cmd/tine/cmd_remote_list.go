@@ -12,6 +12,18 @@ type remoteList struct {
 	Remotes []remotes.Remote `json:"remotes"`
 }
 
+// Help shows an example under `tine remote list --help`.
+func (c *remoteListCmd) Help() string {
+	return `One line per remote, sorted by name: its name, its URL and, for an HTTP
+remote, the environment variable its token is read from.
+
+Example:
+
+    $ tine remote list
+    hub	https://runs.example.com/v1/tenants/acme (token from $TINE_TOKEN)
+    origin	/home/ana/shared-runs`
+}
+
 // Run lists the remotes.
 func (c *remoteListCmd) Run(e *env) error {
 	r, err := e.openRepo()

@@ -15,6 +15,17 @@ type remoteRemoved struct {
 	Deleted []string `json:"deleted"`
 }
 
+// Help shows an example under `tine remote remove --help`.
+func (c *remoteRemoveCmd) Help() string {
+	return `Forgets the remote and deletes its tracking refs (remotes/NAME/...);
+nothing on the remote itself changes.
+
+Example:
+
+    $ tine remote remove origin
+    removed remote origin and 2 tracking refs`
+}
+
 // Run removes the remote and its tracking refs.
 func (c *remoteRemoveCmd) Run(e *env) error {
 	r, err := e.openRepo()

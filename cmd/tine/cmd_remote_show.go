@@ -8,6 +8,20 @@ type remoteShowCmd struct {
 	jsonFlag
 }
 
+// Help shows an example under `tine remote show --help`.
+func (c *remoteShowCmd) Help() string {
+	return `Connects to the remote and lists its refs, each beside what was last
+fetched: up-to-date, changed or not-fetched.
+
+Example:
+
+    $ tine remote show origin
+    remote origin
+      url: /home/ana/shared-runs
+      object format: blake3 (file)
+      up-to-date   heads/main run:blake3:da79...`
+}
+
 // Run connects and lists the remote's refs.
 func (c *remoteShowCmd) Run(e *env) error {
 	r, err := e.openRepo()

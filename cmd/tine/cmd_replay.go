@@ -14,7 +14,7 @@ type replayCmd struct {
 	Rev        string        `arg:"" name:"run" help:"Run to replay: ref, oid, prefix, REF~N or REF@{n}."`
 	Verify     bool          `name:"verify" help:"Re-derive every object of the run from its stored bytes and re-check ids, links, metrics and graph; exit 1 on any drift."`
 	Rerun      bool          `name:"rerun" help:"Re-execute the commands tine record captured, in a scratch directory; exit 1 when an exit code or output differs."`
-	Timeout    time.Duration `name:"timeout" placeholder:"DURATION" help:"With --rerun: kill a command (and its process group) after this long (default 60s)."`
+	Timeout    time.Duration `name:"timeout" placeholder:"DURATION" help:"With --rerun: kill a command (and its process group) after this long (default 60s; 0s means the default)."`
 	InCheckout bool          `name:"in-recorded-checkout" help:"With --rerun: run each command in a temporary checkout of the code state recorded with it (commit plus dirty patch), taken from the git repository of the current directory."`
 	jsonFlag
 }
@@ -62,7 +62,7 @@ func (c *replayCmd) Run(e *env) error {
 	case c.Verify && c.Timeout != 0:
 		return usagef("--timeout has no effect with --verify")
 	case c.Timeout < 0:
-		return usagef("--timeout must be positive")
+		return usagef("--timeout must not be negative (0s means the default, 60s)")
 	case c.InCheckout && !c.Rerun:
 		return usagef("--in-recorded-checkout needs --rerun")
 	}

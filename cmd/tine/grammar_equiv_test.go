@@ -100,12 +100,14 @@ func fullGrammar(t *testing.T) (*kong.Kong, func(args []string) (*kong.Context, 
 	t.Helper()
 	fc := &cli{}
 	fexited := -1
-	full, err := kong.New(fc, kong.Name("tine"), kong.Writers(io.Discard, io.Discard), kong.Vars{"version": versionString()},
+	opts := []kong.Option{kong.Name("tine"), kong.Writers(io.Discard, io.Discard), kong.Vars{"version": versionString()},
 		kong.Exit(func(code int) {
 			if fexited < 0 {
 				fexited = code
 			}
-		}))
+		})}
+	// parse (run.go) gives every grammar, full or one-verb, these mappers.
+	full, err := kong.New(fc, append(opts, signedMappers...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

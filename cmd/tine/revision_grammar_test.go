@@ -143,8 +143,12 @@ func TestRefNameGrammar(t *testing.T) {
 		t.Fatalf("reflog main~1: %d %s", code, errs)
 	}
 	code, _, errs = tineRun(t, "", "reflog", "nope")
-	if code != 1 || !strings.Contains(errs, "namespace must be one of") {
+	if code != 1 || !strings.Contains(errs, `no ref is named "nope" (tried heads/nope, tags/nope,`) {
 		t.Fatalf("reflog nope: %d %s", code, errs)
+	}
+	code, _, errs = tineRun(t, "", "reflog", "foo/bar")
+	if code != 1 || !strings.Contains(errs, "namespace must be one of") {
+		t.Fatalf("reflog foo/bar: %d %s", code, errs)
 	}
 	mustTine(t, "", "update-ref", "imp", "main")
 	if a, b := mustTine(t, "", "rev-parse", "heads/imp"), mustTine(t, "", "rev-parse", "heads/main"); a != b {

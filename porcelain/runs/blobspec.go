@@ -59,7 +59,7 @@ func (s *specReader) blob(key string, v objects.Value) (*objects.Object, error) 
 			return nil, fmt.Errorf("%s.%s: %w", key, m.Key, err)
 		}
 	default:
-		return nil, fmt.Errorf("%s: want a string, {\"path\": ...} or {\"b64\": ...}, not a %s", key, v.Kind)
+		return nil, fmt.Errorf("%s: want a string, {\"path\": ...} or {\"b64\": ...}, not a JSON %s", key, v.Kind)
 	}
 	return objects.NewBlob(s.algo, redactBlob(data)), nil
 }
@@ -83,7 +83,7 @@ func (s *specReader) readConfined(rel string) ([]byte, error) {
 // differently); set members are added or replaced after redaction.
 func (s *specReader) eventSpec(spec objects.Value, reserved map[string]string, set []objects.Member) (objects.Value, []*objects.Object, error) {
 	if spec.Kind != objects.KindObject {
-		return objects.Value{}, nil, fmt.Errorf("an event is a JSON object, not a %s", spec.Kind)
+		return objects.Value{}, nil, fmt.Errorf("an event is a JSON object, not a JSON %s", spec.Kind)
 	}
 	var blobs []*objects.Object
 	drop := map[string]bool{}

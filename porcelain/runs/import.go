@@ -225,7 +225,7 @@ func (im *importer) line(data []byte) error {
 // spec turns one event spec (a parsed line) into its blobs and event.
 func (im *importer) spec(spec objects.Value) error {
 	if spec.Kind != objects.KindObject {
-		return fmt.Errorf("an event is a JSON object, not a %s", spec.Kind)
+		return fmt.Errorf("an event is a JSON object, not a JSON %s", spec.Kind)
 	}
 	localID, err := im.localID(spec)
 	if err != nil {

@@ -194,7 +194,7 @@ func oidParam(req *http.Request, want objects.Type) (objects.OID, error) {
 		return objects.OID{}, errorf(errBadRequest, "%v", err)
 	}
 	if id.Type != want {
-		return objects.OID{}, errorf(errBadRequest, "%s is a %s, not a %s", id, id.Type, want)
+		return objects.OID{}, errorf(errBadRequest, "%s is %s, not %s", id, id.Type.WithArticle(), want.WithArticle())
 	}
 	return id, nil
 }
