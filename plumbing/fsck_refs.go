@@ -74,7 +74,11 @@ func (f *fsck) checkRefs() error {
 			return nil
 		}
 		if err != nil {
-			f.problem(Problem{Code: ProblemRefUnreadable, Reason: reasonOf(err), Ref: name, Path: path, Message: err.Error()})
+			msg := err.Error()
+			if refs.IsDamaged(err) {
+				msg += " (tine delete-ref " + name + " removes it)"
+			}
+			f.problem(Problem{Code: ProblemRefUnreadable, Reason: reasonOf(err), Ref: name, Path: path, Message: msg})
 			return nil
 		}
 		f.checkRefTarget(name, path, id)

@@ -113,7 +113,7 @@ func (s *Store) Read(ctx context.Context, name string) (objects.OID, error) {
 func (s *Store) readRef(norm string) (objects.OID, error) {
 	path := s.refPath(norm)
 	b, err := s.readRegular(path, 1, MaxRefFileBytes, func(n int64) error {
-		return objects.Errorf(objects.ReasonRefFileOversized, "ref %s: file of %d bytes, limit %d", norm, n, MaxRefFileBytes)
+		return &damagedRef{objects.Errorf(objects.ReasonRefFileOversized, "ref %s: file of %d bytes, limit %d", norm, n, MaxRefFileBytes)}
 	})
 	if err != nil {
 		// heads/a/b does not exist when heads/a is a ref (ENOTDIR), nor
@@ -125,12 +125,28 @@ func (s *Store) readRef(norm string) (objects.OID, error) {
 	}
 	id, err := ParseRefFile(b)
 	if err != nil {
-		return objects.OID{}, fmt.Errorf("ref %s: %w", norm, err)
+		return objects.OID{}, fmt.Errorf("ref %s: %w", norm, &damagedRef{err})
 	}
 	if id.Algo != s.algo {
-		return objects.OID{}, objects.Errorf(objects.ReasonOidMalformed, "ref %s holds %s, but this repository uses %s", norm, id, s.algo)
+		return objects.OID{}, &damagedRef{objects.Errorf(objects.ReasonOidMalformed, "ref %s holds %s, but this repository uses %s", norm, id, s.algo)}
 	}
 	return id, nil
+}
+
+// damagedRef is a readRef failure of a ref file that is there and was
+// read but holds no value of this repository: malformed, oversized, or an
+// oid of the other hash. Such a ref can only be deleted (Commit).
+type damagedRef struct{ err error }
+
+func (d *damagedRef) Error() string { return d.err.Error() }
+func (d *damagedRef) Unwrap() error { return d.err }
+
+// IsDamaged reports whether err is a read of a damaged ref file: there
+// and read, but holding no value of this repository (Delete with
+// ExpectAny or ExpectExists removes it).
+func IsDamaged(err error) bool {
+	var d *damagedRef
+	return errors.As(err, &d)
 }
 
 // isDirErr reports whether a read failed because path is a directory: a

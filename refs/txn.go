@@ -194,6 +194,12 @@ func (t *Transaction) Commit(ctx context.Context) error {
 	for i := range t.ops {
 		op := &t.ops[i]
 		cur, err := s.readRef(op.norm)
+		var damaged *damagedRef
+		if op.kind == opDelete && (op.expect.kind == expectExists || op.expect.kind == expectAny) && errors.As(err, &damaged) {
+			// A ref file holding no value can be neither compared nor
+			// moved, only deleted: it exists, whatever it holds.
+			continue
+		}
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}

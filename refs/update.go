@@ -116,7 +116,9 @@ func (s *Store) Verify(ctx context.Context, name string, expect Expect) error {
 // Delete removes ref name if its value meets expect (ExpectAny or
 // ExpectExists to delete whatever it holds). A ref that does not exist is
 // an error wrapping ErrNotFound, or a *StaleError when a value was
-// expected. Deletion appends no reflog row (a row's new must be an oid,
+// expected. A damaged ref file (malformed, oversized, or an oid of the
+// other hash), which no verb can read or move, is deleted by ExpectAny or
+// ExpectExists; any other expectation fails on it. Deletion appends no reflog row (a row's new must be an oid,
 // SPEC §2.6) and keeps the log: a later re-creation appends a row whose old
 // is null, which marks the gap.
 func (s *Store) Delete(ctx context.Context, name string, expect Expect) error {

@@ -11,7 +11,9 @@ type deleteRefCmd struct {
 
 // Help shows an example under `tine delete-ref --help`.
 func (c *deleteRefCmd) Help() string {
-	return `The ref must exist. Its reflog is kept.
+	return `The ref must exist. Its reflog is kept. A damaged ref file (one that
+holds no oid of this repository, as tine fsck reports) can be deleted
+only without --old.
 
 Example:
 

@@ -160,9 +160,14 @@ func clip(s string, n int) string {
 }
 
 // sanitize strips control characters from recorded text before it reaches
-// a terminal (recorded data must not drive the terminal).
+// a terminal (recorded data must not drive the terminal). A tab, which
+// drives nothing but separates words (`FAIL\t./pkg` in a test's output),
+// becomes a space.
 func sanitize(s string) string {
 	return strings.Map(func(r rune) rune {
+		if r == '\t' {
+			return ' '
+		}
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x200b && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			return -1
 		}
