@@ -94,3 +94,35 @@ func TestAbsentPassesOtherErrors(t *testing.T) {
 		t.Fatalf("Absent(canceled) = %v", err)
 	}
 }
+
+// TestShallowCacheRewriteKeepingItsStat: a shallow file rewritten with
+// the same inode, size and modification time (what a reused inode within
+// one clock tick looks like) is read again before a miss is called
+// damage, so a newly listed oid is on the boundary.
+func TestShallowCacheRewriteKeepingItsStat(t *testing.T) {
+	forEachAlgo(t, func(t *testing.T, r *Repo) {
+		ctx := context.Background()
+		a := jsonObject(t, r.Algo(), objects.TypeEvent, `{"kind":"tool","seq":1}`).ID
+		b := jsonObject(t, r.Algo(), objects.TypeEvent, `{"kind":"tool","seq":2}`).ID
+		path := filepath.Join(r.Root(), "shallow")
+		if err := os.WriteFile(path, refs.EncodeShallow([]objects.OID{a}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Objects().Get(ctx, b); errors.Is(err, ErrBeyondShallow) {
+			t.Fatal("an unlisted oid read as on the boundary")
+		}
+		if err := os.WriteFile(path, refs.EncodeShallow([]objects.OID{b}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Objects().Get(ctx, b); !errors.Is(err, ErrBeyondShallow) {
+			t.Fatalf("a miss of a newly listed oid after a same-stat rewrite: %v", err)
+		}
+	})
+}

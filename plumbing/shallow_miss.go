@@ -21,7 +21,11 @@ type shallowCache struct {
 }
 
 // onShallowBoundary reports whether the shallow file lists id. An absent
-// file lists nothing; an unreadable or invalid one is an error.
+// file lists nothing; an unreadable or invalid one is an error. A cached
+// set that does not list id is confirmed by reading the file again: a
+// rewrite can keep the inode, size and modification time (same-length
+// lines, a reused inode within one clock tick), and an unlisted miss is
+// rare (it is reported as damage), while listed ones repeat.
 func (r *Repo) onShallowBoundary(id objects.OID) (bool, error) {
 	fi, err := os.Lstat(filepath.Join(r.root, "shallow"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -33,14 +37,16 @@ func (r *Repo) onShallowBoundary(id objects.OID) (bool, error) {
 	c := &r.shallow
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.fi == nil || !os.SameFile(c.fi, fi) || c.fi.Size() != fi.Size() || !c.fi.ModTime().Equal(fi.ModTime()) {
-		set, err := r.shallowSet()
-		if err != nil {
-			return false, fmt.Errorf("shallow file: %w", err)
-		}
-		c.fi, c.set = fi, set
+	fresh := c.fi == nil || !os.SameFile(c.fi, fi) || c.fi.Size() != fi.Size() || !c.fi.ModTime().Equal(fi.ModTime())
+	if !fresh && c.set[id] {
+		return true, nil
 	}
-	return c.set[id], nil
+	set, err := r.shallowSet()
+	if err != nil {
+		return false, fmt.Errorf("shallow file: %w", err)
+	}
+	c.fi, c.set = fi, set
+	return set[id], nil
 }
 
 // shallowMissError is a read's miss of an oid the shallow file lists:

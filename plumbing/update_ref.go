@@ -53,7 +53,7 @@ type UpdateRefResult struct {
 // ref held by another writer a *refs.LockedError; the target must exist and
 // pass the namespace's type rule.
 func UpdateRef(ctx context.Context, r *Repo, opt UpdateRefOptions) (*UpdateRefResult, error) {
-	name, err := r.RefName(ctx, opt.Ref)
+	name, err := r.WriteRefName(ctx, opt.Ref)
 	if err != nil {
 		return nil, fmt.Errorf("update-ref: %w", err)
 	}

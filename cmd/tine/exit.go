@@ -149,8 +149,13 @@ var hints = []struct {
 	{plumbing.ErrAmbiguousRevision, "give more hex digits or the full ref name"},
 }
 
-// hint returns the advice for err, or "".
+// hint returns the advice for err, or "". A short name given as a ref
+// to create already says what to give instead.
 func hint(err error) string {
+	var nr *plumbing.NoRefError
+	if errors.As(err, &nr) && nr.Creating {
+		return ""
+	}
 	for _, h := range hints {
 		if errors.Is(err, h.err) {
 			return h.hint

@@ -11,7 +11,7 @@ import (
 // Kong reads "-1" in `tine log -n -1` as a short flag, so a negative
 // count or duration given as a separate word failed with kong's own
 // "expected int value but got "-1" (short flag)", and following its
-// advice (-n=-1) then met the verb's real rule. signedMapper lets an int
+// advice (--max-count="-1") then met the verb's real rule. signedMapper lets an int
 // or duration flag take such a word as its value, so the verb's own check
 // names the rule the value breaks ("-n must be at least 0").
 

@@ -119,12 +119,12 @@ func Push(ctx context.Context, r *plumbing.Repo, opt PushOptions) (*PushResult, 
 			// extend this one; --expected-old is the explicit replace.
 			// (A remote that moved since the fetch fails the CAS, which
 			// says so.)
-			lost, err := lostEvents(ctx, r, name, expect, local)
+			lost, extra, err := lostEvents(ctx, r, name, expect, local)
 			if err != nil {
 				return nil, fmt.Errorf("push %s: %w", name, err)
 			}
 			if lost > 0 {
-				mv, advice := notFastForward(c, name, expect, local, lost)
+				mv, advice := notFastForward(c, name, expect, local, lost, extra)
 				res.Refs = append(res.Refs, mv)
 				failed = append(failed, advice)
 				continue

@@ -150,7 +150,8 @@ func TestPushRefusesToDropTheRemotesEvents(t *testing.T) {
 	fetch()
 
 	res, err := Push(ctx, local.R, PushOptions{})
-	if !errors.Is(err, ErrPushRejected) || !strings.Contains(err.Error(), "not a fast-forward: the remote run has 1 event this one lacks") {
+	if !errors.Is(err, ErrPushRejected) || !strings.Contains(err.Error(), "not a fast-forward: the remote run has 1 event this one lacks, and it has 1 event the remote run lacks") ||
+		!strings.Contains(err.Error(), "tine fork remotes/origin/main --from EVENT") {
 		t.Fatalf("push of a run lacking the remote's event: %v", err)
 	}
 	if len(res.Refs) != 1 || res.Refs[0].Status != "refused" || res.Objects != 0 {
