@@ -43,16 +43,7 @@ func TestAnnotationRefsFastForwardOnly(t *testing.T) {
 	ann := "annotations/" + run.Hex()
 	hub.SetRef(ann, n1)
 
-	local := remotetest.NewRepo(t, objects.BLAKE3)
-	if _, err := Add(local.R, Remote{Name: "origin", URL: hub.R.Root()}); err != nil {
-		t.Fatal(err)
-	}
-	fetch := func() {
-		t.Helper()
-		if _, err := Fetch(ctx, local.R, FetchOptions{Depth: remote.NoDepth}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	local, fetch := tracking(t, hub)
 	fetch()
 	if got, _ := local.R.Refs().Read(ctx, ann); got != n1 {
 		t.Fatalf("annotation ref after the first fetch: %s", got)
@@ -130,16 +121,7 @@ func TestPushRefusesToDropTheRemotesEvents(t *testing.T) {
 	hub := remotetest.NewRepo(t, objects.BLAKE3)
 	base := hub.Chain("e", 2, objects.OID{})
 	hub.SetRef("heads/main", hub.Run(base))
-	local := remotetest.NewRepo(t, objects.BLAKE3)
-	if _, err := Add(local.R, Remote{Name: "origin", URL: hub.R.Root()}); err != nil {
-		t.Fatal(err)
-	}
-	fetch := func() {
-		t.Helper()
-		if _, err := Fetch(ctx, local.R, FetchOptions{Depth: remote.NoDepth}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	local, fetch := tracking(t, hub)
 	fetch()
 	// Someone else extends the hub's run; here the run goes another way.
 	theirs := hub.Run(append(base, hub.Event("theirs", base[1])))
@@ -195,4 +177,20 @@ func mustEvent(t *testing.T, hub, local *remotetest.Repo, label string, parent o
 		t.Fatalf("event %s made in the local repository is not the hub's", label)
 	}
 	return id
+}
+
+// tracking returns a new repository with hub as its remote origin, and
+// a fetch of all of hub's refs into it that fails the test on error.
+func tracking(t *testing.T, hub *remotetest.Repo) (*remotetest.Repo, func()) {
+	t.Helper()
+	local := remotetest.NewRepo(t, objects.BLAKE3)
+	if _, err := Add(local.R, Remote{Name: "origin", URL: hub.R.Root()}); err != nil {
+		t.Fatal(err)
+	}
+	return local, func() {
+		t.Helper()
+		if _, err := Fetch(context.Background(), local.R, FetchOptions{Depth: remote.NoDepth}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
