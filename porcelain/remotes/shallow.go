@@ -11,7 +11,8 @@ import (
 )
 
 // Frontier returns the shallow oids a deepening fetch starts from: the
-// parents and causes of stored events that are on the shallow boundary. A
+// parents and causes of stored events that are on the shallow boundary,
+// and the tips on it of runs that store none (a fetch of depth 0). A
 // depth-limited fetch also lists a run's other events there (they are
 // links the fetch left out), but deepening from all of them would bring
 // the whole run at once; from the frontier, `fetch --deepen N` adds N
@@ -34,6 +35,14 @@ func Frontier(ctx context.Context, r *plumbing.Repo) ([]objects.OID, error) {
 		}
 		if err != nil {
 			return err
+		}
+		// A fetch of depth 0 stores no event: the run's tips on the
+		// boundary are the first generation to bring.
+		tips, _ := run.Value.Get("tips")
+		for _, e := range tips.Array {
+			if tip, err := objects.ParseOIDFor(r.Algo(), e.Str); err == nil && shallow[tip] {
+				front[tip] = true
+			}
 		}
 		events, _ := run.Value.Get("events")
 		for _, e := range events.Array {

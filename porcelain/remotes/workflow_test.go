@@ -194,3 +194,37 @@ func tracking(t *testing.T, hub *remotetest.Repo) (*remotetest.Repo, func()) {
 		}
 	}
 }
+
+// TestDeepenAfterDepthZero: a fetch of depth 0 stores runs and no event;
+// fetch --deepen N then brings the N newest generations from the tips,
+// as the boundary line advises.
+func TestDeepenAfterDepthZero(t *testing.T) {
+	ctx := context.Background()
+	hub := remotetest.NewRepo(t, objects.BLAKE3)
+	chain := hub.Chain("e", 3, objects.OID{})
+	hub.SetRef("heads/main", hub.Run(chain))
+	local, _ := tracking(t, hub)
+	if _, err := Fetch(ctx, local.R, FetchOptions{Depth: 0}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range chain {
+		if local.Has(e) {
+			t.Fatalf("a fetch of depth 0 stored event %s", e)
+		}
+	}
+	if _, err := Fetch(ctx, local.R, FetchOptions{Deepen: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if !local.Has(chain[2]) || local.Has(chain[1]) {
+		t.Fatalf("--deepen 1 after depth 0: tip stored %v, its parent stored %v; want only the tip", local.Has(chain[2]), local.Has(chain[1]))
+	}
+	if _, err := Fetch(ctx, local.R, FetchOptions{Deepen: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range chain {
+		if !local.Has(e) {
+			t.Fatalf("--deepen 2 more did not bring event %s", e)
+		}
+	}
+	local.Fsck()
+}
