@@ -288,3 +288,14 @@ func readBounded(rd io.Reader, name string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// WithCanonicalHint points err, a refusal of non-canonical JSON input,
+// at the option that hashes the canonical form instead (hash-object's
+// --canonicalize), unless canonicalize says it was given; other errors
+// pass unchanged.
+func WithCanonicalHint(err error, canonicalize bool) error {
+	if err == nil || canonicalize || !objects.HasReason(err, objects.ReasonEnvelopeBodyNonCanonical) {
+		return err
+	}
+	return fmt.Errorf("%w; --canonicalize hashes its canonical form instead", err)
+}

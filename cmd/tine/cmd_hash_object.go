@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -85,10 +84,7 @@ func (c *hashObjectCmd) Run(e *env) error {
 // canonicalHint points a refusal of non-canonical JSON input at the flag
 // that hashes the canonical form instead; other errors pass unchanged.
 func (c *hashObjectCmd) canonicalHint(err error) error {
-	if err == nil || c.Canonicalize || !objects.HasReason(err, objects.ReasonEnvelopeBodyNonCanonical) {
-		return err
-	}
-	return fmt.Errorf("%w; --canonicalize hashes its canonical form instead", err)
+	return plumbing.WithCanonicalHint(err, c.Canonicalize)
 }
 
 // printHashed renders one oid per input, in input order.
