@@ -95,8 +95,6 @@ func (d *decoder) str() string {
 	return s
 }
 
-// oid reads an oid of the catalog's hash profile; want restricts its type
-// ("" any) and zeroOK allows "no oid".
 // istr reads a string and interns it.
 func (d *decoder) istr() string {
 	n := d.uv()
@@ -120,6 +118,8 @@ func (d *decoder) istr() string {
 	return s
 }
 
+// oid reads an oid of the catalog's hash profile; want restricts its type
+// ("" any) and zeroOK allows "no oid".
 func (d *decoder) oid(a objects.Algo, want objects.Type, zeroOK bool) objects.OID {
 	if d.err != nil {
 		return objects.OID{}
