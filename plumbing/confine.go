@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tinehq/tine/internal/fsutil"
 )
 
 // confinedPath joins the slash-separated relative path rel to root after
@@ -35,4 +37,21 @@ func confinedPath(root, rel string) (string, error) {
 		}
 	}
 	return p, nil
+}
+
+// readConfined reads the regular file rel under root through the one
+// bounded reader (fsutil.ReadFileWith), refusing symlinks, hard-linked
+// files and anything not regular (ErrNotConfined). It reads at most
+// limit+1 bytes, so its caller reports an oversized file with its own
+// reason (config.json's, shallow's).
+func readConfined(root, rel string, limit int64) ([]byte, error) {
+	p, err := confinedPath(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fsutil.ReadFileWith(p, fsutil.ReadOptions{Limit: limit, KeepOver: true, MaxLinks: 1, NoFollow: true})
+	if errors.Is(err, fsutil.ErrNotRegular) || errors.Is(err, fsutil.ErrHardLinked) || errors.Is(err, fsutil.ErrSymlink) {
+		return nil, fmt.Errorf("%w: %w", err, ErrNotConfined)
+	}
+	return b, err
 }

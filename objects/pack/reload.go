@@ -194,3 +194,28 @@ func closeUnlisted(opened map[string]*spPack, known, present map[string]bool) {
 		}
 	}
 }
+
+// retireGrace is how long a retired pack stays open for readers that
+// loaded the pack list before it was retired (a Get takes microseconds; a
+// walk holds the pack and keeps it open however long it takes).
+const retireGrace = 5 * time.Second
+
+// retiredPack is a pack the store stopped searching, and since when.
+type retiredPack struct {
+	p  *spPack
+	at time.Time
+}
+
+// closeRetired closes the retired packs past retireGrace that no walk
+// holds; the caller holds s.mu.
+func (s *Store) closeRetired() {
+	keep := s.retired[:0]
+	for _, r := range s.retired {
+		if time.Since(r.at) > retireGrace && r.p.holds.Load() == 0 {
+			r.p.close()
+			continue
+		}
+		keep = append(keep, r)
+	}
+	s.retired = keep
+}
