@@ -218,6 +218,17 @@ func (t *fileTransport) move(ctx context.Context, u RefUpdate, sink *RepoSink) R
 // Close closes the remote repository.
 func (t *fileTransport) Close() error { return t.repo.Close() }
 
+// CurrentRun returns the ref the repository's current-run file names ("":
+// none), read bounded, without following symlinks, and checked
+// (plumbing.Repo.ReadCurrentRun): a damaged file is an error.
+func (t *fileTransport) CurrentRun(context.Context) (string, error) {
+	c, err := t.repo.ReadCurrentRun()
+	if err != nil || c == nil {
+		return "", err
+	}
+	return c.Ref, nil
+}
+
 // lockWait bounds how long a push waits for another writer's ref guard.
 const lockWait = 60 * time.Second
 

@@ -93,6 +93,17 @@ type Holder interface {
 	Held(ctx context.Context, ids []objects.OID) ([]objects.OID, error)
 }
 
+// CurrentRunReader is implemented by transports that can tell which run
+// the remote repository has current (`tine switch` there, git's HEAD):
+// the file transport reads the repository's current-run file. OpenTine's
+// HTTP protocol and the S3 layout carry nothing of the kind, so a clone
+// over them chooses by itself (remotes.Clone).
+type CurrentRunReader interface {
+	// CurrentRun returns the ref the remote's current-run file names,
+	// normalized but not necessarily existing, or "" when none is set.
+	CurrentRun(ctx context.Context) (string, error)
+}
+
 // Description is what Describe reports about a remote.
 type Description struct {
 	// ObjectFormat is the remote's hash profile (blake3 or sha256).

@@ -19,9 +19,11 @@ func (c *cloneCmd) Help() string {
 origin, fetches its refs with their runs and associations, and creates
 the local heads/* refs; every other ref is a tracking ref
 remotes/origin/... With --ref, only REF is fetched and created, and it
-becomes the current run, as tine switch REF makes it (git clone --branch);
-without, heads/main is current, the default: the remote protocol names no
-default run. A failed clone removes what it created.
+becomes the current run, as tine switch REF makes it (git clone --branch).
+Without, the current run is the remote's own (a path remote's tine switch,
+as git clone checks out the remote's HEAD); over HTTP and S3, which name no
+default run, and when the remote's is not cloned: heads/main, or, without
+it, the first heads/* ref. A failed clone removes what it created.
 
 Examples:
 
@@ -56,14 +58,22 @@ func (c *cloneCmd) Run(e *env) error {
 	})
 }
 
-// printCloneCurrent says which run the clone's verbs act on by default.
+// printCloneCurrent says which run the clone's verbs act on by default, and
+// which rule chose it.
 func printCloneCurrent(p *printer, cur remotes.CloneCurrent) {
-	switch {
-	case cur.Switched:
+	switch cur.From {
+	case "ref":
 		p.printf("current run: %s (as tine switch %s)\n", cur.Ref, cur.Ref)
-	case cur.Cloned:
+	case "remote":
+		p.printf("current run: %s (the remote's current run)\n", cur.Ref)
+	case "default":
 		p.printf("current run: %s (the default)\n", cur.Ref)
+	case "first":
+		p.printf("current run: %s (the first heads/* ref: heads/main was not cloned)\n", cur.Ref)
 	default:
-		p.printf("no current run: %s, the default, was not cloned; tine switch REF picks one\n", cur.Ref)
+		p.printf("no current run: the clone has no heads/* run; tine switch REF picks one\n")
+	}
+	if cur.Note != "" {
+		p.printf("note: %s\n", sanitize(cur.Note))
 	}
 }

@@ -20,7 +20,9 @@ func (c *gateSetupCmd) Help() string {
 (.claude/settings.local.json, .codex/hooks.json, .gemini/settings.json),
 keeping every other key and hook. Running it again rewrites tine's entries
 in place. A settings file that is not strict JSON, or whose hooks are
-malformed, is refused and nothing is changed.
+malformed, is refused and nothing is changed. The files and directories
+it creates are recorded, so tine gate uninstall removes them again once
+they hold nothing else.
 
 Example:
 
@@ -46,6 +48,7 @@ func (c *gateSetupCmd) Run(e *env) error {
 			}
 			p.printf("%s: %s (%d hook entries %s)\n", f.Adapter, f.Path, f.Entries, state)
 		}
+		printHookNote(p, res.Note)
 	})
 }
 

@@ -13,9 +13,12 @@ type gateUninstallCmd struct {
 // Help shows an example under `tine gate uninstall --help`.
 func (c *gateUninstallCmd) Help() string {
 	return `Removes only tine's hook entries from each agent CLI's project settings,
-dropping groups and events left empty, and keeps everything else. It then
-records the adapter in the repository's hook tombstone, so a restored copy
-of the old wiring stays inert until tine gate setup runs again.
+dropping groups and events left empty, and keeps everything else. A
+settings file tine gate setup created that then holds nothing else is
+removed, and the directories setup created for it when they are empty; a
+file or directory that was there before setup is kept. It then records the
+adapter in the repository's hook tombstone, so a restored copy of the old
+wiring stays inert until tine gate setup runs again.
 
 Example:
 
@@ -35,7 +38,22 @@ func (c *gateUninstallCmd) Run(e *env) error {
 	}
 	return e.emit(c.JSON, res, func(p *printer) {
 		for _, f := range res.Files {
-			p.printf("%s: %s (%d hook entries removed)\n", f.Adapter, f.Path, f.Entries)
+			p.printf("%s: %s (%d hook entries removed", f.Adapter, f.Path, f.Entries)
+			if f.Removed {
+				p.printf("; file removed: setup created it, nothing else is left")
+			}
+			for _, d := range f.RemovedDirs {
+				p.printf("; %s/ removed, empty", d)
+			}
+			p.printf(")\n")
 		}
+		printHookNote(p, res.Note)
 	})
+}
+
+// printHookNote prints the note of gate setup or uninstall, if any.
+func printHookNote(p *printer, note string) {
+	if note != "" {
+		p.printf("note: %s\n", sanitize(note))
+	}
 }

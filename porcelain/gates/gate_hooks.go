@@ -199,20 +199,21 @@ func checkHooksShape(doc objects.Value) error {
 }
 
 // writeSettings stores doc when its encoding differs from raw, creating
-// the settings directory; it reports whether the file changed.
-func writeSettings(path string, doc objects.Value, raw []byte, mode os.FileMode) (bool, error) {
+// the settings directory; it reports whether the file changed, and the
+// bytes the file holds.
+func writeSettings(path string, doc objects.Value, raw []byte, mode os.FileMode) (bool, []byte, error) {
 	out, err := encodeJSONDoc(doc)
 	if err != nil {
-		return false, fmt.Errorf("encoding %s: %w", path, err)
+		return false, nil, fmt.Errorf("encoding %s: %w", path, err)
 	}
 	if raw != nil && string(out) == string(raw) {
-		return false, nil
+		return false, out, nil
 	}
 	if err := fsutil.MkdirAllSync(filepath.Dir(path), 0o755); err != nil {
-		return false, fmt.Errorf("creating the directory of %s: %w", path, err)
+		return false, nil, fmt.Errorf("creating the directory of %s: %w", path, err)
 	}
 	if err := fsutil.WriteFileAtomic(path, out, mode); err != nil {
-		return false, fmt.Errorf("writing %s: %w", path, err)
+		return false, nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	return true, nil
+	return true, out, nil
 }

@@ -32,11 +32,20 @@ type HookFileChange struct {
 	Entries int `json:"entries"`
 	// Changed is false when the file already had exactly this content.
 	Changed bool `json:"changed"`
+	// Removed reports that uninstall deleted the file: setup had created
+	// it, and without tine's entries it held nothing (HooksCreatedFile).
+	Removed bool `json:"removed,omitempty"`
+	// RemovedDirs are the directories setup had created for the file that
+	// uninstall removed, empty, after it (project relative).
+	RemovedDirs []string `json:"removed_dirs,omitempty"`
 }
 
 // HookSetupResult lists the files SetupHooks or UninstallHooks handled.
 type HookSetupResult struct {
 	Files []HookFileChange `json:"files"`
+	// Note says why the record of the files setup created was not used
+	// (damaged: setup replaces it, uninstall keeps every file).
+	Note string `json:"note,omitempty"`
 }
 
 func (o HookSetupOptions) adapters() ([]string, error) {
@@ -64,10 +73,11 @@ func SetupHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 		return nil, err
 	}
 	type plan struct {
-		path string
-		doc  objects.Value
-		raw  []byte
-		mode os.FileMode
+		path    string
+		doc     objects.Value
+		raw     []byte
+		mode    os.FileMode
+		missing []string
 	}
 	plans := make([]plan, len(adapters))
 	// Load and check every file before writing any, so a refused file
@@ -79,21 +89,35 @@ func SetupHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		plans[i] = plan{path, doc, raw, mode}
+		plans[i] = plan{path, doc, raw, mode, missingDirs(opt.Project, rel)}
 	}
 	res := &HookSetupResult{}
+	created, err := readCreated(opt.StateDir)
+	if err != nil {
+		// Replaced, as the tombstone is: setup is the human's explicit
+		// choice. Files an earlier setup created are no longer known, so
+		// uninstall keeps them.
+		res.Note = fmt.Sprintf("%v; it is replaced, and uninstall keeps the settings files earlier setups created", err)
+		created = map[string]createdSettings{}
+	}
 	for i, a := range adapters {
 		p := plans[i]
 		for _, ev := range HookEvents {
 			cmd := hookCommand(opt.Executable, a, ev, opt.Project)
 			installHookEntry(&p.doc, a, ev, cmd)
 		}
-		changed, err := writeSettings(p.path, p.doc, p.raw, p.mode)
+		changed, out, err := writeSettings(p.path, p.doc, p.raw, p.mode)
 		if err != nil {
 			return res, err
 		}
 		rel, _ := HookSettingsPath(a)
 		res.Files = append(res.Files, HookFileChange{Adapter: a, Path: rel, Entries: len(HookEvents), Changed: changed})
+		if opt.StateDir != "" {
+			noteCreated(created, a, p.raw, out, p.missing)
+			if err := writeCreated(opt.StateDir, created); err != nil {
+				return res, err
+			}
+		}
 		if err := setTombstone(opt.StateDir, a, false); err != nil {
 			return res, err
 		}
@@ -103,14 +127,21 @@ func SetupHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 
 // UninstallHooks removes tine's hook entries for each adapter from the
 // project's settings files, dropping groups and events left empty, and
-// keeps everything else. It then tombstones the adapter so a restored copy
-// of the old wiring stays inert (SPEC §7).
+// keeps everything else. A file setup created (HooksCreatedFile) that then
+// holds nothing but the empty structure is removed, and the directories
+// setup created for it when they are empty. It then tombstones the adapter
+// so a restored copy of the old wiring stays inert (SPEC §7).
 func UninstallHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 	adapters, err := opt.adapters()
 	if err != nil {
 		return nil, err
 	}
 	res := &HookSetupResult{}
+	created, err := readCreated(opt.StateDir)
+	if err != nil {
+		// Not used, nor rewritten: every file is kept.
+		res.Note = fmt.Sprintf("%v; so every settings file is kept (tine gate setup replaces the record)", err)
+	}
 	for _, a := range adapters {
 		rel, _ := HookSettingsPath(a)
 		path := filepath.Join(opt.Project, filepath.FromSlash(rel))
@@ -121,13 +152,29 @@ func UninstallHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 		change := HookFileChange{Adapter: a, Path: rel}
 		if raw != nil {
 			change.Entries = removeHookEntries(&doc, a)
-			if change.Entries > 0 {
-				if change.Changed, err = writeSettings(path, doc, raw, mode); err != nil {
-					return res, err
-				}
+		}
+		mine, isMine := created[a]
+		if isMine && (raw == nil || emptySettings(doc, a)) {
+			if change.Removed, change.RemovedDirs, err = removeCreated(opt.Project, path, mine, raw != nil); err != nil {
+				return res, err
+			}
+		}
+		switch {
+		case change.Removed:
+			change.Changed = true
+		case change.Entries > 0:
+			if change.Changed, _, err = writeSettings(path, doc, raw, mode); err != nil {
+				return res, err
 			}
 		}
 		res.Files = append(res.Files, change)
+		if isMine {
+			// Whatever was kept holds someone's content now: not setup's.
+			delete(created, a)
+			if err := writeCreated(opt.StateDir, created); err != nil {
+				return res, err
+			}
+		}
 		if err := setTombstone(opt.StateDir, a, true); err != nil {
 			return res, err
 		}

@@ -45,9 +45,10 @@ type CloneResult struct {
 
 // Clone creates a repository of the remote's object format in a new (or
 // empty) directory, configures the remote as origin, fetches its refs (or
-// opt.Ref) and creates the local heads/* refs (and opt.Ref, then made the
-// current run) at the fetched values; the other refs stay as tracking
-// refs remotes/origin/...
+// opt.Ref) and creates the local heads/* refs (and opt.Ref, or else the
+// remote's own current run when it names one) at the fetched values; the
+// other refs stay as tracking refs remotes/origin/... The current run is
+// then chosen as CloneCurrent.Ref says.
 // If anything fails, the directory is removed again.
 func Clone(ctx context.Context, opt CloneOptions) (res *CloneResult, err error) {
 	rm := Remote{Name: DefaultRemote, URL: opt.URL, TokenEnv: opt.TokenEnv, Endpoint: opt.Endpoint}
@@ -56,6 +57,10 @@ func Clone(ctx context.Context, opt CloneOptions) (res *CloneResult, err error) 
 		return nil, err
 	}
 	algo, exists := probe.Description.ObjectFormat, probe.Description.Exists
+	var want remoteCurrent
+	if opt.Ref == "" {
+		want = readRemoteCurrent(ctx, probe.Transport)
+	}
 	probe.Close()
 	if !exists {
 		return nil, fmt.Errorf("clone: remote %s is empty: nothing to clone: %w", opt.URL, remote.ErrNotFound)
@@ -91,12 +96,15 @@ func Clone(ctx context.Context, opt CloneOptions) (res *CloneResult, err error) 
 	}
 	tx := r.Refs().NewTransaction("tine clone " + opt.URL)
 	for _, mv := range res.Fetch.Refs {
-		if mv.Local == "" || mv.Status == "skipped" || (opt.Ref == "" && !strings.HasPrefix(mv.Ref, "heads/")) {
+		if mv.Local == "" || mv.Status == "skipped" || (opt.Ref == "" && !strings.HasPrefix(mv.Ref, "heads/") && mv.Ref != want.Ref) {
 			continue
 		}
 		id, err := readRef(ctx, r, mv.Local)
 		if err != nil {
 			return nil, err
+		}
+		if !createsLocal(opt, want, mv, id) {
+			continue
 		}
 		tx.Update(mv.Ref, id, refs.ExpectAbsent)
 		res.Refs = append(res.Refs, RefMove{Ref: mv.Ref, Local: mv.Ref, New: id.String(), Status: "created"})
@@ -106,7 +114,7 @@ func Clone(ctx context.Context, opt CloneOptions) (res *CloneResult, err error) 
 			return nil, fmt.Errorf("clone: create local refs: %w", err)
 		}
 	}
-	if res.Current, err = setCloneCurrent(ctx, r, opt, res.Refs); err != nil {
+	if res.Current, err = setCloneCurrent(ctx, r, opt, want, res.Fetch.Refs, res.Refs); err != nil {
 		return nil, fmt.Errorf("clone: current run: %w", err)
 	}
 	_, _ = plumbing.OpenIndex(r).Update(ctx)
