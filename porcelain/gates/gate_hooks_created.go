@@ -215,18 +215,21 @@ func emptySettings(doc objects.Value, adapter string) bool {
 	return true
 }
 
-// removeCreated deletes the settings file at p that setup created, when
-// removeFile (it now holds nothing else; a regular file only: one replaced
-// by anything else is kept), then the directories setup created for it
-// that are empty, deepest first. It reports whether it removed the file,
-// and the directories it removed.
-func removeCreated(project, p string, c createdSettings, removeFile bool) (bool, []string, error) {
+// removeCreated deletes the settings file rel (project relative) that
+// setup created, when removeFile (it now holds nothing else), then the
+// directories setup created for it that are empty, deepest first. Only a
+// regular file reached without a symlink is setup's: one replaced by
+// anything else, or whose directory was replaced by a link (to a
+// configuration outside the project, say), is kept with those directories.
+// It reports whether it removed the file, and the directories it removed.
+func removeCreated(project, rel string, c createdSettings, removeFile bool) (bool, []string, error) {
+	p := filepath.Join(project, filepath.FromSlash(rel))
 	if removeFile {
-		fi, err := os.Lstat(p)
-		if err != nil || !fi.Mode().IsRegular() {
+		err := fsutil.RemoveNoSymlinks(project, rel)
+		if errors.Is(err, fsutil.ErrSymlink) || errors.Is(err, fsutil.ErrNotRegular) || errors.Is(err, os.ErrNotExist) {
 			return false, nil, nil
 		}
-		if err := os.Remove(p); err != nil {
+		if err != nil {
 			return false, nil, fmt.Errorf("removing %s: %w", p, err)
 		}
 	}

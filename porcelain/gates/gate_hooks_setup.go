@@ -155,7 +155,7 @@ func UninstallHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 		}
 		mine, isMine := created[a]
 		if isMine && (raw == nil || emptySettings(doc, a)) {
-			if change.Removed, change.RemovedDirs, err = removeCreated(opt.Project, path, mine, raw != nil); err != nil {
+			if change.Removed, change.RemovedDirs, err = removeCreated(opt.Project, rel, mine, raw != nil); err != nil {
 				return res, err
 			}
 		}
