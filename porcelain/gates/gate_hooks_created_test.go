@@ -265,3 +265,44 @@ func TestHookUninstallKeepsWhatALinkReaches(t *testing.T) {
 		})
 	}
 }
+
+// TestHookUninstallKeepsAFileSetupDidNotWrite: the record is the
+// repository's and names adapters, not projects, so it is used only on a
+// file that still holds the bytes setup last wrote. Setup run in a
+// subdirectory (created there) does not make the project's own settings
+// file, which was there before and holds nothing, setup's; nor does a file
+// deleted and made again by someone else.
+func TestHookUninstallKeepsAFileSetupDidNotWrite(t *testing.T) {
+	proj := t.TempDir()
+	state := filepath.Join(t.TempDir(), "gate")
+	mine := filepath.Join(proj, ".claude", "settings.local.json")
+	writeFile(t, mine, "{}")
+	sub := gates.HookSetupOptions{Project: filepath.Join(proj, "sub"), Adapters: []string{gates.HookAdapterClaude}, StateDir: state}
+	if _, err := gates.SetupHooks(sub); err != nil {
+		t.Fatal(err)
+	}
+	res, err := gates.UninstallHooks(gates.HookSetupOptions{Project: proj, Adapters: sub.Adapters, StateDir: state})
+	if err != nil || res.Files[0].Removed || len(res.Files[0].RemovedDirs) != 0 {
+		t.Fatalf("uninstall: %+v %v", res, err)
+	}
+	if got, err := os.ReadFile(mine); err != nil || string(got) != "{}" {
+		t.Fatalf("the project's own settings file: %q, %v", got, err)
+	}
+	// The entry stays the subdirectory's: its uninstall removes its file.
+	if res, err := gates.UninstallHooks(sub); err != nil || !res.Files[0].Removed {
+		t.Fatalf("uninstall in the subdirectory: %+v %v", res, err)
+	}
+
+	// Made again by someone else, holding nothing: not setup's bytes.
+	if _, err := gates.SetupHooks(sub); err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(sub.Project, ".claude", "settings.local.json")
+	writeFile(t, again, "{\"hooks\": {}}")
+	if res, err := gates.UninstallHooks(sub); err != nil || res.Files[0].Removed {
+		t.Fatalf("uninstall: %+v %v", res, err)
+	}
+	if got, err := os.ReadFile(again); err != nil || string(got) != "{\"hooks\": {}}" {
+		t.Fatalf("the file made again: %q, %v", got, err)
+	}
+}
