@@ -1,7 +1,6 @@
 package plumbing
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,10 +50,8 @@ func (r *Repo) ReadCurrentRun() (*CurrentRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", CurrentRunFile, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var c CurrentRun
-	if err := dec.Decode(&c); err != nil {
+	c, err := parseCurrentRun(b)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v: %w", CurrentRunFile, err, ErrBadCurrentRun)
 	}
 	if name, err := refs.NormalizeName(c.Ref); err != nil || name != c.Ref {
@@ -64,6 +61,37 @@ func (r *Repo) ReadCurrentRun() (*CurrentRun, error) {
 		if _, err := objects.ParseOIDFor(r.algo, c.Seen); err != nil {
 			return nil, fmt.Errorf("%s: seen %q: %w", CurrentRunFile, c.Seen, ErrBadCurrentRun)
 		}
+	}
+	return c, nil
+}
+
+// parseCurrentRun reads the file's one JSON object strictly (SPEC §0.1
+// JSON: no duplicate key, nothing after it; encoding/json would take a key
+// in any case and stop at the first value): a string "ref" and, optionally,
+// a string "seen", nothing else. The values are checked by the caller.
+func parseCurrentRun(b []byte) (*CurrentRun, error) {
+	doc, err := objects.ParseJSON(b, objects.ParseOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if doc.Kind != objects.KindObject {
+		return nil, errors.New("not a JSON object")
+	}
+	var c CurrentRun
+	for _, m := range doc.Object {
+		var dst *string
+		switch m.Key {
+		case "ref":
+			dst = &c.Ref
+		case "seen":
+			dst = &c.Seen
+		default:
+			return nil, fmt.Errorf("unknown key %q", m.Key)
+		}
+		if m.Value.Kind != objects.KindString {
+			return nil, fmt.Errorf("%s is not a string", m.Key)
+		}
+		*dst = m.Value.Str
 	}
 	return &c, nil
 }

@@ -58,6 +58,10 @@ func TestCurrentRunFile(t *testing.T) {
 		for name, content := range map[string]string{
 			"not json":     "heads/main\n",
 			"unknown key":  `{"ref":"heads/main","seen":"","x":1}`,
+			"trailing":     `{"ref":"heads/main","seen":""} {"ref":"heads/dev"}`,
+			"key case":     `{"REF":"heads/main","seen":""}`,
+			"duplicate":    `{"ref":"heads/main","ref":"heads/dev","seen":""}`,
+			"not a string": `{"ref":"heads/main","seen":null}`,
 			"upper case":   `{"ref":"heads/Main","seen":""}`,
 			"no namespace": `{"ref":"main","seen":""}`,
 			"foreign hash": `{"ref":"heads/main","seen":"` + objects.NewBlob(other, []byte("a")).ID.String() + `"}`,

@@ -14,11 +14,12 @@ type gateUninstallCmd struct {
 func (c *gateUninstallCmd) Help() string {
 	return `Removes only tine's hook entries from each agent CLI's project settings,
 dropping groups and events left empty, and keeps everything else. A
-settings file tine gate setup created that then holds nothing else is
-removed, and the directories setup created for it when they are empty; a
-file or directory that was there before setup is kept. It then records the
-adapter in the repository's hook tombstone, so a restored copy of the old
-wiring stays inert until tine gate setup runs again.
+settings file tine gate setup created that still holds what setup wrote
+(and so nothing else) is removed, and the directories setup created for
+it when they are empty; a file or directory that was there before setup,
+or that someone changed, is kept. It then records the adapter in the
+repository's hook tombstone, so a restored copy of the old wiring stays
+inert until tine gate setup runs again.
 
 Example:
 

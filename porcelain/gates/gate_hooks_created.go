@@ -18,9 +18,11 @@ import (
 // settings files gate setup created (and the directories it created for
 // them): {"schema_version":1,"created":{"claude":{"dirs":[".claude"],
 // "sha256":"<hex>"}}}, sha256 being the digest of the bytes setup last
-// wrote. Uninstall removes such a file once tine's entries are gone and it
-// holds nothing else, then those directories when they are empty; a file
-// or directory that was there before setup is never in it.
+// wrote. Uninstall removes such a file while it holds those bytes and,
+// without tine's entries, nothing else, then those directories when they
+// are empty; a file or directory that was there before setup is never in
+// it. The record names adapters, not projects: the digest is what ties an
+// entry to a file.
 const HooksCreatedFile = "hooks-created.json"
 
 // maxHooksCreatedBytes bounds the record: three adapters, a digest and a
@@ -215,20 +217,21 @@ func emptySettings(doc objects.Value, adapter string) bool {
 	return true
 }
 
-// removeCreated deletes the settings file at p that setup created, when
-// removeFile (it now holds nothing else; a regular file only: one replaced
-// by anything else is kept), then the directories setup created for it
-// that are empty, deepest first. It reports whether it removed the file,
-// and the directories it removed.
-func removeCreated(project, p string, c createdSettings, removeFile bool) (bool, []string, error) {
-	if removeFile {
-		fi, err := os.Lstat(p)
-		if err != nil || !fi.Mode().IsRegular() {
-			return false, nil, nil
-		}
-		if err := os.Remove(p); err != nil {
-			return false, nil, fmt.Errorf("removing %s: %w", p, err)
-		}
+// removeCreated deletes the settings file rel (project relative) that
+// setup created and that now holds nothing else, then the directories
+// setup created for it that are empty, deepest first. Only a regular file
+// reached without a symlink is setup's: one replaced by anything else, or
+// whose directory was replaced by a link (to a configuration outside the
+// project, say), is kept with those directories. It reports whether it
+// removed the file, and the directories it removed.
+func removeCreated(project, rel string, c createdSettings) (bool, []string, error) {
+	p := filepath.Join(project, filepath.FromSlash(rel))
+	err := fsutil.RemoveNoSymlinks(project, rel)
+	if errors.Is(err, fsutil.ErrSymlink) || errors.Is(err, fsutil.ErrNotRegular) || errors.Is(err, os.ErrNotExist) {
+		return false, nil, nil
+	}
+	if err != nil {
+		return false, nil, fmt.Errorf("removing %s: %w", p, err)
 	}
 	var removed []string
 	for _, d := range c.dirs {
@@ -253,5 +256,5 @@ func removeCreated(project, p string, c createdSettings, removeFile bool) (bool,
 		left = filepath.Dir(filepath.Join(project, filepath.FromSlash(removed[len(removed)-1])))
 	}
 	_ = fsutil.SyncDir(left) // best effort: the removal is durable once this directory is
-	return removeFile, removed, nil
+	return true, removed, nil
 }

@@ -217,3 +217,92 @@ func TestHookUninstallWithoutRecord(t *testing.T) {
 		t.Fatalf("setup over a damaged record: %+v %v", res, err)
 	}
 }
+
+// TestHookUninstallKeepsWhatALinkReaches: a file setup created is removed
+// only where setup created it. When its directory was replaced by a
+// symlink (to a shared configuration elsewhere), or the file by one, the
+// file reached through the link is someone else's: it is kept, even
+// holding nothing, and nothing outside the project is deleted.
+func TestHookUninstallKeepsWhatALinkReaches(t *testing.T) {
+	for _, swap := range []string{"directory", "file"} {
+		t.Run(swap, func(t *testing.T) {
+			proj, outside := t.TempDir(), t.TempDir()
+			opt := gates.HookSetupOptions{Project: proj, Adapters: []string{gates.HookAdapterCodex}, StateDir: filepath.Join(t.TempDir(), "gate")}
+			if _, err := gates.SetupHooks(opt); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(proj, ".codex")
+			target := filepath.Join(outside, "hooks.json")
+			writeFile(t, target, "{}")
+			if swap == "directory" {
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(outside, dir); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := os.Remove(filepath.Join(dir, "hooks.json")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, filepath.Join(dir, "hooks.json")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := gates.UninstallHooks(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := res.Files[0]; f.Removed || len(f.RemovedDirs) != 0 {
+				t.Errorf("uninstall %+v: want the linked file kept", f)
+			}
+			if got, err := os.ReadFile(target); err != nil || string(got) != "{}" {
+				t.Errorf("the file outside the project: %q, %v", got, err)
+			}
+			if fi, err := os.Lstat(filepath.Join(dir, "hooks.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 && swap == "file" {
+				t.Errorf("the link: %v, %v", fi, err)
+			}
+		})
+	}
+}
+
+// TestHookUninstallKeepsAFileSetupDidNotWrite: the record is the
+// repository's and names adapters, not projects, so it is used only on a
+// file that still holds the bytes setup last wrote. Setup run in a
+// subdirectory (created there) does not make the project's own settings
+// file, which was there before and holds nothing, setup's; nor does a file
+// deleted and made again by someone else.
+func TestHookUninstallKeepsAFileSetupDidNotWrite(t *testing.T) {
+	proj := t.TempDir()
+	state := filepath.Join(t.TempDir(), "gate")
+	mine := filepath.Join(proj, ".claude", "settings.local.json")
+	writeFile(t, mine, "{}")
+	sub := gates.HookSetupOptions{Project: filepath.Join(proj, "sub"), Adapters: []string{gates.HookAdapterClaude}, StateDir: state}
+	if _, err := gates.SetupHooks(sub); err != nil {
+		t.Fatal(err)
+	}
+	res, err := gates.UninstallHooks(gates.HookSetupOptions{Project: proj, Adapters: sub.Adapters, StateDir: state})
+	if err != nil || res.Files[0].Removed || len(res.Files[0].RemovedDirs) != 0 {
+		t.Fatalf("uninstall: %+v %v", res, err)
+	}
+	if got, err := os.ReadFile(mine); err != nil || string(got) != "{}" {
+		t.Fatalf("the project's own settings file: %q, %v", got, err)
+	}
+	// The entry stays the subdirectory's: its uninstall removes its file.
+	if res, err := gates.UninstallHooks(sub); err != nil || !res.Files[0].Removed {
+		t.Fatalf("uninstall in the subdirectory: %+v %v", res, err)
+	}
+
+	// Made again by someone else, holding nothing: not setup's bytes.
+	if _, err := gates.SetupHooks(sub); err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(sub.Project, ".claude", "settings.local.json")
+	writeFile(t, again, "{\"hooks\": {}}")
+	if res, err := gates.UninstallHooks(sub); err != nil || res.Files[0].Removed {
+		t.Fatalf("uninstall: %+v %v", res, err)
+	}
+	if got, err := os.ReadFile(again); err != nil || string(got) != "{\"hooks\": {}}" {
+		t.Fatalf("the file made again: %q, %v", got, err)
+	}
+}

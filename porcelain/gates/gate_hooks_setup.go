@@ -153,9 +153,15 @@ func UninstallHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 		if raw != nil {
 			change.Entries = removeHookEntries(&doc, a)
 		}
+		// The record names adapters, not projects: the file is setup's
+		// only while it holds the bytes setup last wrote. Any other file
+		// (the project's own, when setup ran in another project under the
+		// same repository; one made again) is kept, and so is the entry,
+		// which may be that other project's.
 		mine, isMine := created[a]
-		if isMine && (raw == nil || emptySettings(doc, a)) {
-			if change.Removed, change.RemovedDirs, err = removeCreated(opt.Project, path, mine, raw != nil); err != nil {
+		ours := isMine && raw != nil && digest(raw) == mine.sha256
+		if ours && emptySettings(doc, a) {
+			if change.Removed, change.RemovedDirs, err = removeCreated(opt.Project, rel, mine); err != nil {
 				return res, err
 			}
 		}
@@ -168,8 +174,8 @@ func UninstallHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 			}
 		}
 		res.Files = append(res.Files, change)
-		if isMine {
-			// Whatever was kept holds someone's content now: not setup's.
+		if ours {
+			// Removed, or kept holding someone's content: no longer setup's.
 			delete(created, a)
 			if err := writeCreated(opt.StateDir, created); err != nil {
 				return res, err

@@ -8,6 +8,7 @@ import (
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/runs"
+	"github.com/tinehq/tine/refs"
 	"github.com/tinehq/tine/remote"
 )
 
@@ -34,7 +35,8 @@ type CloneCurrent struct {
 	Cloned bool `json:"cloned"`
 	// Note says why the remote's current run was not used, when it names
 	// one that could not be (it has no run yet, names no run, was not
-	// fetched, or the remote's current-run file is damaged).
+	// fetched, is outside heads/ and experiments/, or the remote's
+	// current-run file is damaged).
 	Note string `json:"note,omitempty"`
 }
 
@@ -71,10 +73,21 @@ func readRemoteCurrent(ctx context.Context, tr remote.Transport) remoteCurrent {
 
 // createsLocal reports whether a clone creates a local ref for the fetched
 // remote ref mv: every heads/* ref, the --ref, and the remote's current
-// run when it names a run (a run in experiments/ becomes local too, as git
-// creates the branch its remote's HEAD names).
+// run when it names a run in a namespace runs are recorded under (a run in
+// experiments/ becomes local too, as git creates the branch its remote's
+// HEAD names).
 func createsLocal(opt CloneOptions, want remoteCurrent, mv RefMove, id objects.OID) bool {
-	return opt.Ref != "" || strings.HasPrefix(mv.Ref, "heads/") || (mv.Ref == want.Ref && id.Type == objects.TypeRun)
+	return opt.Ref != "" || strings.HasPrefix(mv.Ref, "heads/") || (mv.Ref == want.Ref && id.Type == objects.TypeRun && recordedUnder(want.Ref))
+}
+
+// recordedUnder reports whether ref is in a namespace runs are recorded
+// under (heads/, experiments/: runs.WritableRef), the only ones a clone
+// takes the remote's current run from. The remote's file may name any
+// ref, but a promotion moves only through tine promote, and nothing is
+// recorded on a tags/ ref: neither is made local behind the user's back.
+func recordedUnder(ref string) bool {
+	ns := refs.NamespaceOf(ref)
+	return ns == refs.NamespaceHeads || ns == refs.NamespaceExperiments
 }
 
 // setCloneCurrent chooses the clone's current run by the rules of
@@ -130,6 +143,9 @@ func setCloneCurrent(ctx context.Context, r *plumbing.Repo, opt CloneOptions, wa
 // unusedReason says why the remote's current run ref was not cloned as a
 // run, from what the fetch reported of it.
 func unusedReason(ref string, fetched []RefMove) string {
+	if ns := refs.NamespaceOf(ref); ns != refs.NamespaceRemotes && !recordedUnder(ref) {
+		return fmt.Sprintf("a clone takes a current run under heads/ or experiments/ only, where runs are recorded, not %s/", ns)
+	}
 	for _, mv := range fetched {
 		if mv.Ref != ref {
 			continue

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
+	"github.com/tinehq/tine/refs"
 	"github.com/tinehq/tine/remote"
 	"github.com/tinehq/tine/remote/remotetest"
 )
@@ -43,9 +44,9 @@ func cloneHub(t *testing.T, hub *remotetest.Repo) (*CloneResult, string) {
 // (tine switch there), and the clone makes it its own, as git clone checks
 // out the remote's HEAD; without one, heads/main, else the first heads/*.
 func TestCloneTakesTheRemotesCurrentRun(t *testing.T) {
-	hubWith := func(current string, refs ...string) *remotetest.Repo {
+	hubWith := func(current string, names ...string) *remotetest.Repo {
 		hub := remotetest.NewRepo(t, objects.BLAKE3)
-		for _, ref := range refs {
+		for _, ref := range names {
 			hub.SetRef(ref, hub.Run(hub.Chain(ref, 1, objects.OID{})))
 		}
 		if current != "" {
@@ -69,6 +70,10 @@ func TestCloneTakesTheRemotesCurrentRun(t *testing.T) {
 		{"current run not recorded yet", "heads/later", []string{"heads/main"}, "", fromDefault, "heads/later was not used: the remote has no such ref"},
 		{"current run a tracking ref", "remotes/up/main", []string{"heads/dev", "remotes/up/main"}, "heads/dev", fromFirst, "remotes/up/main was not used: it is a tracking ref there"},
 		{"only experiments, none switched", "", []string{"experiments/x"}, "", fromNone, ""},
+		// A promotion moves only through tine promote, and runs are not
+		// recorded under tags/: neither becomes a local ref or current.
+		{"current run a promotion", "promotions/p", []string{"heads/main", "promotions/p"}, "", fromDefault, "promotions/p was not used: a clone takes a current run under heads/ or experiments/ only"},
+		{"current run a tag", "tags/t", []string{"heads/dev", "tags/t"}, "heads/dev", fromFirst, "tags/t was not used: a clone takes a current run under heads/ or experiments/ only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, got := cloneHub(t, hubWith(tc.current, tc.refs...))
@@ -78,6 +83,11 @@ func TestCloneTakesTheRemotesCurrentRun(t *testing.T) {
 			}
 			if cur.Switched != (tc.want != "") || (tc.want != "" && cur.Ref != tc.want) {
 				t.Fatalf("receipt %+v disagrees with the current-run file %q", cur, got)
+			}
+			for _, mv := range res.Refs {
+				if ns := refs.NamespaceOf(mv.Ref); ns != refs.NamespaceHeads && ns != refs.NamespaceExperiments {
+					t.Fatalf("the clone created the local ref %s", mv.Ref)
+				}
 			}
 		})
 	}
