@@ -222,3 +222,38 @@ func familyScheme(f Family, scheme string) bool {
 	}
 	return scheme == SchemeSigV1 || scheme == SchemeSigV2
 }
+
+// EmbeddedPublicKey returns the Ed25519 public key the signature block of
+// doc (family f) carries as public_key, when that member is 64 hex digits;
+// ok is false otherwise. The key is self-asserted: it names who claims to
+// have signed, not a key to trust. Verdicts do not use it (Verify does,
+// only under TrustEmbedded); it lets a caller say which key signed when a
+// given key disagreed.
+func EmbeddedPublicKey(f Family, doc Value) (pub ed25519.PublicKey, ok bool) {
+	if doc.Kind != KindObject {
+		return nil, false
+	}
+	var block Value
+	switch f {
+	case FamilyAttestation:
+		block, _ = doc.Get("signature")
+	case FamilyArtifact:
+		md, _ := doc.Get("metadata")
+		integ, _ := md.Get("integrity")
+		block, _ = integ.Get("signature")
+	default:
+		return nil, false
+	}
+	if block.Kind != KindObject {
+		return nil, false
+	}
+	emb, _ := blockString(block, "public_key")
+	if emb == nil || len(*emb) != 2*ed25519.PublicKeySize || !isHexText(*emb) {
+		return nil, false
+	}
+	b, err := hex.DecodeString(*emb)
+	if err != nil {
+		return nil, false
+	}
+	return ed25519.PublicKey(b), true
+}

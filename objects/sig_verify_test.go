@@ -202,3 +202,30 @@ func TestVerifyArtifact(t *testing.T) {
 		t.Errorf("unsigned artifact: %+v", v)
 	}
 }
+
+// TestEmbeddedPublicKey: the key a block carries, read where each family
+// keeps it; anything but 64 hex digits in an object is no key.
+func TestEmbeddedPublicKey(t *testing.T) {
+	key := strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		name string
+		f    Family
+		doc  string
+		ok   bool
+	}{
+		{"attestation", FamilyAttestation, `{"signature":{"public_key":"` + key + `"}}`, true},
+		{"artifact", FamilyArtifact, `{"metadata":{"integrity":{"signature":{"public_key":"` + key + `"}}}}`, true},
+		{"artifact block read as an attestation", FamilyAttestation, `{"metadata":{"integrity":{"signature":{"public_key":"` + key + `"}}}}`, false},
+		{"no key", FamilyAttestation, `{"signature":{"alg":"ed25519"}}`, false},
+		{"short key", FamilyAttestation, `{"signature":{"public_key":"` + key[:62] + `"}}`, false},
+		{"not hex", FamilyAttestation, `{"signature":{"public_key":"` + strings.Repeat("zz", 32) + `"}}`, false},
+		{"not a string", FamilyAttestation, `{"signature":{"public_key":7}}`, false},
+		{"block not an object", FamilyAttestation, `{"signature":"` + key + `"}`, false},
+		{"doc not an object", FamilyAttestation, `[1]`, false},
+	} {
+		pub, ok := EmbeddedPublicKey(tc.f, mustParse(t, tc.doc))
+		if ok != tc.ok || ok && hex.EncodeToString(pub) != key {
+			t.Errorf("%s: %x %v, want ok %v", tc.name, pub, ok, tc.ok)
+		}
+	}
+}

@@ -260,7 +260,7 @@ func batchLookup(ctx context.Context, r *Repo, store objects.Store, q string) (C
 		case errors.Is(err, ErrAmbiguousRevision):
 			e.Ambiguous = true
 			return e, nil
-		case errors.Is(err, ErrUnknownRevision), errors.Is(err, ErrBadRevision), errors.Is(err, objects.ErrNotFound):
+		case errors.Is(err, ErrUnknownRevision), errors.Is(err, ErrBeyondShallow), errors.Is(err, ErrBadRevision), errors.Is(err, objects.ErrNotFound):
 			return e, nil
 		case err != nil:
 			return e, err

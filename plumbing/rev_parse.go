@@ -78,8 +78,10 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (objects.OID, error) {
 //     turns into a derived run.
 //
 // A prefix or short name with several matches (objects and refs alike) is
-// an *AmbiguousError; no match is ErrUnknownRevision; a string none of the
-// forms can spell is ErrBadRevision.
+// an *AmbiguousError; no match is ErrUnknownRevision, except an oid or a
+// prefix naming only objects the shallow file lists (not stored by design),
+// which is ErrBeyondShallow; a string none of the forms can spell is
+// ErrBadRevision.
 func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, string, error) {
 	if rev == "" || len(rev) > MaxRevisionLen {
 		return objects.OID{}, "", fmt.Errorf("revision %.40q: %w", rev, ErrBadRevision)
@@ -103,7 +105,7 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, st
 			return objects.OID{}, "", err
 		}
 		if !ok {
-			return objects.OID{}, "", fmt.Errorf("object %s: %w", id, ErrUnknownRevision)
+			return objects.OID{}, "", r.notStoredError(id)
 		}
 		return id, "", nil
 	}
@@ -123,6 +125,11 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, st
 		return objects.OID{}, "", fmt.Errorf("revision %q is neither an oid, a hex prefix of %d+ digits nor a ref name: %w", rev, MinPrefixLen, ErrBadRevision)
 	case total == 0 && isShortHex(rev):
 		return objects.OID{}, "", fmt.Errorf("revision %q: no ref has that name, and a hex prefix needs at least %d digits: %w", rev, MinPrefixLen, ErrUnknownRevision)
+	case total == 0 && isHexPrefix(rev):
+		if err := r.shallowPrefixError(rev); err != nil {
+			return objects.OID{}, "", err
+		}
+		return objects.OID{}, "", fmt.Errorf("revision %q: %w", rev, ErrUnknownRevision)
 	case total == 0:
 		return objects.OID{}, "", fmt.Errorf("revision %q: %w", rev, ErrUnknownRevision)
 	case total > 1:

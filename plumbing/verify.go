@@ -44,6 +44,9 @@ type VerifyResult struct {
 	Signature objects.Verdict `json:"signature"`
 	// Integrity is the .tine integrity check (artifacts only).
 	Integrity *objects.IntegrityResult `json:"integrity,omitempty"`
+	// KeyMismatch, for an Ed25519 mismatch against a given key, names the
+	// other key the signature carries; Problem says it too.
+	KeyMismatch *KeyMismatch `json:"key_mismatch,omitempty"`
 	// Problem says why OK is false; empty when OK.
 	Problem string `json:"problem,omitempty"`
 }
@@ -85,6 +88,7 @@ func Verify(ctx context.Context, r *Repo, opt VerifyOptions) (*VerifyResult, err
 		integ := objects.VerifyIntegrity(doc)
 		res.Kind, res.Integrity = string(objects.FamilyArtifact), &integ
 		res.Signature = objects.VerifyArtifact(doc, vopt)
+		res.KeyMismatch = ExplainKeyMismatch(objects.FamilyArtifact, doc, res.Signature, vopt)
 	} else {
 		if r == nil {
 			return nil, fmt.Errorf("verify %s: not a file, and %w", opt.Target, ErrNoRepository)
@@ -102,6 +106,7 @@ func Verify(ctx context.Context, r *Repo, opt VerifyOptions) (*VerifyResult, err
 		}
 		res.Kind, res.OID = string(objects.FamilyAttestation), id.String()
 		res.Signature = objects.VerifyAttestation(o.Value, vopt)
+		res.KeyMismatch = ExplainKeyMismatch(objects.FamilyAttestation, o.Value, res.Signature, vopt)
 	}
 	res.OK, res.Problem = judge(res, opt.Pins)
 	return res, nil
@@ -109,7 +114,8 @@ func Verify(ctx context.Context, r *Repo, opt VerifyOptions) (*VerifyResult, err
 
 // judge decides the overall answer. Unarmed, the signature is reported
 // only (a malformed block still fails); armed, only a verified signature
-// whose key matches a pin (when pins are given) passes.
+// whose key matches a pin (when pins are given) passes. The problem is the
+// verdict's reason, with res.KeyMismatch when there is one.
 func judge(res *VerifyResult, pins []string) (bool, string) {
 	if res.Integrity != nil && !res.Integrity.OK {
 		return false, "integrity: " + res.Integrity.Reason
@@ -122,6 +128,9 @@ func judge(res *VerifyResult, pins []string) (bool, string) {
 		return true, ""
 	}
 	if !v.OK {
+		if res.KeyMismatch != nil {
+			return false, v.Reason + ": " + res.KeyMismatch.String()
+		}
 		return false, v.Reason
 	}
 	if len(pins) == 0 {

@@ -73,6 +73,7 @@ func VerifyRun(ctx context.Context, r *Repo, opt VerifyOptions) (*VerifyRunResul
 		}
 		v := VerifyResult{Target: a.ID.String(), Kind: string(objects.FamilyAttestation), OID: a.ID.String(), Armed: res.Armed}
 		v.Signature = objects.VerifyAttestation(o.Value, vopt)
+		v.KeyMismatch = ExplainKeyMismatch(objects.FamilyAttestation, o.Value, v.Signature, vopt)
 		v.OK, v.Problem = judge(&v, opt.Pins)
 		if !res.Armed && v.Signature.State == objects.StateNoKey {
 			// Unarmed, no key says whom to trust, but an Ed25519

@@ -289,3 +289,20 @@ type RefGuard interface {
 	// include everything pushed), or an error wrapping ErrRefused.
 	CheckRef(ctx context.Context, repo *plumbing.Repo, u RefUpdate) error
 }
+
+// GuardRefusal is a RefGuard's refusal with the words a server may send
+// its client: Public says why in one line and names nothing of the
+// server's own files or configuration beyond the refusal (tine serve
+// sends it to a tine client as the 403's message); Err is the whole cause,
+// wrapping ErrRefused, for the server's log and for the file transport,
+// which reports it in full.
+type GuardRefusal struct {
+	Public string
+	Err    error
+}
+
+// Error is the whole cause.
+func (e *GuardRefusal) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause, so errors.Is(err, ErrRefused) holds.
+func (e *GuardRefusal) Unwrap() error { return e.Err }

@@ -134,7 +134,7 @@ func (s *Server) context(ctx context.Context, r *plumbing.Repo, in contextIn) (a
 				return out, nil
 			}
 			res, err := runs.Show(ctx, r, runs.ShowOptions{Rev: id.String(), PreviewLines: in.Lines})
-			if errors.Is(err, plumbing.ErrUnknownRevision) {
+			if errors.Is(err, plumbing.ErrUnknownRevision) || errors.Is(err, plumbing.ErrBeyondShallow) {
 				// A linked event not stored: on the shallow boundary it
 				// is shown missing; otherwise the repository is damaged.
 				if _, gerr := r.Objects().Get(ctx, id); gerr != nil {

@@ -157,7 +157,8 @@ func diffRevisions(ctx context.Context, r *plumbing.Repo, g objects.Getter, revA
 // Diff compares two runs. The shared and divergent events are told apart
 // from the runs' event lists alone; then the divergent events are read
 // (and kept, for the alignment), and each shared event is read once and
-// kept only as the summary the totals and tool paths need. Events of a
+// kept only as the summary the totals and tool paths need, from whichever
+// side holds it (sharedSummaries). Events of a
 // run whose events are not loaded (EventsLoaded) are read through g, and
 // so are blobs (opt.Text).
 func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*DiffResult, error) {
@@ -181,7 +182,10 @@ func Diff(ctx context.Context, g objects.Getter, a, b *Run, opt DiffOptions) (*D
 	for k, i := range divB {
 		res.OnlyB = append(res.OnlyB, briefEvent(evB[k], i))
 	}
-	shared := map[objects.OID]eventSummary{}
+	shared, err := sharedSummaries(ctx, g, a, b, idsA, divA)
+	if err != nil {
+		return nil, err
+	}
 	if res.A, err = diffSide(ctx, g, a, idsA, divA, evA, shared); err != nil {
 		return nil, err
 	}

@@ -60,6 +60,40 @@ func summarize(e *Event) eventSummary {
 	return eventSummary{step: strings.Clone(toolStep(e)), cost: e.Cost, duration: e.Duration, tokens: e.Tokens(), score: e.Score, missing: e.Missing}
 }
 
+// sharedSummaries summarizes the events both a and b hold (the positions
+// of idsA not in divA), each read once. An event is its oid, so either
+// run's copy is the event: where a's is only a placeholder (an event its
+// repository does not store, beyond the shallow boundary) and b holds the
+// event (a .tine file diffed against a shallow clone holds every event it
+// lists), b's copy is summarized, and both sides show it. A summary kept
+// from a's placeholder would label b's side "beyond the shallow
+// boundary" in its tool path and leave its totals short.
+func sharedSummaries(ctx context.Context, g objects.Getter, a, b *Run, idsA []objects.OID, divA []int) (map[objects.OID]eventSummary, error) {
+	shared := make(map[objects.OID]eventSummary, len(idsA)-len(divA))
+	k := 0
+	for i, id := range idsA {
+		if k < len(divA) && divA[k] == i {
+			k++
+			continue
+		}
+		e, err := runEvent(ctx, g, a, id)
+		if err != nil {
+			return nil, err
+		}
+		if e.Missing {
+			eb, err := runEvent(ctx, g, b, id)
+			if err != nil {
+				return nil, err
+			}
+			if !eb.Missing {
+				e = eb
+			}
+		}
+		shared[id] = summarize(e)
+	}
+	return shared, nil
+}
+
 // diffSide summarises one run: totals, score and tool path, in the run's
 // order (so sums round as Run.Totals does). div and evs are the run's
 // divergent positions and events; every other event is shared, read once

@@ -100,7 +100,11 @@ func ImportArtifact(ctx context.Context, r *plumbing.Repo, opt ArtifactImportOpt
 			return nil, fmt.Errorf("integrity: %s: %w", integrity.Reason, ErrUnverifiedArtifact)
 		}
 		if opt.CheckSignature && !sig.OK {
-			return nil, fmt.Errorf("signature: %s (%s): %w", sig.Reason, sig.State, ErrUnverifiedArtifact)
+			why := ""
+			if km := plumbing.ExplainKeyMismatch(objects.FamilyArtifact, art.Original, sig, opt.Signature); km != nil {
+				why = "; " + km.String()
+			}
+			return nil, fmt.Errorf("signature: %s (%s)%s: %w", sig.Reason, sig.State, why, ErrUnverifiedArtifact)
 		}
 	}
 	v, err := convertArtifact(r.Algo(), opt.Data, art, integrity, &sig)

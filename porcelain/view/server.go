@@ -146,7 +146,7 @@ func (s *Server) api(fn func(ctx context.Context, req *http.Request) (any, error
 				code = http.StatusBadRequest
 			case errors.Is(err, errTooLarge):
 				code = http.StatusUnprocessableEntity
-			case errors.Is(err, objects.ErrNotFound), errors.Is(err, plumbing.ErrUnknownRevision):
+			case errors.Is(err, objects.ErrNotFound), errors.Is(err, plumbing.ErrUnknownRevision), errors.Is(err, plumbing.ErrBeyondShallow):
 				code = http.StatusNotFound
 			}
 			body.Reset()

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -268,6 +269,21 @@ func TestServerMissingObject(t *testing.T) {
 	code, _, body := get(t, http.MethodGet, base+"api/event/"+missing, "")
 	if code != http.StatusNotFound || !strings.Contains(string(body), "error") {
 		t.Fatalf("missing event: %d %s", code, body)
+	}
+}
+
+// TestServerShallowObject: an event the shallow file lists is not stored
+// by design; asking for it is a 404 that says so, not a server error.
+func TestServerShallowObject(t *testing.T) {
+	r := fixture(t)
+	base := serve(t, r)
+	missing := "event:blake3:" + strings.Repeat("cd", 32)
+	if err := os.WriteFile(filepath.Join(r.Root(), "shallow"), []byte(missing+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, body := get(t, http.MethodGet, base+"api/event/"+missing, "")
+	if code != http.StatusNotFound || !strings.Contains(string(body), "beyond the shallow boundary") {
+		t.Fatalf("event on the shallow boundary: %d %s", code, body)
 	}
 }
 

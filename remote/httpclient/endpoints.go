@@ -130,7 +130,9 @@ func (c *Client) UpdateRef(ctx context.Context, name string, old, newID objects.
 	if err != nil {
 		return false, err
 	}
-	req := request{method: http.MethodPut, path: c.tenantPath("refs/" + url.PathEscape(name)), body: b, contentType: wire.JSONContentType}
+	// The extension's header asks a tine serve to say why a refusal is
+	// one (wire.RefusalRole); other servers never see it (tineHeader).
+	req := request{method: http.MethodPut, path: c.tenantPath("refs/" + url.PathEscape(name)), body: b, contentType: wire.JSONContentType, header: c.tineHeader(nil)}
 	status, m, err := c.exchange(ctx, req, http.StatusOK, http.StatusConflict)
 	if err != nil {
 		return false, err

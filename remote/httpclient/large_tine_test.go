@@ -162,7 +162,8 @@ func TestTineExtensionBounds(t *testing.T) {
 
 // TestTineHeaderOnlyWhenOffered pushes and fetches a small run through a
 // recorder in front of tine serve: with the extension advertised, the
-// fetch, the upload declaration and its PATCH carry Tine-Extension: 1;
+// fetch, the upload declaration, its PATCH and the ref update carry
+// Tine-Extension: 1 (the update's asks for a refusal's reason);
 // with it hidden (an OpenTine server), no request carries the header and
 // the client keeps the format's counts.
 func TestTineHeaderOnlyWhenOffered(t *testing.T) {
@@ -209,8 +210,8 @@ func TestTineHeaderOnlyWhenOffered(t *testing.T) {
 			if got != "map[]" || c.Extended() || c.Limits() != objects.DefaultPackLimits {
 				t.Errorf("OpenTine-like server: headers %s, extended %v, limits %+v", got, c.Extended(), c.Limits())
 			}
-		} else if got != "map[PATCH 1:1 POST 1:2]" || c.Limits() != (objects.PackLimits{Objects: wire.TineMaxPackObjects, Shallow: wire.TineMaxShallow}) {
-			t.Errorf("tine serve: headers %s (want one fetch, one declaration, one PATCH), limits %+v", got, c.Limits())
+		} else if got != "map[PATCH 1:1 POST 1:2 PUT 1:1]" || c.Limits() != (objects.PackLimits{Objects: wire.TineMaxPackObjects, Shallow: wire.TineMaxShallow}) {
+			t.Errorf("tine serve: headers %s (want one fetch, one declaration, one PATCH, one ref update), limits %+v", got, c.Limits())
 		}
 		hs.Close()
 		s.Close()

@@ -14,15 +14,25 @@ import (
 )
 
 // StatusError is an error reply: its status and the server's fixed text.
+// Reason and Message are why, when a tine server said so (a 403 to a
+// client of tine's extension: wire.RefusalRole and the others); both are
+// empty otherwise.
 type StatusError struct {
 	Method, URL string
 	Status      int
 	Text        string
+	Reason      string
+	Message     string
 }
 
-// Error names the request, the status and the server's text.
+// Error names the request, the status and the server's text, then the
+// reason and message when the server gave them.
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("%s %s: %d %s", e.Method, e.URL, e.Status, e.Text)
+	msg := fmt.Sprintf("%s %s: %d %s", e.Method, e.URL, e.Status, e.Text)
+	if e.Reason != "" {
+		msg += " (" + e.Reason + "): " + e.Message
+	}
+	return msg
 }
 
 // Is matches the sentinel of e's status class.
@@ -43,7 +53,9 @@ func (e *StatusError) Is(target error) bool {
 }
 
 // statusError builds the error for an unexpected status, reading the
-// {"error":…} text when the body is a small JSON object.
+// {"error":…} text when the body is a small JSON object, and the reason
+// and message of tine's extension when the body holds both and they pass
+// wire.CheckRefusal (otherwise neither is shown: the status stands alone).
 func (c *Client) statusError(req request, resp *http.Response) error {
 	e := &StatusError{Method: req.method, URL: c.describe(req.path), Status: resp.StatusCode, Text: http.StatusText(resp.StatusCode)}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
@@ -51,12 +63,25 @@ func (c *Client) statusError(req request, resp *http.Response) error {
 		return e
 	}
 	if m, err := readControl(resp); err == nil {
-		var text string
+		var text, reason, message string
 		if json.Unmarshal(m["error"], &text) == nil && text != "" {
 			e.Text = text
 		}
+		if json.Unmarshal(m["reason"], &reason) == nil && json.Unmarshal(m["message"], &message) == nil && wire.CheckRefusal(reason, message) == nil {
+			e.Reason, e.Message = reason, message
+		}
 	}
 	return e
+}
+
+// refusalReason returns the reason a server gave for err, a reply's
+// error; "" when it gave none.
+func refusalReason(err error) string {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Reason
+	}
+	return ""
 }
 
 // readControl reads a control reply: identity encoding, at most

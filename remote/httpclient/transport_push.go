@@ -186,8 +186,10 @@ func (t *Transport) moveRef(ctx context.Context, u remote.RefUpdate) (remote.Ref
 			ce.Actual = refs[u.Name]
 		}
 		rr.Err = ce
-	case errors.Is(err, ErrForbidden) && strings.HasPrefix(u.Name, "promotions/"):
-		rr.Err = fmt.Errorf("%w: %w (the remote's release policy does not hold for %s, or the token's role may not promote)", remote.ErrRefused, err, u.New)
+	case errors.Is(err, ErrForbidden) && strings.HasPrefix(u.Name, "promotions/") && refusalReason(err) == "":
+		// A server that does not say why (OpenTine's, an older tine
+		// serve): either may be the cause.
+		rr.Err = fmt.Errorf("%w: %w (the remote did not say why: its release policy does not hold for %s, or the token's role may not promote)", remote.ErrRefused, err, u.New)
 	case errors.Is(err, ErrForbidden), errors.Is(err, ErrUnauthorized), errors.Is(err, ErrInvalid):
 		rr.Err = fmt.Errorf("%w: %w", remote.ErrRefused, err)
 	case errors.Is(err, ErrNotFound):

@@ -71,13 +71,13 @@ func (s *Server) putRef(c *call) *httpError {
 	if ns == refs.NamespacePromotions {
 		c.action = actPromote
 		if !c.id.allows(actPromote, c.tenant, s.cfg.WriterPromotes) {
-			return forbidden("promote " + name)
+			return forbidden(wire.RefusalRole, c.id.roleText()+" may not move promotions/* (an admin token may; a writer token only where the server runs with --writer-promotes)", "promote "+name)
 		}
 	}
 	if ns == refs.NamespaceTags && !isNull(body["expected_old"]) {
 		c.action = actRetag
 		if !c.id.allows(actRetag, c.tenant, s.cfg.WriterPromotes) {
-			return forbidden("retag " + name)
+			return forbidden(wire.RefusalRole, c.id.roleText()+" may not move an existing tag (an admin token may; a writer token only where the server runs with --writer-promotes)", "retag "+name)
 		}
 	}
 	rawNew, ok := body["new"]
@@ -190,19 +190,26 @@ func (s *Server) moveRef(ctx context.Context, c *call, r *plumbing.Repo, u remot
 
 // guard asks the Guard about u: every promotions/* update needs one (the
 // release policy lives on this side), other namespaces only when a guard
-// is configured. A refusal is 403.
+// is configured. A refusal is 403 for wire.RefusalPolicy, its message the
+// guard's public words (remote.GuardRefusal), never its whole error,
+// which may name the server's files.
 func (s *Server) guard(ctx context.Context, r *plumbing.Repo, u remote.RefUpdate) *httpError {
 	if s.cfg.Guard == nil {
 		if refs.NamespaceOf(u.Name) == refs.NamespacePromotions {
-			return forbidden(u.Name + ": this server has no release-policy check")
+			return forbidden(wire.RefusalPolicy, "this server checks no release policy, so promotions/* do not move on it", u.Name+": this server has no release-policy check")
 		}
 		return nil
 	}
 	if err := s.cfg.Guard.CheckRef(ctx, r, u); err != nil {
-		if errors.Is(err, remote.ErrRefused) {
-			return forbidden(err.Error())
+		if !errors.Is(err, remote.ErrRefused) {
+			return internal(err.Error())
 		}
-		return internal(err.Error())
+		msg := "the server's ref guard refused " + u.Name + " -> " + u.New.String()
+		var gr *remote.GuardRefusal
+		if errors.As(err, &gr) && gr.Public != "" {
+			msg = gr.Public
+		}
+		return forbidden(wire.RefusalPolicy, msg, err.Error())
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/tinehq/tine/remote/wire"
 )
@@ -20,11 +21,15 @@ const (
 )
 
 // httpError is a refusal with its status and fixed text; detail is for the
-// server's log only.
+// server's log only. A 403 also carries reason (wire.Refusal…) and
+// message, which only a client that opted in to tine's extension is sent
+// (writeError).
 type httpError struct {
-	status int
-	text   string
-	detail string
+	status  int
+	text    string
+	detail  string
+	reason  string
+	message string
 }
 
 func (e *httpError) Error() string {
@@ -42,8 +47,27 @@ func notFound(detail string) *httpError {
 	return &httpError{status: http.StatusNotFound, text: textNotFound, detail: detail}
 }
 
-func forbidden(detail string) *httpError {
-	return &httpError{status: http.StatusForbidden, text: textForbidden, detail: detail}
+// forbidden is a 403 for reason (wire.Refusal…), message saying why to
+// the caller (see writeError) and detail to the log.
+func forbidden(reason, message, detail string) *httpError {
+	return &httpError{status: http.StatusForbidden, text: textForbidden, detail: detail, reason: reason, message: publicMessage(message)}
+}
+
+// publicMessage bounds a refusal's message within wire.MaxRefusalMessage
+// bytes, cut at a rune with "…"; one wire.CheckRefusal would refuse
+// (a control character from a policy's text) is left out.
+func publicMessage(m string) string {
+	if len(m) > wire.MaxRefusalMessage {
+		cut := wire.MaxRefusalMessage - len("…")
+		for cut > 0 && !utf8.RuneStart(m[cut]) {
+			cut--
+		}
+		m = m[:cut] + "…"
+	}
+	if wire.CheckRefusal(wire.RefusalRole, m) != nil {
+		return ""
+	}
+	return m
 }
 
 func internal(detail string) *httpError {
@@ -66,9 +90,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(b)
 }
 
-// writeError answers e's status with its fixed text.
-func writeError(w http.ResponseWriter, e *httpError) {
-	writeJSON(w, e.status, map[string]string{"error": e.text})
+// writeError answers e's status with its fixed text; explain adds e's
+// reason and message, when it has them, under the keys of tine's
+// extension (wire.RefusalRole).
+func writeError(w http.ResponseWriter, e *httpError, explain bool) {
+	body := map[string]string{"error": e.text}
+	if explain && e.reason != "" && e.message != "" {
+		body["reason"], body["message"] = e.reason, e.message
+	}
+	writeJSON(w, e.status, body)
 }
 
 // writePack answers 200 with a frame of contentType (TINEPACK3's or

@@ -273,7 +273,7 @@ func (s *Server) serve(c *call, path string) {
 		return
 	}
 	if !c.id.allows(act, tenant, s.cfg.WriterPromotes) {
-		s.fail(w, r, forbidden(fmt.Sprintf("%s on tenant %s", act, tenant)))
+		s.fail(w, r, c.id.refusal(act, tenant))
 		return
 	}
 	if herr := h(c); herr != nil {
@@ -313,7 +313,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, e *httpError) {
 	if e.status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
-	writeError(w, e)
+	writeError(w, e, s.explains(r))
 }
 
 // logPath shortens upload paths to /packs/<upload> so upload ids stay out

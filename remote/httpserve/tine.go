@@ -103,6 +103,18 @@ func (s *Server) blocksNote(upload bool) string {
 	return fmt.Sprintf(" and %d", wire.FrameBlocksVersion)
 }
 
+// explains reports whether r opted in to tine's extension (wire.HeaderTine
+// with the version this server speaks) on a server that offers it: a
+// refusal then says why (wire.RefusalRole and the others), where
+// OpenTine's fixed text cannot.
+func (s *Server) explains(r *http.Request) bool {
+	if s.cfg.HideTineExtension {
+		return false
+	}
+	v := r.Header.Values(wire.HeaderTine)
+	return len(v) == 1 && v[0] == wire.TineHeaderValue
+}
+
 // packLimits returns the manifest counts a fetch or upload request gets:
 // the format's, unless it carries wire.HeaderTine with the extension's
 // version and the extension is served (a server hiding it ignores the

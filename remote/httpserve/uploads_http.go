@@ -62,7 +62,7 @@ func (s *Server) uploadChunk(c *call) *httpError {
 		return internal(err.Error())
 	}
 	if m.Owner != ownerOf(c.tenant, c.id.subject) {
-		return forbidden("upload declared by another identity")
+		return forbidden(wire.RefusalOwner, "the upload was declared by another identity", "upload declared by another identity")
 	}
 	if c.r.Method == http.MethodHead {
 		c.w.Header().Set(wire.HeaderUploadOffset, strconv.FormatInt(m.Offset, 10))
