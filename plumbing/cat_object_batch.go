@@ -255,12 +255,16 @@ func batchLookup(ctx context.Context, r *Repo, store objects.Store, q string) (C
 	id, err := objects.ParseOIDFor(r.Algo(), q)
 	if err != nil {
 		// Not a full oid of this repository: anything RevParse accepts.
-		id, err = r.Resolve(ctx, q)
+		// A miss is missing, on the shallow boundary or not, so the
+		// shallow file is not read to tell them apart.
+		id, _, err = r.resolveRevision(ctx, q, false)
 		switch {
 		case errors.Is(err, ErrAmbiguousRevision):
 			e.Ambiguous = true
 			return e, nil
 		case errors.Is(err, ErrUnknownRevision), errors.Is(err, ErrBeyondShallow), errors.Is(err, ErrBadRevision), errors.Is(err, objects.ErrNotFound):
+			// ErrBeyondShallow still comes from REV~N whose walk meets
+			// the boundary.
 			return e, nil
 		case err != nil:
 			return e, err
