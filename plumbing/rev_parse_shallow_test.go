@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -69,8 +70,8 @@ func TestCatObjectBatchSkipsShallowFile(t *testing.T) {
 	r := newRepo(t, objects.BLAKE3)
 	lone := objects.OID{Type: objects.TypeEvent, Algo: r.Algo(), Digest: [32]byte{0xab, 0xcd, 0x01}}
 	writeFile(t, filepath.Join(r.Root(), "shallow"), refs.EncodeShallow([]objects.OID{lone}))
-	reads := 0
-	readShallowHook = func() { reads++ }
+	var reads atomic.Int64 // the batch's workers run at once
+	readShallowHook = func() { reads.Add(1) }
 	defer func() { readShallowHook = nil }()
 	var in strings.Builder
 	for i := 0; i < 50; i++ {
@@ -88,10 +89,10 @@ func TestCatObjectBatchSkipsShallowFile(t *testing.T) {
 	if res.Missing != 250 || strings.Count(got, " missing\n") != 250 {
 		t.Fatalf("batch: %+v\n%s", res, got)
 	}
-	if reads != 0 {
-		t.Errorf("the batch read the shallow file %d times, want none", reads)
+	if n := reads.Load(); n != 0 {
+		t.Errorf("the batch read the shallow file %d times, want none", n)
 	}
-	if _, err := r.Resolve(context.Background(), "abcd01"); !errors.Is(err, ErrBeyondShallow) || reads != 1 {
-		t.Errorf("a single revision: %v after %d reads, want it named beyond the boundary after one", err, reads)
+	if _, err := r.Resolve(context.Background(), "abcd01"); !errors.Is(err, ErrBeyondShallow) || reads.Load() != 1 {
+		t.Errorf("a single revision: %v after %d reads, want it named beyond the boundary after one", err, reads.Load())
 	}
 }
