@@ -255,12 +255,16 @@ func batchLookup(ctx context.Context, r *Repo, store objects.Store, q string) (C
 	id, err := objects.ParseOIDFor(r.Algo(), q)
 	if err != nil {
 		// Not a full oid of this repository: anything RevParse accepts.
-		id, err = r.Resolve(ctx, q)
+		// A miss is missing, on the shallow boundary or not, so the
+		// shallow file is not read to tell them apart.
+		id, _, err = r.resolveRevision(ctx, q, false)
 		switch {
 		case errors.Is(err, ErrAmbiguousRevision):
 			e.Ambiguous = true
 			return e, nil
 		case errors.Is(err, ErrUnknownRevision), errors.Is(err, ErrBeyondShallow), errors.Is(err, ErrBadRevision), errors.Is(err, objects.ErrNotFound):
+			// ErrBeyondShallow still comes from REV~N whose walk meets
+			// the boundary.
 			return e, nil
 		case err != nil:
 			return e, err
@@ -283,12 +287,19 @@ func batchLookup(ctx context.Context, r *Repo, store objects.Store, q string) (C
 // gc'd, so this spares a failed loose-file open per object; both copies of
 // an object are the same bytes and every read is re-hashed, so the answer
 // is the store's. A damaged packed copy falls back too, so a sound loose
-// copy still wins and a damage-only object still fails.
+// copy still wins and a damage-only object still fails. An object the
+// store does not have is not found, asked with Has: the store's Get
+// classifies a miss against the shallow file (classifyMiss), which for an
+// id the file does not list means reading the whole file again, once a
+// query, and the batch reports every miss alike.
 func getPackedFirst(ctx context.Context, r *Repo, store objects.Store, id objects.OID) (*objects.Object, error) {
 	if r.packs != nil {
 		if o, err := r.packs.Get(ctx, id); err == nil {
 			return o, nil
 		}
+	}
+	if ok, err := store.Has(ctx, id); err == nil && !ok {
+		return nil, objects.NotFound(id)
 	}
 	return store.Get(ctx, id)
 }

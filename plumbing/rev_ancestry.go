@@ -82,13 +82,13 @@ func SplitAncestry(rev string) (string, int, error) {
 
 // resolveAncestry resolves a revision holding "~": the base must name a
 // run; the result is the stored run AncestorRun finds, else a
-// *NotStoredError.
-func (r *Repo) resolveAncestry(ctx context.Context, rev string) (objects.OID, string, error) {
+// *NotStoredError. explain is resolveRevision's, for the base.
+func (r *Repo) resolveAncestry(ctx context.Context, rev string, explain bool) (objects.OID, string, error) {
 	base, steps, err := SplitAncestry(rev)
 	if err != nil {
 		return objects.OID{}, "", err
 	}
-	id, ref, err := r.ResolveRevision(ctx, base)
+	id, ref, err := r.resolveRevision(ctx, base, explain)
 	if err != nil || steps == 0 {
 		return id, ref, err
 	}

@@ -83,12 +83,21 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (objects.OID, error) {
 // which is ErrBeyondShallow; a string none of the forms can spell is
 // ErrBadRevision.
 func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, string, error) {
+	return r.resolveRevision(ctx, rev, true)
+}
+
+// resolveRevision is ResolveRevision. With explain false a miss is
+// ErrUnknownRevision whether or not the shallow file lists it, and the file
+// is not read: cat-object --batch reports both as missing, and parsing the
+// file (up to refs.MaxShallowBytesBLAKE3) once a query would make a stream
+// of unknown prefixes crawl.
+func (r *Repo) resolveRevision(ctx context.Context, rev string, explain bool) (objects.OID, string, error) {
 	if rev == "" || len(rev) > MaxRevisionLen {
 		return objects.OID{}, "", fmt.Errorf("revision %.40q: %w", rev, ErrBadRevision)
 	}
 	if strings.Contains(rev, "~") {
 		// No ref name, oid or prefix holds a '~' (refs.NormalizeName).
-		return r.resolveAncestry(ctx, rev)
+		return r.resolveAncestry(ctx, rev, explain)
 	}
 	if base, n, ok, err := splitReflogIndex(rev); err != nil {
 		return objects.OID{}, "", err
@@ -103,6 +112,9 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, st
 		ok, err := r.objs.Has(ctx, id)
 		if err != nil {
 			return objects.OID{}, "", err
+		}
+		if !ok && !explain {
+			return objects.OID{}, "", fmt.Errorf("object %s: %w", id, ErrUnknownRevision)
 		}
 		if !ok {
 			return objects.OID{}, "", r.notStoredError(id)
@@ -125,7 +137,7 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, st
 		return objects.OID{}, "", fmt.Errorf("revision %q is neither an oid, a hex prefix of %d+ digits nor a ref name: %w", rev, MinPrefixLen, ErrBadRevision)
 	case total == 0 && isShortHex(rev):
 		return objects.OID{}, "", fmt.Errorf("revision %q: no ref has that name, and a hex prefix needs at least %d digits: %w", rev, MinPrefixLen, ErrUnknownRevision)
-	case total == 0 && isHexPrefix(rev):
+	case total == 0 && isHexPrefix(rev) && explain:
 		if err := r.shallowPrefixError(rev); err != nil {
 			return objects.OID{}, "", err
 		}

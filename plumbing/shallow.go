@@ -28,11 +28,18 @@ func (r *Repo) shallowSet() (map[objects.OID]bool, error) {
 	return set, nil
 }
 
+// readShallowHook, when set by a test, runs at each read of the shallow
+// file.
+var readShallowHook func()
+
 // readShallow parses the shallow file with the reader rules of SPEC §2.7,
 // within the bounds of the repository's hash profile, every oid of that
 // profile. Errors name the file (and the line, for a bad oid): a damaged
 // boundary is refused, never repaired.
 func (r *Repo) readShallow() ([]objects.OID, error) {
+	if readShallowHook != nil {
+		readShallowHook()
+	}
 	_, maxBytes := refs.ShallowBounds(r.algo)
 	b, err := readConfined(r.root, "shallow", int64(maxBytes))
 	if errors.Is(err, fs.ErrNotExist) {

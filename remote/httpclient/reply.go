@@ -56,15 +56,21 @@ func (e *StatusError) Is(target error) bool {
 // {"error":…} text when the body is a small JSON object, and the reason
 // and message of tine's extension when the body holds both and they pass
 // wire.CheckRefusal (otherwise neither is shown: the status stands alone).
+// The server's text, and a redirect's Location, are shown only when they
+// pass wire.CheckReplyText: a hostile server must not drive the user's
+// terminal or flood it (the status's own text stands instead).
 func (c *Client) statusError(req request, resp *http.Response) error {
 	e := &StatusError{Method: req.method, URL: c.describe(req.path), Status: resp.StatusCode, Text: http.StatusText(resp.StatusCode)}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		e.Text = "redirect refused (to " + resp.Header.Get("Location") + ")"
+		e.Text = "redirect refused"
+		if loc := resp.Header.Get("Location"); wire.CheckReplyText(loc) == nil {
+			e.Text += " (to " + loc + ")"
+		}
 		return e
 	}
 	if m, err := readControl(resp); err == nil {
 		var text, reason, message string
-		if json.Unmarshal(m["error"], &text) == nil && text != "" {
+		if json.Unmarshal(m["error"], &text) == nil && wire.CheckReplyText(text) == nil {
 			e.Text = text
 		}
 		if json.Unmarshal(m["reason"], &reason) == nil && json.Unmarshal(m["message"], &message) == nil && wire.CheckRefusal(reason, message) == nil {

@@ -40,8 +40,9 @@ const maxRefusalReason = 32
 
 // CheckRefusal reports whether reason and message are a refusal a client
 // may show: reason 1 to 32 of [a-z0-9.-], message one line of printable
-// UTF-8 (no control or format characters) of 1 to MaxRefusalMessage bytes. A reason
-// this tine does not know passes: a newer server may say more.
+// UTF-8 (no control or format characters) of 1 to MaxRefusalMessage bytes
+// (CheckReplyText). A reason this tine does not know passes: a newer
+// server may say more.
 func CheckRefusal(reason, message string) error {
 	if reason == "" || len(reason) > maxRefusalReason {
 		return fmt.Errorf("refusal reason of %d bytes, want 1 to %d", len(reason), maxRefusalReason)
@@ -51,15 +52,28 @@ func CheckRefusal(reason, message string) error {
 			return fmt.Errorf("refusal reason %.40q: want [a-z0-9.-]", reason)
 		}
 	}
-	if message == "" || len(message) > MaxRefusalMessage {
-		return fmt.Errorf("refusal message of %d bytes, want 1 to %d", len(message), MaxRefusalMessage)
+	if err := CheckReplyText(message); err != nil {
+		return fmt.Errorf("refusal message: %w", err)
 	}
-	if !utf8.ValidString(message) {
-		return fmt.Errorf("refusal message is not UTF-8")
+	return nil
+}
+
+// CheckReplyText reports whether s, text a server sent (an error reply's
+// "error", a refusal's message, a redirect's Location), may be shown to a
+// user: one line of printable UTF-8, no control or format characters
+// (nothing that drives a terminal or reorders the line), 1 to
+// MaxRefusalMessage bytes. A client shows what fails it as if the server
+// had sent nothing.
+func CheckReplyText(s string) error {
+	if s == "" || len(s) > MaxRefusalMessage {
+		return fmt.Errorf("text of %d bytes, want 1 to %d", len(s), MaxRefusalMessage)
 	}
-	for _, r := range message {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("text is not UTF-8")
+	}
+	for _, r := range s {
 		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
-			return fmt.Errorf("refusal message holds control or format character %U", r)
+			return fmt.Errorf("text holds control or format character %U", r)
 		}
 	}
 	return nil
