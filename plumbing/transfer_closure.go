@@ -40,10 +40,12 @@ type TransferOptions struct {
 	Depth int
 	// Has reports whether the receiver already holds an object: such an
 	// object is neither sent nor walked through (the receiver holds its
-	// closure, up to its own shallow boundary), except that the
-	// associations of a wanted run are still looked up, so a new
-	// evaluation of a run the receiver has travels. Nil means the receiver
-	// holds nothing.
+	// closure, up to its own shallow boundary), except that a wanted run
+	// is walked through, and the associations of a run or event it holds
+	// are still looked up where the walk reaches it from a run (every
+	// event a walked run lists that is within the depth), so a new
+	// evaluation of a run the receiver has, or a new annotation of one of
+	// its events, travels. Nil means the receiver holds nothing.
 	Has func(ctx context.Context, id objects.OID) (bool, error)
 	// NoAssociations leaves attestations and annotations out.
 	NoAssociations bool
@@ -93,11 +95,13 @@ func (s *TransferSet) Object(ctx context.Context, g objects.Getter, id objects.O
 // associations — every attestation and annotation targeting a run or an
 // event of the closure, with their own links (annotation chains through
 // previous_id, evidence) — minus what the receiver holds (opt.Has), cut at
-// opt.Depth. A link to an object the source lacks is allowed only on the
+// opt.Depth. The associations of the events a walked run lists are looked
+// up even when the receiver holds the event, or the depth cuts an event it
+// holds: a note made on an event after it travelled travels too. A link to an object the source lacks is allowed only on the
 // source's shallow boundary; anything else is an error naming the object
 // (link.missing-object).
 func TransferClosure(ctx context.Context, src TransferSource, opt TransferOptions) (*TransferSet, error) {
-	w := &transferWalk{ctx: ctx, src: src, opt: opt, best: map[objects.OID]int{},
+	w := &transferWalk{ctx: ctx, src: src, opt: opt, best: map[objects.OID]int{}, listed: map[objects.OID]bool{},
 		had: map[objects.OID]bool{}, links: map[objects.OID][]objects.OID{},
 		set: &TransferSet{cache: map[objects.OID]*objects.Object{}}}
 	for _, id := range opt.Wants {
@@ -123,6 +127,9 @@ type transferItem struct {
 	id   objects.OID
 	hop  int
 	root bool
+	// ofRun marks an event reached as a link of a walked run: held by
+	// the receiver, it is not walked, but its associations are looked up.
+	ofRun bool
 }
 
 // transferWalk is the state of one TransferClosure.
@@ -132,6 +139,7 @@ type transferWalk struct {
 	opt      TransferOptions
 	queue    []transferItem
 	best     map[objects.OID]int
+	listed   map[objects.OID]bool // events queued as a run's link
 	had      map[objects.OID]bool
 	included []objects.OID
 	links    map[objects.OID][]objects.OID
@@ -141,11 +149,26 @@ type transferWalk struct {
 // visit queues id unless it was already reached at hop or less (reaching
 // it again at a smaller hop re-expands it: its links may now fit).
 func (w *transferWalk) visit(id objects.OID, hop int, root bool) {
-	if h, ok := w.best[id]; ok && h <= hop {
-		return
+	w.enqueue(transferItem{id: id, hop: hop, root: root})
+}
+
+// enqueue is visit for an item with its marks set. An event first
+// reached another way (an evidence link) is queued once more when a run
+// lists it, at its best hop, so that its associations are looked up even
+// if the receiver holds it.
+func (w *transferWalk) enqueue(it transferItem) {
+	if h, ok := w.best[it.id]; ok && h <= it.hop {
+		if !it.ofRun || w.listed[it.id] {
+			return
+		}
+		it.hop = h
+	} else {
+		w.best[it.id] = it.hop
 	}
-	w.best[id] = hop
-	w.queue = append(w.queue, transferItem{id: id, hop: hop, root: root})
+	if it.ofRun {
+		w.listed[it.id] = true
+	}
+	w.queue = append(w.queue, it)
 }
 
 // receiverHas asks opt.Has once per oid.
@@ -176,6 +199,11 @@ func (w *transferWalk) expand(it transferItem) error {
 	// with a smaller depth, or whose associations grew, still yields its
 	// missing events and new associations.
 	if had && (!it.root || it.id.Type == objects.TypeBlob) {
+		if it.ofRun {
+			// Nothing links to an association, so holding the event
+			// says nothing about holding those added since.
+			return w.associations(it.id, it.hop)
+		}
 		return nil
 	}
 	_, seen := w.links[it.id]
@@ -205,14 +233,19 @@ func (w *transferWalk) expand(it transferItem) error {
 		hop := it.hop
 		if l.Type == objects.TypeEvent {
 			hop = it.hop + 1
-			if tips != nil && !tips[l] {
-				continue // depth set: a run's non-tip events are cut
-			}
-			if w.opt.Depth != NoDepth && hop > w.opt.Depth {
+			// Depth set: a run's non-tip events are cut, and so is any
+			// event past the depth; but one the receiver holds still
+			// gets the associations made since (see heldAssociations).
+			if (tips != nil && !tips[l]) || (w.opt.Depth != NoDepth && hop > w.opt.Depth) {
+				if o.Type == objects.TypeRun {
+					if err := w.heldAssociations(l, hop); err != nil {
+						return err
+					}
+				}
 				continue
 			}
 		}
-		w.visit(l, hop, false)
+		w.enqueue(transferItem{id: l, hop: hop, ofRun: o.Type == objects.TypeRun && l.Type == objects.TypeEvent})
 	}
 	if o.Type == objects.TypeRun || o.Type == objects.TypeEvent {
 		return w.associations(it.id, it.hop)
@@ -267,6 +300,33 @@ func (w *transferWalk) associations(id objects.OID, hop int) error {
 	ids, err := w.src.Associations(w.ctx, id)
 	if err != nil {
 		return fmt.Errorf("transfer closure: associations of %s: %w", id, err)
+	}
+	for _, a := range ids {
+		w.visit(a, hop, false)
+	}
+	return nil
+}
+
+// heldAssociations queues the associations of an event a walked run lists
+// but the depth cuts, when the receiver holds that event: the depth
+// bounds the history that travels, not what is noted on history the
+// receiver has. (A full fetch over HTTP walks in depth windows, so this
+// is how a note on an older event of a run the receiver holds travels
+// there.) The receiver is asked only about events that have some.
+func (w *transferWalk) heldAssociations(id objects.OID, hop int) error {
+	if w.opt.NoAssociations || w.opt.Has == nil {
+		return nil
+	}
+	ids, err := w.src.Associations(w.ctx, id)
+	if err != nil || len(ids) == 0 {
+		if err != nil {
+			return fmt.Errorf("transfer closure: associations of %s: %w", id, err)
+		}
+		return nil
+	}
+	had, err := w.receiverHas(id)
+	if err != nil || !had {
+		return err
 	}
 	for _, a := range ids {
 		w.visit(a, hop, false)

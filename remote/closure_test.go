@@ -75,6 +75,56 @@ func TestTransferClosureAssociations(t *testing.T) {
 	}
 }
 
+// TestTransferClosureHeldEventAssociations: an annotation made on an event
+// after the receiver got the event travels, like a new evaluation of a
+// run it holds: when the receiver holds the run, when the run grew since
+// (a new run listing the held events), under a depth (the held tip and
+// the held events it cuts), and when the event is first reached as
+// another annotation's evidence.
+func TestTransferClosureHeldEventAssociations(t *testing.T) {
+	r := remotetest.NewRepo(t, objects.BLAKE3)
+	ev := r.Chain("e", 4, objects.OID{})
+	run := r.Run(ev)
+	had := map[objects.OID]bool{}
+	for _, id := range r.Closure(nil, plumbing.NoDepth, run).IDs {
+		had[id] = true
+	}
+	has := func(_ context.Context, id objects.OID) (bool, error) { return had[id], nil }
+	late := r.Annotate(ev[1], objects.OID{}, "flaky, waived later")
+	if set := r.Closure(has, plumbing.NoDepth, run); !slices.Equal(set.IDs, []objects.OID{late}) {
+		t.Fatalf("closure for a receiver holding the run: %v, want only %s", set.IDs, late)
+	}
+
+	more := r.Event("more", ev[3])
+	grown := r.Run(append(slices.Clone(ev), more))
+	set := r.Closure(has, plumbing.NoDepth, grown)
+	for _, id := range []objects.OID{late, more, grown} {
+		if !slices.Contains(set.IDs, id) {
+			t.Fatalf("closure of the grown run for a receiver holding the old one left out %s: %v", id, set.IDs)
+		}
+	}
+	dependencyOrdered(t, r, set, had)
+
+	// A depth bounds the history that travels, not the notes on history
+	// the receiver holds (a full fetch over HTTP walks in depth windows);
+	// a receiver without the events gets no note of one the depth cuts.
+	atTip := r.Annotate(ev[3], objects.OID{}, "the tip, noted later")
+	if set := r.Closure(has, 1, run); !slices.Contains(set.IDs, atTip) || !slices.Contains(set.IDs, late) || len(set.IDs) != 2 {
+		t.Fatalf("depth 1 for a receiver holding the run: %v, want the notes %s and %s", set.IDs, atTip, late)
+	}
+	if set := r.Closure(nil, 1, run); !slices.Contains(set.IDs, atTip) || slices.Contains(set.IDs, late) {
+		t.Fatalf("depth 1 for an empty receiver: %v, want the tip's note %s and not %s", set.IDs, atTip, late)
+	}
+
+	// A note whose evidence is ev[2] reaches ev[2] before the run lists it.
+	had[late], had[atTip] = true, true
+	cites := r.Annotate(run, objects.OID{}, "see step 2", ev[2])
+	onTwo := r.Annotate(ev[2], objects.OID{}, "step 2, noted later")
+	if set := r.Closure(has, plumbing.NoDepth, cites, run); !slices.Contains(set.IDs, onTwo) {
+		t.Fatalf("closure reaching %s as evidence first left out its note %s: %v", ev[2], onTwo, set.IDs)
+	}
+}
+
 func TestTransferClosureDepth(t *testing.T) {
 	r := remotetest.NewRepo(t, objects.SHA256)
 	ev := r.Chain("e", 5, objects.OID{})

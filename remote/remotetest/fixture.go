@@ -109,12 +109,12 @@ func (r *Repo) Evaluate(run objects.OID, score float64) objects.OID {
 }
 
 // Annotate stores an annotation of target, continuing the chain at
-// previous (none when zero).
-func (r *Repo) Annotate(target, previous objects.OID, note string) objects.OID {
+// previous (none when zero), citing evidence.
+func (r *Repo) Annotate(target, previous objects.OID, note string, evidence ...objects.OID) objects.OID {
 	m := []objects.Member{
 		{Key: "target_id", Value: str(target.String())},
 		{Key: "body", Value: str(note)},
-		{Key: "evidence_ids", Value: objects.Array()},
+		{Key: "evidence_ids", Value: oids(evidence)},
 	}
 	if !previous.IsZero() {
 		m = append(m, objects.Member{Key: "previous_id", Value: str(previous.String())})

@@ -52,6 +52,7 @@ func Run(t *testing.T, newRemote Factory) {
 		{"ShallowAndDeepen", testShallow},
 		{"ConcurrentPushers", testConcurrentPushers},
 		{"HeldAssociations", testHeld},
+		{"LateEventAssociations", testLateEventAssociations},
 		{"RefNeedsStoredHistory", testStoredHistory},
 	}
 	for _, c := range cases {
