@@ -130,6 +130,9 @@ type transferItem struct {
 	// ofRun marks an event reached as a link of a walked run: held by
 	// the receiver, it is not walked, but its associations are looked up.
 	ofRun bool
+	// assocOf is the run or event whose associations the source said
+	// the item is (zero when reached by a link): checked when read.
+	assocOf objects.OID
 }
 
 // transferWalk is the state of one TransferClosure.
@@ -213,6 +216,11 @@ func (w *transferWalk) expand(it transferItem) error {
 	o, err := w.source(it)
 	if err != nil || o == nil {
 		return err
+	}
+	if !it.assocOf.IsZero() {
+		if err := checkAssociation(o, it.assocOf); err != nil {
+			return err
+		}
 	}
 	links, err := objects.Links(o)
 	if err != nil {
@@ -302,9 +310,31 @@ func (w *transferWalk) associations(id objects.OID, hop int) error {
 		return fmt.Errorf("transfer closure: associations of %s: %w", id, err)
 	}
 	for _, a := range ids {
-		w.visit(a, hop, false)
+		w.enqueue(transferItem{id: a, hop: hop, assocOf: id})
 	}
 	return nil
+}
+
+// checkAssociation refuses an object the source named as an association
+// of target (its catalog, a derived file of the repository walked) that
+// is no attestation or annotation with that target_id: otherwise a
+// damaged or crafted catalog would add any object it names, and what it
+// links to, to a push or fetch.
+func checkAssociation(o *objects.Object, target objects.OID) error {
+	named := ""
+	if o.Type == objects.TypeAttestation || o.Type == objects.TypeAnnotation {
+		p, err := o.WithValue()
+		if err != nil {
+			return fmt.Errorf("transfer closure: %w", err)
+		}
+		if v, ok := p.Value.Get("target_id"); ok && v.Kind == objects.KindString {
+			if id, err := objects.ParseOIDFor(target.Algo, v.Str); err == nil && id == target {
+				return nil
+			}
+			named = fmt.Sprintf(", but its target_id is %.80q", v.Str)
+		}
+	}
+	return fmt.Errorf("transfer closure: the catalog lists %s as an attestation or annotation of %s%s: the derived catalog of the repository walked is damaged (tine index rebuild there rebuilds it)", o.ID, target, named)
 }
 
 // heldAssociations queues the associations of an event a walked run lists
@@ -329,7 +359,7 @@ func (w *transferWalk) heldAssociations(id objects.OID, hop int) error {
 		return err
 	}
 	for _, a := range ids {
-		w.visit(a, hop, false)
+		w.enqueue(transferItem{id: a, hop: hop, assocOf: id})
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tinehq/tine/objects"
@@ -209,5 +210,47 @@ func TestSetLinksExternal(t *testing.T) {
 		if _, ok := set.Links(stray); ok {
 			t.Fatalf("the walk claims links of %s, which it never reached", stray)
 		}
+	}
+}
+
+// lyingSource is a transfer source whose catalog also names extra as an
+// association of every run.
+type lyingSource struct {
+	plumbing.TransferSource
+	extra objects.OID
+}
+
+// Associations adds extra to a run's.
+func (s lyingSource) Associations(ctx context.Context, id objects.OID) ([]objects.OID, error) {
+	ids, err := s.TransferSource.Associations(ctx, id)
+	if id.Type == objects.TypeRun {
+		ids = append(ids, s.extra)
+	}
+	return ids, err
+}
+
+// TestTransferClosureRefusesCatalogLies: a catalog (a derived file of the
+// repository walked, which a path remote's owner controls) naming as a
+// run's association an object that does not target the run fails the
+// walk, naming both: a note on another run would bring that run along,
+// a run its whole history.
+func TestTransferClosureRefusesCatalogLies(t *testing.T) {
+	ctx := context.Background()
+	r := remotetest.NewRepo(t, objects.BLAKE3)
+	run := r.Run(r.Chain("e", 2, objects.OID{}))
+	other := r.Run(r.Chain("x", 2, objects.OID{}))
+	src, err := plumbing.RepoTransferSource(ctx, r.R)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range []objects.OID{r.Annotate(other, objects.OID{}, "elsewhere"), other} {
+		_, err := plumbing.TransferClosure(ctx, lyingSource{src, extra}, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: plumbing.NoDepth})
+		if err == nil || !strings.Contains(err.Error(), "the catalog lists "+extra.String()+" as an attestation or annotation of "+run.String()) {
+			t.Fatalf("closure over a catalog naming %s: %v", extra, err)
+		}
+	}
+	// The truth passes.
+	if set := r.Closure(nil, plumbing.NoDepth, run); slices.Contains(set.IDs, other) {
+		t.Fatalf("the closure of %s holds %s", run, other)
 	}
 }

@@ -10,7 +10,9 @@
 // chains), minus what the receiver holds, cut at a depth. Objects always
 // move before refs, and every ref moves by compare-and-swap on its own, so
 // a remote never names a missing object and a lost race is reported
-// (ErrConflict), never overwritten.
+// (ErrConflict), never overwritten. Where the other side chooses what a
+// fetch receives (the HTTP server's walk), the client refuses any object
+// outside that set (Scope, ErrNotAsked).
 //
 // remote/remotetest is the test suite every transport runs.
 //

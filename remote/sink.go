@@ -161,6 +161,10 @@ func (s *RepoSink) Get(_ context.Context, id objects.OID) (*objects.Object, erro
 	return nil, objects.NotFound(id)
 }
 
+// Local returns the repository's store: a fetch's Scope reads there the
+// objects a reply leaves out because the repository holds them.
+func (s *RepoSink) Local() objects.Getter { return s.r.Objects() }
+
 // Stored reports whether an Install of this sink stored id. It stays
 // stored while the repository handle holds its writers' lock, which its
 // first write took and which it keeps until it is closed: no prune can

@@ -31,6 +31,9 @@ var (
 	// ErrIncomplete means received objects link to something that is
 	// neither sent, stored nor declared as a shallow boundary.
 	ErrIncomplete = errors.New("transfer is not link-closed")
+	// ErrNotAsked means a fetch reply carries an object outside what the
+	// fetch asked for (Scope); nothing of that reply is stored.
+	ErrNotAsked = errors.New("object not asked for")
 )
 
 // Transport is one remote repository reached over some medium: another

@@ -56,22 +56,23 @@ func hostileFrame(nBlocks uint64, blocks []hostileBlock) []byte {
 // TestFetchBlocksHostileReplies answers a client's fetch with version 2
 // frames a lying server could send, behind the capabilities of a real
 // tine serve: a block whose payload decodes to more than it declares, a
-// block count the body cannot hold, a body cut short, a block of events
-// whose blobs are neither sent nor declared shallow, a shallow id no sent
-// object links to, and a version 2 reply to a client that asked for
-// version 1 (its server did not offer fetch_blocks); and a version 1
-// reply of events without their blobs, which a full fetch under the
-// extension (holding runs back) once stored, recording the blobs as a
-// shallow boundary the server never declared. Each fetch fails
-// with an error saying what is wrong, and the receiving repository stores
-// nothing, not even a shallow entry; then the real server's reply
-// installs.
+// block count the body cannot hold, a body cut short, a block of the run
+// and its events whose blobs are neither sent nor declared shallow, a
+// shallow id no sent object links to, and a version 2 reply to a client
+// that asked for version 1 (its server did not offer fetch_blocks); and a
+// version 1 reply of the run and its events without their blobs, which a
+// full fetch under the extension (holding runs back) once stored,
+// recording the blobs as a shallow boundary the server never declared.
+// Each fetch fails with an error saying what is wrong, and the receiving
+// repository stores nothing, not even a shallow entry; then the real
+// server's reply installs.
 func TestFetchBlocksHostileReplies(t *testing.T) {
 	ctx := context.Background()
 	a := objects.BLAKE3
 	local := newRepoOf(t, a)
 	run, _ := appendChain(t, local, nil, 40)
 	set := closureOf(t, local, run)
+	// events is the run and its events without their blobs.
 	var events, all []*objects.Object
 	for _, id := range set.IDs {
 		o, err := local.Objects().Get(ctx, id)
@@ -79,7 +80,7 @@ func TestFetchBlocksHostileReplies(t *testing.T) {
 			t.Fatal(err)
 		}
 		all = append(all, o)
-		if o.Type == objects.TypeEvent {
+		if o.Type == objects.TypeEvent || o.Type == objects.TypeRun {
 			events = append(events, o)
 		}
 	}

@@ -42,6 +42,11 @@ const maxRoundWants = 1024
 // shallow list being the boundary the sink records (and later rounds
 // fill). A depth-limited fetch is one request.
 //
+// The server chose what a reply carries: before anything of it reaches
+// the sink, remote.Scope checks that every object is within what the
+// fetch asked for (the closure of the wants with their associations),
+// and a reply carrying anything else fails the fetch (remote.ErrNotAsked).
+//
 // Under tine's extension a full fetch holds runs back (see heldBack): a
 // run names every one of its events, so installed early it would leave
 // the sink a boundary of every event not yet arrived, past the shallow
@@ -85,6 +90,11 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 	if windowed && t.c.Extended() {
 		hb = newHeldBack()
 	}
+	var local objects.Getter
+	if ls, ok := sink.(interface{ Local() objects.Getter }); ok {
+		local = ls.Local()
+	}
+	scope := remote.NewScope(req.Wants, local)
 	asked := map[objects.OID]bool{}
 	var pending <-chan fetchReply
 	if len(wants) > 0 {
@@ -110,6 +120,11 @@ func (t *Transport) Fetch(ctx context.Context, req remote.FetchRequest, sink rem
 		pf, raw, err := readFrame(r.frame, a, lim)
 		if err != nil {
 			return nil, fmt.Errorf("fetch: %w: %w", remote.ErrIncomplete, err)
+		}
+		// The server chose these objects: nothing outside what was asked
+		// for reaches the sink.
+		if err := scope.Admit(ctx, pf.Objects, memo); err != nil {
+			return nil, fmt.Errorf("fetch: pack %s: %w", pf.ID, err)
 		}
 		rest := pf.Objects
 		if hb != nil {
