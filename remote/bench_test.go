@@ -130,3 +130,44 @@ func BenchmarkScopeAdmit10kEvents(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTransferClosure10kEvents is the walk alone over a 10,000-event
+// run with a note on every 100th event, for a receiver holding nothing (a
+// clone: 20,101 objects) and for one holding all of it (a push or fetch
+// of a run the other side has: the run walked through, the notes of its
+// events looked up, nothing sent).
+func BenchmarkTransferClosure10kEvents(b *testing.B) {
+	ctx := context.Background()
+	hub := remotetest.NewRepo(b, objects.BLAKE3)
+	events := hub.Chain("e", 10000, objects.OID{})
+	run := hub.Run(events)
+	for i := 0; i < len(events); i += 100 {
+		hub.Annotate(events[i], objects.OID{}, "note")
+	}
+	src, err := plumbing.RepoTransferSource(ctx, hub.R)
+	if err != nil {
+		b.Fatal(err)
+	}
+	all := hub.Closure(nil, remote.NoDepth, run)
+	held := make(map[objects.OID]bool, len(all.IDs))
+	for _, id := range all.IDs {
+		held[id] = true
+	}
+	for _, c := range []struct {
+		name string
+		has  func(context.Context, objects.OID) (bool, error)
+		want int
+	}{
+		{"empty receiver", nil, len(all.IDs)},
+		{"receiver holds it", func(_ context.Context, id objects.OID) (bool, error) { return held[id], nil }, 0},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				set, err := plumbing.TransferClosure(ctx, src, plumbing.TransferOptions{Wants: []objects.OID{run}, Depth: plumbing.NoDepth, Has: c.has})
+				if err != nil || len(set.IDs) != c.want {
+					b.Fatalf("%d ids, %v; want %d", len(set.IDs), err, c.want)
+				}
+			}
+		})
+	}
+}
