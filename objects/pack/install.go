@@ -40,12 +40,17 @@ func (s *Store) finishPack(ctx context.Context, w *Writer, objs []*objects.Objec
 			return "", err
 		}
 	}
+	return s.commitInstall(w)
+}
+
+// commitInstall commits w and installs the pack. Past the commit point the
+// pack is visible, so it is installed even when only the final directory
+// sync failed; that error is still returned.
+func (s *Store) commitInstall(w *Writer) (string, error) {
 	name, err := w.Commit()
 	if name == "" {
 		return "", err
 	}
-	// Past the commit point the pack is visible; install it even when only
-	// the final directory sync failed.
 	if ierr := s.install(name, w.entries); ierr != nil && err == nil {
 		err = ierr
 	}

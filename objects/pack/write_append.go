@@ -79,14 +79,7 @@ func (s *Store) writeAppend(ctx context.Context, objs []*objects.Object, base ob
 		w.Abort()
 		return "", err
 	}
-	name, err := w.Commit()
-	if name == "" {
-		return "", err
-	}
-	if ierr := s.install(name, w.entries); ierr != nil && err == nil {
-		err = ierr
-	}
-	return name, err
+	return s.commitInstall(w)
 }
 
 // appendDelta returns the delta block storing run on base's chain (on
