@@ -119,16 +119,31 @@ func newBuilder(ctx context.Context, src objects.Getter, algo objects.Algo, rule
 // build returns the catalog of st.
 func (b *builder) build(st *state) (*data, error) {
 	d := &data{algo: b.algo, rules: b.rules, refs: st.refs}
-	for _, run := range runTargets(st.refs) {
-		if e, ok := b.oldRun[run]; ok {
-			d.runs = append(d.runs, *e)
-			continue
+	targets := runTargets(st.refs)
+	// The runs the old catalog lacks are read in the store's read order
+	// (objects.ReadOrderer): a loop's branch runs are deltas of one
+	// another, and read by id each could re-apply a chain of a hundred.
+	var fresh []objects.OID
+	for _, run := range targets {
+		if _, ok := b.oldRun[run]; !ok {
+			fresh = append(fresh, run)
 		}
+	}
+	objects.SortForRead(b.src, fresh)
+	made := make(map[objects.OID]RunEntry, len(fresh))
+	for _, run := range fresh {
 		e, err := b.indexRun(run, st.refs)
 		if err != nil {
 			return nil, err
 		}
-		d.runs = append(d.runs, e)
+		made[run] = e
+	}
+	for _, run := range targets {
+		if e, ok := b.oldRun[run]; ok {
+			d.runs = append(d.runs, *e)
+		} else {
+			d.runs = append(d.runs, made[run])
+		}
 	}
 	b.eventTable(d)
 	var err error

@@ -52,6 +52,11 @@ func (s recentSource) ListTypes(ctx context.Context, types []objects.Type, fn fu
 	return objects.ListTypes(ctx, s.Store, types, fn)
 }
 
+// SortForRead reorders ids in the store's read order
+// (objects.ReadOrderer), which embedding the Store interface does not
+// promote either.
+func (s recentSource) SortForRead(ids []objects.OID) { objects.SortForRead(s.Store, ids) }
+
 // IndexRebuildOptions configures IndexRebuild.
 type IndexRebuildOptions struct {
 	// Progress, when set, is called from the calling goroutine as the

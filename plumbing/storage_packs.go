@@ -117,6 +117,7 @@ var _ interface {
 	objects.Store
 	objects.BatchPutter
 	objects.TypeLister
+	objects.ReadOrderer
 } = looseWriteStore{}
 
 // Algo returns the store's hash profile.
@@ -136,6 +137,10 @@ func (s looseWriteStore) Get(ctx context.Context, id objects.OID) (*objects.Obje
 func (s looseWriteStore) Has(ctx context.Context, id objects.OID) (bool, error) {
 	return s.rs.Has(ctx, id)
 }
+
+// SortForRead reorders ids into the packs' write order
+// (objects.ReadOrderer).
+func (s looseWriteStore) SortForRead(ids []objects.OID) { s.rs.SortForRead(ids) }
 
 // List lists the objects of the loose files and the packs.
 func (s looseWriteStore) List(ctx context.Context, fn func(objects.OID) error) error {

@@ -31,6 +31,7 @@ var _ interface {
 	objects.Store
 	objects.BatchPutter
 	objects.TypeLister
+	objects.ReadOrderer
 } = (*Store)(nil)
 
 // New combines a loose store and the pack store of the same
@@ -75,6 +76,11 @@ func (c *Store) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Objec
 	}
 	return c.packs.GetUnparsed(ctx, id)
 }
+
+// SortForRead reorders ids into the packs' write order
+// (objects.ReadOrderer); ids no pack holds, loose ones among them, come
+// first.
+func (c *Store) SortForRead(ids []objects.OID) { c.packs.SortForRead(ids) }
 
 // Has reports whether the loose store or a pack holds id.
 func (c *Store) Has(ctx context.Context, id objects.OID) (bool, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tinehq/tine/objects"
 )
@@ -40,6 +41,9 @@ type spDeltaCache struct {
 	lru   list.List // of *spDeltaItem, most recent first
 	m     map[spDeltaKey]*list.Element
 	bytes int
+	// applied counts the deltas applied through this cache (tests show
+	// with it that a read order applies each delta once).
+	applied atomic.Int64
 }
 
 // spDeltaItem is one cached envelope.
@@ -165,6 +169,9 @@ func (p *spPack) deltaShared(id objects.OID, e spEntry, blk []byte, depth int) (
 	env, err := applyDelta(base, d.ops, d.rawLen)
 	if err != nil {
 		return nil, p.corruptEntry(id, e.off, err.Error())
+	}
+	if p.dcache != nil {
+		p.dcache.applied.Add(1)
 	}
 	p.dcache.put(p, e, env)
 	return env, nil
