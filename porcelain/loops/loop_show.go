@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -91,95 +90,6 @@ type loopData struct {
 	trailGate  string
 	trailLoop  string
 	trailFound bool
-}
-
-// loadLoop reads every run under experiments/NAME/ (see loopData). With
-// branch set it also keeps that branch's trajectory ("best" names the run
-// at experiments/NAME/best).
-func loadLoop(ctx context.Context, g objects.Getter, rl runs.RefLister, name, branch string) (*loopData, error) {
-	name = strings.TrimSuffix(strings.TrimPrefix(name, "experiments/"), "/")
-	prefix, err := loopPrefix(name)
-	if err != nil {
-		return nil, err
-	}
-	d := &loopData{name: name, seen: map[objects.OID]int{}}
-	err = runs.ListRuns(ctx, rl, g, prefix, func(ref string, run *runs.Run) error {
-		id := strings.TrimPrefix(ref, prefix)
-		if strings.Contains(id, "/") {
-			return nil
-		}
-		ids := run.EventIDs()
-		if err := d.readEvents(ctx, g, run.ID, ids); err != nil {
-			return fmt.Errorf("ref %s: %w", ref, err)
-		}
-		lv, _ := run.Value.Get("loop")
-		if id == branch {
-			d.trailFound, d.trailGate, d.trailLoop = true, strings.Clone(runs.Str(lv, "gate")), strings.Clone(runs.Str(lv, "branch"))
-			for _, eid := range ids {
-				if i, ok := d.seen[eid]; ok && i >= 0 {
-					d.trail = append(d.trail, d.steps[i])
-				}
-			}
-		}
-		if id == LoopBestBranch {
-			rv, _ := lv.Get("result")
-			d.hasBest, d.bestBranch = true, strings.Clone(runs.Str(lv, "branch"))
-			d.bestGate, d.bestSanitized = strings.Clone(runs.Str(rv, "gate")), intAttr(rv, "sanitized")
-			return nil
-		}
-		d.branches = append(d.branches, branchInfo(id, ref, run))
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(d.branches) == 0 {
-		return nil, fmt.Errorf("loop %q: %w (no refs under %s)", name, ErrNoLoop, prefix)
-	}
-	sort.SliceStable(d.branches, func(i, j int) bool { return branchLess(d.branches[i].ID, d.branches[j].ID) })
-	return d, nil
-}
-
-// readEvents reads the events of ids not read yet (each read re-verifies
-// the oid) and keeps their summaries: a LoopStep for an iteration, the
-// goal and policy of the loop's init event. An absent event (a shallow
-// boundary) is skipped, as loop show always did; a corrupt one is an
-// error naming the run and the event.
-func (d *loopData) readEvents(ctx context.Context, g objects.Getter, runID objects.OID, ids []objects.OID) error {
-	for _, eid := range ids {
-		if _, ok := d.seen[eid]; ok {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		d.seen[eid] = -1
-		o, err := g.Get(ctx, eid)
-		if errors.Is(err, objects.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("run %s: event %s: %w", runID, eid, err)
-		}
-		e, err := runs.DecodeEvent(o)
-		if err != nil {
-			return fmt.Errorf("run %s: %w", runID, err)
-		}
-		if s, ok := loopStepOf(e); ok {
-			s.Branch, s.Observation, s.StateDigest = strings.Clone(s.Branch), strings.Clone(s.Observation), strings.Clone(s.StateDigest)
-			d.seen[eid] = len(d.steps)
-			d.steps = append(d.steps, s)
-			continue
-		}
-		if runs.Str(e.Attributes, "phase") == LoopPhaseInit && (!d.hasInit || runs.Str(e.Attributes, "loop") == d.name) {
-			d.hasInit, d.goal = true, strings.Clone(runs.Str(e.Attributes, "goal"))
-			d.policy = nil
-			if p, ok := e.Attributes.Get("policy"); ok {
-				d.policy, _ = objects.CanonV3(p)
-			}
-		}
-	}
-	return nil
 }
 
 // branchLess orders root first, then alt-bN by N (creation order).

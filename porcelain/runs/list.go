@@ -41,6 +41,49 @@ func ListRuns(ctx context.Context, rl RefLister, g objects.Getter, prefix string
 	})
 }
 
+// ListRunsReadOrder is ListRuns calling fn in the order g reads the runs
+// at least cost (objects.ReadOrderer: a storage pack's write order), not
+// in ref order; each run is read once, and refs naming the same run are
+// passed one after another, in ref order. It is for readers that visit
+// every run and keep little of each: a loop's branch runs are deltas of
+// one another, and read in ref order each read can re-apply a chain of a
+// hundred deltas.
+func ListRunsReadOrder(ctx context.Context, rl RefLister, g objects.Getter, prefix string, fn func(ref string, run *Run) error) error {
+	names := map[objects.OID][]string{}
+	var ids []objects.OID
+	err := rl.List(ctx, prefix, func(name string, id objects.OID) error {
+		if id.Type != objects.TypeRun {
+			return nil
+		}
+		if _, ok := names[id]; !ok {
+			ids = append(ids, id)
+		}
+		names[id] = append(names[id], name)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	objects.SortForRead(g, ids)
+	for _, id := range ids {
+		refs := names[id]
+		o, err := g.Get(ctx, id)
+		if err != nil {
+			return fmt.Errorf("ref %s: run %s: %w", refs[0], id, err)
+		}
+		run, err := RunFromObject(o)
+		if err != nil {
+			return fmt.Errorf("ref %s: %w", refs[0], err)
+		}
+		for _, name := range refs {
+			if err := fn(name, run); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // LoadEvents reads every event run lists through g (each read re-verifies
 // the oid) into run.Events. An event that is absent is kept as a Missing
 // event; a corrupt one is an error naming it. cache, when not nil, holds
