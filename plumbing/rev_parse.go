@@ -78,10 +78,10 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (objects.OID, error) {
 //     turns into a derived run.
 //
 // A prefix or short name with several matches (objects and refs alike) is
-// an *AmbiguousError; no match is ErrUnknownRevision, except an oid or a
-// prefix naming only objects the shallow file lists (not stored by design),
-// which is ErrBeyondShallow; a string none of the forms can spell is
-// ErrBadRevision.
+// an *AmbiguousError; no match is ErrUnknownRevision, except an oid, a
+// prefix or a REF@{n} naming only objects the shallow file lists (not
+// stored by design), which is ErrBeyondShallow; a string none of the forms
+// can spell is ErrBadRevision.
 func (r *Repo) ResolveRevision(ctx context.Context, rev string) (objects.OID, string, error) {
 	return r.resolveRevision(ctx, rev, true)
 }
@@ -102,7 +102,7 @@ func (r *Repo) resolveRevision(ctx context.Context, rev string, explain bool) (o
 	if base, n, ok, err := splitReflogIndex(rev); err != nil {
 		return objects.OID{}, "", err
 	} else if ok {
-		return r.resolveReflog(ctx, rev, base, n)
+		return r.resolveReflog(ctx, rev, base, n, explain)
 	}
 	if strings.Count(rev, ":") == 2 {
 		id, err := objects.ParseOIDFor(r.algo, rev)

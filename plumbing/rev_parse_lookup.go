@@ -71,7 +71,10 @@ func (r *Repo) prefixMatches(ctx context.Context, prefix string) ([]objects.OID,
 
 // resolveReflog resolves base@{n}: n = 0 is the ref's current value, and
 // n > 0 the value recorded n updates ago (row n of the newest-first reflog).
-func (r *Repo) resolveReflog(ctx context.Context, rev, base string, n int) (objects.OID, string, error) {
+// A row naming an object that is not stored is ErrBeyondShallow when the
+// shallow file lists the object (with explain: see resolveRevision), else
+// ErrUnknownRevision.
+func (r *Repo) resolveReflog(ctx context.Context, rev, base string, n int, explain bool) (objects.OID, string, error) {
 	names, legal, err := r.refMatches(ctx, base)
 	if err != nil {
 		return objects.OID{}, "", err
@@ -106,9 +109,31 @@ func (r *Repo) resolveReflog(ctx context.Context, rev, base string, n int) (obje
 	if ok, err := r.objs.Has(ctx, id); err != nil {
 		return objects.OID{}, "", err
 	} else if !ok {
-		return objects.OID{}, "", fmt.Errorf("revision %q: %s is no longer stored: %w", rev, id, ErrUnknownRevision)
+		return objects.OID{}, "", r.reflogMissError(rev, id, explain)
 	}
 	return id, name, nil
+}
+
+// reflogMissError is the error of revision rev, a reflog row naming id,
+// which is not stored. A shallow fetch left id out when the shallow file
+// lists it: the error then says so and what brings it, as the other
+// revisions naming such an object do (shallowPrefixError). Otherwise id
+// was stored once and is gone, and rev is unknown; a shallow file that
+// cannot be read is added to that error. Without explain the file is not
+// read (cat-object --batch: both are missing).
+func (r *Repo) reflogMissError(rev string, id objects.OID, explain bool) error {
+	unknown := fmt.Errorf("revision %q: %s is no longer stored: %w", rev, id, ErrUnknownRevision)
+	if !explain {
+		return unknown
+	}
+	on, err := r.onShallowBoundary(id)
+	switch {
+	case err != nil:
+		return errors.Join(unknown, err)
+	case on:
+		return fmt.Errorf("revision %q: object %s is not stored: %w", rev, id, ErrBeyondShallow)
+	}
+	return unknown
 }
 
 // reflogNewestFirst returns a ref's reflog rows, newest first.

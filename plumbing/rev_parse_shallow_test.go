@@ -3,6 +3,7 @@ package plumbing
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -95,4 +96,54 @@ func TestCatObjectBatchSkipsShallowFile(t *testing.T) {
 	if _, err := r.Resolve(context.Background(), "abcd01"); !errors.Is(err, ErrBeyondShallow) || reads.Load() != 1 {
 		t.Errorf("a single revision: %v after %d reads, want it named beyond the boundary after one", err, reads.Load())
 	}
+}
+
+// TestReflogRowBeyondShallow: REF@{n} whose row names an object the
+// shallow file lists is ErrBeyondShallow, saying what brings the object,
+// as an oid or prefix naming it is; a row naming an object that is gone
+// and not listed stays an unknown revision. cat-object --batch reports
+// both missing without reading the shallow file.
+func TestReflogRowBeyondShallow(t *testing.T) {
+	ctx := context.Background()
+	forEachAlgo(t, func(t *testing.T, r *Repo) {
+		// tags/cut moved from old to its child new, then a fetch of depth
+		// 1 would have stored new alone and listed old on the boundary:
+		// remove old and list it.
+		old := putEvent(t, r, "old")
+		setRef(t, r, "tags/cut", old)
+		setRef(t, r, "tags/cut", putEvent(t, r, "new", old))
+		gone := putEvent(t, r, "gone")
+		setRef(t, r, "tags/gone", gone)
+		setRef(t, r, "tags/gone", putEvent(t, r, "kept"))
+		for _, id := range []objects.OID{old, gone} {
+			if err := os.Remove(objectFile(t, r, id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeFile(t, filepath.Join(r.Root(), "shallow"), refs.EncodeShallow([]objects.OID{old}))
+
+		_, err := r.Resolve(ctx, "tags/cut@{1}")
+		if !errors.Is(err, ErrBeyondShallow) || errors.Is(err, ErrUnknownRevision) {
+			t.Fatalf("tags/cut@{1}: %v, want beyond the shallow boundary", err)
+		}
+		want := `revision "tags/cut@{1}": object ` + old.String() + " is not stored: " + ErrBeyondShallow.Error()
+		if err.Error() != want {
+			t.Errorf("tags/cut@{1}: %q, want %q", err, want)
+		}
+		_, err = r.Resolve(ctx, "tags/gone@{1}")
+		if !errors.Is(err, ErrUnknownRevision) || errors.Is(err, ErrBeyondShallow) || !strings.Contains(err.Error(), gone.String()+" is no longer stored") {
+			t.Errorf("tags/gone@{1}: %v, want unknown, naming the object", err)
+		}
+
+		var reads atomic.Int64
+		readShallowHook = func() { reads.Add(1) }
+		defer func() { readShallowHook = nil }()
+		got, res, err := batchOutput(t, r, "tags/cut@{1}\ntags/gone@{1}\n")
+		if err != nil || res.Missing != 2 {
+			t.Fatalf("batch: %+v %v\n%s", res, err, got)
+		}
+		if n := reads.Load(); n != 0 {
+			t.Errorf("the batch read the shallow file %d times, want none", n)
+		}
+	})
 }

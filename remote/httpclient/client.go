@@ -221,7 +221,8 @@ func New(rawURL string, opt Options) (*Client, error) {
 	if rt == nil {
 		rt = &http.Transport{Proxy: nil, DisableCompression: true, ForceAttemptHTTP2: false,
 			DialContext: (&net.Dialer{Timeout: 30 * time.Second}).DialContext, TLSHandshakeTimeout: 10 * time.Second,
-			MaxIdleConnsPerHost: maxInFlight, IdleConnTimeout: 30 * time.Second}
+			MaxIdleConnsPerHost: maxInFlight, IdleConnTimeout: 30 * time.Second,
+			MaxResponseHeaderBytes: wire.MaxReplyHeader}
 	}
 	c.hc = &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
@@ -276,8 +277,10 @@ type request struct {
 }
 
 // do sends req with the bearer token and a Content-Length, and returns the
-// response; the caller closes its body. A transport failure (no reply) is
-// returned as is.
+// response; the caller closes its body. A transport failure (no reply, or
+// one whose header could not be read) names the request and is bounded
+// and escaped as wire.TransportError does: net/http quotes a malformed
+// header line whole.
 func (c *Client) do(ctx context.Context, req request) (*http.Response, context.CancelFunc, error) {
 	select {
 	case c.sem <- struct{}{}:
@@ -307,7 +310,7 @@ func (c *Client) do(ctx context.Context, req request) (*http.Response, context.C
 	resp, err := c.hc.Do(hr)
 	if err != nil {
 		done()
-		return nil, nil, fmt.Errorf("%s %s: %w", req.method, c.describe(req.path), err)
+		return nil, nil, fmt.Errorf("%s %s: %w", req.method, c.describe(req.path), wire.TransportError(err))
 	}
 	return resp, done, nil
 }

@@ -102,7 +102,7 @@ func readControl(resp *http.Response) (map[string]json.RawMessage, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxControlReply+1))
 	if err != nil {
-		return nil, fmt.Errorf("read reply: %w", err)
+		return nil, fmt.Errorf("read reply: %w", wire.TransportError(err))
 	}
 	if len(b) > wire.MaxControlReply {
 		return nil, fmt.Errorf("%w: reply exceeds %d bytes", ErrProtocol, wire.MaxControlReply)
@@ -128,7 +128,7 @@ func readPack(resp *http.Response) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, objects.MaxPackBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read pack: %w", err)
+		return nil, fmt.Errorf("read pack: %w", wire.TransportError(err))
 	}
 	if len(b) > objects.MaxPackBytes {
 		return nil, fmt.Errorf("%w: pack exceeds %d bytes", ErrProtocol, objects.MaxPackBytes)

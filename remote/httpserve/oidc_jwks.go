@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tinehq/tine/internal/fsutil"
+	"github.com/tinehq/tine/remote/wire"
 )
 
 // maxJWKSBytes bounds a key set, read from a file or over HTTP.
@@ -138,7 +139,7 @@ func newKeySource(loc string) (*keySource, error) {
 		return nil, fmt.Errorf("--oidc-jwks %s: use https (http only on a loopback IP)", loc)
 	}
 	return &keySource{loc: loc, remote: true, client: &http.Client{Timeout: 10 * time.Second,
-		Transport: &http.Transport{Proxy: nil},
+		Transport: &http.Transport{Proxy: nil, MaxResponseHeaderBytes: wire.MaxReplyHeader},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}}}, nil
@@ -169,7 +170,7 @@ func (k *keySource) fetch(ctx context.Context) ([]byte, error) {
 	}
 	resp, err := k.client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, wire.TransportError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -33,8 +33,8 @@ type Config struct {
 	SecretAccessKey string
 	SessionToken    string
 	// HTTPClient overrides the HTTP client (nil: one with net/http's
-	// default transport settings and a one-minute response-header
-	// timeout).
+	// default transport settings, a one-minute response-header timeout
+	// and answers' headers bounded to wire.MaxReplyHeader bytes).
 	HTTPClient *http.Client
 }
 

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"fmt"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -72,7 +71,7 @@ func CheckReplyText(s string) error {
 		return fmt.Errorf("text is not UTF-8")
 	}
 	for _, r := range s {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
+		if unshowable(r) {
 			return fmt.Errorf("text holds control or format character %U", r)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/tinehq/tine/remote/wire"
 )
 
 // expectContinueBytes is the body size from which a PUT asks the server
@@ -43,7 +44,8 @@ type Options struct {
 	Credentials aws.Credentials
 	// HTTPClient sends the requests; nil is a client with net/http's
 	// default transport settings, a response-header timeout of one
-	// minute and no overall timeout.
+	// minute, answers' headers bounded to wire.MaxReplyHeader bytes and
+	// no overall timeout.
 	HTTPClient *http.Client
 	// MaxAttempts bounds the tries of one request (0: the SDK's standard
 	// retryer's, retry.DefaultMaxAttempts, 3).
@@ -74,6 +76,7 @@ func New(opt Options) *Client {
 		}
 		tr.MaxIdleConnsPerHost = 32 // the probe's writers, and the ref readers
 		tr.ResponseHeaderTimeout = responseHeaderTimeout
+		tr.MaxResponseHeaderBytes = wire.MaxReplyHeader
 		hc = &http.Client{Transport: tr}
 	}
 	// A copy, so the caller's client keeps its own redirect policy.
@@ -252,7 +255,9 @@ func (c *Client) once(ctx context.Context, r *request, consume func(*http.Respon
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		g.end()
-		return newConnError(ctx, g.explain(err))
+		// Bounded and escaped: net/http quotes a malformed header
+		// line whole into its error.
+		return newConnError(ctx, wire.TransportError(g.explain(err)))
 	}
 	resp.Body = &guardedBody{rc: resp.Body, g: g}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
