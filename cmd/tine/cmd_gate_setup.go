@@ -19,8 +19,9 @@ func (c *gateSetupCmd) Help() string {
 	return `Merges tine's hook entries into each agent CLI's project settings
 (.claude/settings.local.json, .codex/hooks.json, .gemini/settings.json),
 keeping every other key and hook. Running it again rewrites tine's entries
-in place. A settings file that is not strict JSON, or whose hooks are
-malformed, is refused and nothing is changed. The files and directories
+in place. A settings file that is not strict JSON, whose hooks are
+malformed, or that is reached through a symlink (the file or its
+directory) is refused and nothing is changed. The files and directories
 it creates are recorded, so tine gate uninstall removes them again once
 they hold nothing else.
 

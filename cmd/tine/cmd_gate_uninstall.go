@@ -17,9 +17,10 @@ dropping groups and events left empty, and keeps everything else. A
 settings file tine gate setup created that still holds what setup wrote
 (and so nothing else) is removed, and the directories setup created for
 it when they are empty; a file or directory that was there before setup,
-or that someone changed, is kept. It then records the adapter in the
-repository's hook tombstone, so a restored copy of the old wiring stays
-inert until tine gate setup runs again.
+or that someone changed, is kept. A settings file reached through a
+symlink is refused, and nothing is changed. It then records the adapter
+in the repository's hook tombstone, so a restored copy of the old wiring
+stays inert until tine gate setup runs again.
 
 Example:
 

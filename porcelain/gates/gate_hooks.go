@@ -124,15 +124,27 @@ func ownedHookCommand(cmd, adapter, event string) bool {
 	return rest == event || strings.HasPrefix(rest, event+" ")
 }
 
-// loadSettings reads an agent settings file strictly. A missing file is an
-// empty object; anything but a JSON object whose "hooks" are well formed is
-// refused (SPEC §7: invalid settings are never modified).
-func loadSettings(path string) (doc objects.Value, raw []byte, mode os.FileMode, err error) {
+// loadSettings reads the agent settings file rel (project relative)
+// strictly. A missing file is an empty object; anything but a JSON object
+// whose "hooks" are well formed is refused (SPEC §7: invalid settings are
+// never modified), and so is a file reached through a symlink, at the file
+// or at a directory holding it: tine never writes through one, which could
+// point outside the project.
+func loadSettings(project, rel string) (doc objects.Value, raw []byte, mode os.FileMode, err error) {
+	path := filepath.Join(project, filepath.FromSlash(rel))
 	mode = 0o644
-	fi, err := os.Stat(path)
+	f, err := fsutil.OpenNoSymlinks(project, rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return jdObject(), nil, mode, nil
 	}
+	if errors.Is(err, fsutil.ErrSymlink) {
+		return doc, nil, mode, settingsLinkError(project, rel, err)
+	}
+	if err != nil {
+		return doc, nil, mode, fmt.Errorf("%w: %s: %w", ErrHookSettings, path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return doc, nil, mode, fmt.Errorf("%w: %s: %w", ErrHookSettings, path, err)
 	}
@@ -143,7 +155,7 @@ func loadSettings(path string) (doc objects.Value, raw []byte, mode os.FileMode,
 		return doc, nil, mode, fmt.Errorf("%w: %s is larger than %d bytes", ErrHookSettings, path, maxSettingsBytes)
 	}
 	mode = fi.Mode().Perm()
-	raw, err = os.ReadFile(path)
+	raw, err = fsutil.ReadRegular(f, maxSettingsBytes)
 	if err != nil {
 		return doc, nil, mode, fmt.Errorf("%w: %s: %w", ErrHookSettings, path, err)
 	}
@@ -158,6 +170,17 @@ func loadSettings(path string) (doc objects.Value, raw []byte, mode os.FileMode,
 		return doc, nil, mode, fmt.Errorf("%w: %s: %w", ErrHookSettings, path, err)
 	}
 	return doc, raw, mode, nil
+}
+
+// settingsLinkError explains the refusal of a settings file reached
+// through a symlink, naming the link when it can still be found.
+func settingsLinkError(project, rel string, err error) error {
+	if p := linkedComponent(project, rel); p != "" {
+		err = fmt.Errorf("%s %w", p, fsutil.ErrSymlink)
+	} else {
+		err = fmt.Errorf("%s: %w", filepath.Join(project, filepath.FromSlash(rel)), err)
+	}
+	return fmt.Errorf("%w: %w: tine never reads or writes agent settings through a symlink, which could point outside the project; replace the link with a copy of what it points to, or edit the file it points to by hand", ErrHookSettings, err)
 }
 
 // checkHooksShape validates every event's groups and entries, so a merge
@@ -198,10 +221,13 @@ func checkHooksShape(doc objects.Value) error {
 	return nil
 }
 
-// writeSettings stores doc when its encoding differs from raw, creating
-// the settings directory; it reports whether the file changed, and the
-// bytes the file holds.
-func writeSettings(path string, doc objects.Value, raw []byte, mode os.FileMode) (bool, []byte, error) {
+// writeSettings stores doc in the settings file rel (project relative)
+// when its encoding differs from raw, creating the project directory and
+// the file's directories, and
+// following no symlink (fsutil.WriteFileAtomicNoSymlinks); it reports
+// whether the file changed, and the bytes the file holds.
+func writeSettings(project, rel string, doc objects.Value, raw []byte, mode os.FileMode) (bool, []byte, error) {
+	path := filepath.Join(project, filepath.FromSlash(rel))
 	out, err := encodeJSONDoc(doc)
 	if err != nil {
 		return false, nil, fmt.Errorf("encoding %s: %w", path, err)
@@ -209,10 +235,14 @@ func writeSettings(path string, doc objects.Value, raw []byte, mode os.FileMode)
 	if raw != nil && string(out) == string(raw) {
 		return false, out, nil
 	}
-	if err := fsutil.MkdirAllSync(filepath.Dir(path), 0o755); err != nil {
-		return false, nil, fmt.Errorf("creating the directory of %s: %w", path, err)
+	if err := fsutil.MkdirAllSync(project, 0o755); err != nil {
+		return false, nil, fmt.Errorf("creating %s: %w", project, err)
 	}
-	if err := fsutil.WriteFileAtomic(path, out, mode); err != nil {
+	err = fsutil.WriteFileAtomicNoSymlinks(project, rel, out, mode)
+	if errors.Is(err, fsutil.ErrSymlink) {
+		return false, nil, settingsLinkError(project, rel, err)
+	}
+	if err != nil {
 		return false, nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return true, out, nil

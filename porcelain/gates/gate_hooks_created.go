@@ -41,14 +41,16 @@ type createdSettings struct {
 // readCreated reads the record. A missing file is an empty record; one
 // that is not exactly the shape HooksCreatedFile describes (bounded,
 // strict JSON, known adapters, directories that hold the adapter's
-// settings file) is an error, and the caller does not use it.
+// settings file) is an error, and the caller does not use it. A record,
+// or state directory, that is a symlink is an error wrapping
+// fsutil.ErrSymlink, which the caller refuses rather than replace.
 func readCreated(stateDir string) (map[string]createdSettings, error) {
 	rec := map[string]createdSettings{}
 	if stateDir == "" {
 		return rec, nil
 	}
 	p := filepath.Join(stateDir, HooksCreatedFile)
-	raw, err := readGateStateFile(p, maxHooksCreatedBytes)
+	raw, err := readHookState(stateDir, HooksCreatedFile, maxHooksCreatedBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return rec, nil
 	}
@@ -107,14 +109,11 @@ func checkCreated(doc objects.Value, rec map[string]createdSettings) error {
 	return nil
 }
 
-// writeCreated replaces the record, or removes it when it is empty.
+// writeCreated replaces the record, or removes it when it is empty,
+// following no symlink.
 func writeCreated(stateDir string, rec map[string]createdSettings) error {
-	p := filepath.Join(stateDir, HooksCreatedFile)
 	if len(rec) == 0 {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("removing %s: %w", p, err)
-		}
-		return nil
+		return writeHookState(stateDir, HooksCreatedFile, nil)
 	}
 	adapters := make([]string, 0, len(rec))
 	for a := range rec {
@@ -133,13 +132,7 @@ func writeCreated(stateDir string, rec map[string]createdSettings) error {
 	if err != nil {
 		return err
 	}
-	if err := fsutil.MkdirAllSync(stateDir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", stateDir, err)
-	}
-	if err := fsutil.WriteFileAtomic(p, out, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	return nil
+	return writeHookState(stateDir, HooksCreatedFile, out)
 }
 
 // digest is the hex SHA-256 of b.

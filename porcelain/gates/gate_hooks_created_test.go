@@ -218,54 +218,6 @@ func TestHookUninstallWithoutRecord(t *testing.T) {
 	}
 }
 
-// TestHookUninstallKeepsWhatALinkReaches: a file setup created is removed
-// only where setup created it. When its directory was replaced by a
-// symlink (to a shared configuration elsewhere), or the file by one, the
-// file reached through the link is someone else's: it is kept, even
-// holding nothing, and nothing outside the project is deleted.
-func TestHookUninstallKeepsWhatALinkReaches(t *testing.T) {
-	for _, swap := range []string{"directory", "file"} {
-		t.Run(swap, func(t *testing.T) {
-			proj, outside := t.TempDir(), t.TempDir()
-			opt := gates.HookSetupOptions{Project: proj, Adapters: []string{gates.HookAdapterCodex}, StateDir: filepath.Join(t.TempDir(), "gate")}
-			if _, err := gates.SetupHooks(opt); err != nil {
-				t.Fatal(err)
-			}
-			dir := filepath.Join(proj, ".codex")
-			target := filepath.Join(outside, "hooks.json")
-			writeFile(t, target, "{}")
-			if swap == "directory" {
-				if err := os.RemoveAll(dir); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(outside, dir); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				if err := os.Remove(filepath.Join(dir, "hooks.json")); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(target, filepath.Join(dir, "hooks.json")); err != nil {
-					t.Fatal(err)
-				}
-			}
-			res, err := gates.UninstallHooks(opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f := res.Files[0]; f.Removed || len(f.RemovedDirs) != 0 {
-				t.Errorf("uninstall %+v: want the linked file kept", f)
-			}
-			if got, err := os.ReadFile(target); err != nil || string(got) != "{}" {
-				t.Errorf("the file outside the project: %q, %v", got, err)
-			}
-			if fi, err := os.Lstat(filepath.Join(dir, "hooks.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 && swap == "file" {
-				t.Errorf("the link: %v, %v", fi, err)
-			}
-		})
-	}
-}
-
 // TestHookUninstallKeepsAFileSetupDidNotWrite: the record is the
 // repository's and names adapters, not projects, so it is used only on a
 // file that still holds the bytes setup last wrote. Setup run in a

@@ -1,11 +1,13 @@
 package gates
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 )
 
@@ -18,8 +20,11 @@ type HookSetupOptions struct {
 	// Executable starts every hook command line; "" means "tine". It is a
 	// shell command prefix, used as given.
 	Executable string
-	// StateDir holds the uninstall tombstone (see HooksDisabled); "" keeps
-	// no tombstone.
+	// StateDir holds the uninstall tombstone (see HooksDisabled), the
+	// record of created files (HooksCreatedFile) and their lock
+	// (HooksLockFile); "" keeps none of them. It is the gate state
+	// directory of a repository: the directory holding it is trusted, but
+	// StateDir itself and the files in it must not be symlinks.
 	StateDir string
 }
 
@@ -65,34 +70,64 @@ func (o HookSetupOptions) adapters() ([]string, error) {
 // event's list, or rewritten in place when an entry of tine's for that
 // adapter and event is already there, so setup is idempotent. Every other
 // key, group and entry is kept as it was. A settings file that is not
-// strict JSON or has malformed hooks is refused and no file is modified.
-// Setup clears the adapter's uninstall tombstone.
+// strict JSON, has malformed hooks or is reached through a symlink is
+// refused and no file is modified; so is a symlinked record or tombstone.
+// Setup clears the adapter's uninstall tombstone. It holds HooksLockFile
+// throughout, so a concurrent setup or uninstall waits for it.
 func SetupHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 	adapters, err := opt.adapters()
 	if err != nil {
 		return nil, err
 	}
-	type plan struct {
-		path    string
-		doc     objects.Value
-		raw     []byte
-		mode    os.FileMode
-		missing []string
-	}
-	plans := make([]plan, len(adapters))
-	// Load and check every file before writing any, so a refused file
-	// leaves all of them untouched.
+	var res *HookSetupResult
+	err = withHookStateLock(opt.StateDir, func() (err error) {
+		res, err = setupHooks(opt, adapters)
+		return err
+	})
+	return res, err
+}
+
+// hookPlan is one adapter's settings file as loaded before any is written.
+type hookPlan struct {
+	rel     string
+	doc     objects.Value
+	raw     []byte
+	mode    os.FileMode
+	missing []string
+}
+
+// loadPlans loads and checks every adapter's settings file, and the
+// tombstone, before anything is written, so a refused file leaves all of
+// them untouched.
+func loadPlans(opt HookSetupOptions, adapters []string) ([]hookPlan, error) {
+	plans := make([]hookPlan, len(adapters))
 	for i, a := range adapters {
 		rel, _ := HookSettingsPath(a)
-		path := filepath.Join(opt.Project, filepath.FromSlash(rel))
-		doc, raw, mode, err := loadSettings(path)
+		doc, raw, mode, err := loadSettings(opt.Project, rel)
 		if err != nil {
 			return nil, err
 		}
-		plans[i] = plan{path, doc, raw, mode, missingDirs(opt.Project, rel)}
+		plans[i] = hookPlan{rel, doc, raw, mode, missingDirs(opt.Project, rel)}
+	}
+	if opt.StateDir != "" {
+		if _, err := readTombstone(opt.StateDir); errors.Is(err, fsutil.ErrSymlink) {
+			return nil, err
+		}
+	}
+	return plans, nil
+}
+
+// setupHooks is SetupHooks under the lock.
+func setupHooks(opt HookSetupOptions, adapters []string) (*HookSetupResult, error) {
+	plans, err := loadPlans(opt, adapters)
+	if err != nil {
+		return nil, err
 	}
 	res := &HookSetupResult{}
 	created, err := readCreated(opt.StateDir)
+	if errors.Is(err, fsutil.ErrSymlink) {
+		return nil, err
+	}
 	if err != nil {
 		// Replaced, as the tombstone is: setup is the human's explicit
 		// choice. Files an earlier setup created are no longer known, so
@@ -100,18 +135,20 @@ func SetupHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 		res.Note = fmt.Sprintf("%v; it is replaced, and uninstall keeps the settings files earlier setups created", err)
 		created = map[string]createdSettings{}
 	}
+	if hookStateRead != nil {
+		hookStateRead()
+	}
 	for i, a := range adapters {
 		p := plans[i]
 		for _, ev := range HookEvents {
 			cmd := hookCommand(opt.Executable, a, ev, opt.Project)
 			installHookEntry(&p.doc, a, ev, cmd)
 		}
-		changed, out, err := writeSettings(p.path, p.doc, p.raw, p.mode)
+		changed, out, err := writeSettings(opt.Project, p.rel, p.doc, p.raw, p.mode)
 		if err != nil {
 			return res, err
 		}
-		rel, _ := HookSettingsPath(a)
-		res.Files = append(res.Files, HookFileChange{Adapter: a, Path: rel, Entries: len(HookEvents), Changed: changed})
+		res.Files = append(res.Files, HookFileChange{Adapter: a, Path: p.rel, Entries: len(HookEvents), Changed: changed})
 		if opt.StateDir != "" {
 			noteCreated(created, a, p.raw, out, p.missing)
 			if err := writeCreated(opt.StateDir, created); err != nil {
@@ -130,28 +167,46 @@ func SetupHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 // keeps everything else. A file setup created (HooksCreatedFile) that then
 // holds nothing but the empty structure is removed, and the directories
 // setup created for it when they are empty. It then tombstones the adapter
-// so a restored copy of the old wiring stays inert (SPEC §7).
+// so a restored copy of the old wiring stays inert (SPEC §7). Every file is
+// checked first, as setup does: one refused (malformed, or reached through
+// a symlink) leaves all of them, the record and the tombstone untouched.
+// It holds HooksLockFile throughout.
 func UninstallHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 	adapters, err := opt.adapters()
 	if err != nil {
 		return nil, err
 	}
+	var res *HookSetupResult
+	err = withHookStateLock(opt.StateDir, func() (err error) {
+		res, err = uninstallHooks(opt, adapters)
+		return err
+	})
+	return res, err
+}
+
+// uninstallHooks is UninstallHooks under the lock.
+func uninstallHooks(opt HookSetupOptions, adapters []string) (*HookSetupResult, error) {
+	plans, err := loadPlans(opt, adapters)
+	if err != nil {
+		return nil, err
+	}
 	res := &HookSetupResult{}
 	created, err := readCreated(opt.StateDir)
+	if errors.Is(err, fsutil.ErrSymlink) {
+		return nil, err
+	}
 	if err != nil {
 		// Not used, nor rewritten: every file is kept.
 		res.Note = fmt.Sprintf("%v; so every settings file is kept (tine gate setup replaces the record)", err)
 	}
-	for _, a := range adapters {
-		rel, _ := HookSettingsPath(a)
-		path := filepath.Join(opt.Project, filepath.FromSlash(rel))
-		doc, raw, mode, err := loadSettings(path)
-		if err != nil {
-			return res, err
-		}
-		change := HookFileChange{Adapter: a, Path: rel}
-		if raw != nil {
-			change.Entries = removeHookEntries(&doc, a)
+	if hookStateRead != nil {
+		hookStateRead()
+	}
+	for i, a := range adapters {
+		p := plans[i]
+		change := HookFileChange{Adapter: a, Path: p.rel}
+		if p.raw != nil {
+			change.Entries = removeHookEntries(&p.doc, a)
 		}
 		// The record names adapters, not projects: the file is setup's
 		// only while it holds the bytes setup last wrote. Any other file
@@ -159,9 +214,9 @@ func UninstallHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 		// same repository; one made again) is kept, and so is the entry,
 		// which may be that other project's.
 		mine, isMine := created[a]
-		ours := isMine && raw != nil && digest(raw) == mine.sha256
-		if ours && emptySettings(doc, a) {
-			if change.Removed, change.RemovedDirs, err = removeCreated(opt.Project, rel, mine); err != nil {
+		ours := isMine && p.raw != nil && digest(p.raw) == mine.sha256
+		if ours && emptySettings(p.doc, a) {
+			if change.Removed, change.RemovedDirs, err = removeCreated(opt.Project, p.rel, mine); err != nil {
 				return res, err
 			}
 		}
@@ -169,7 +224,7 @@ func UninstallHooks(opt HookSetupOptions) (*HookSetupResult, error) {
 		case change.Removed:
 			change.Changed = true
 		case change.Entries > 0:
-			if change.Changed, _, err = writeSettings(path, doc, raw, mode); err != nil {
+			if change.Changed, _, err = writeSettings(opt.Project, p.rel, p.doc, p.raw, p.mode); err != nil {
 				return res, err
 			}
 		}

@@ -31,9 +31,11 @@ func HooksDisabled(stateDir, adapter string) bool {
 	return slices.Contains(set, adapter)
 }
 
+// readTombstone reads the tombstone, following no symlink (a linked one
+// is an error wrapping fsutil.ErrSymlink); a missing one lists nothing.
 func readTombstone(stateDir string) ([]string, error) {
 	path := filepath.Join(stateDir, HooksDisabledFile)
-	raw, err := readGateStateFile(path, 1<<16)
+	raw, err := readHookState(stateDir, HooksDisabledFile, 1<<16)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -63,13 +65,16 @@ func readTombstone(stateDir string) ([]string, error) {
 
 // setTombstone adds (disabled) or removes the adapter from the tombstone;
 // the file is deleted when no adapter is left. A malformed tombstone is
-// replaced, since setup and uninstall are the human's explicit choice.
+// replaced, since setup and uninstall are the human's explicit choice; a
+// symlinked one is refused, never replaced nor written through.
 func setTombstone(stateDir, adapter string, disabled bool) error {
 	if stateDir == "" {
 		return nil
 	}
-	path := filepath.Join(stateDir, HooksDisabledFile)
 	set, err := readTombstone(stateDir)
+	if errors.Is(err, fsutil.ErrSymlink) {
+		return err
+	}
 	if err != nil {
 		set = nil
 		if !disabled {
@@ -92,10 +97,7 @@ func setTombstone(stateDir, adapter string, disabled bool) error {
 		return nil
 	}
 	if len(set) == 0 {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("removing %s: %w", path, err)
-		}
-		return nil
+		return writeHookState(stateDir, HooksDisabledFile, nil)
 	}
 	slices.Sort(set)
 	vals := make([]objects.Value, len(set))
@@ -106,13 +108,7 @@ func setTombstone(stateDir, adapter string, disabled bool) error {
 	if err != nil {
 		return err
 	}
-	if err := fsutil.MkdirAllSync(stateDir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", stateDir, err)
-	}
-	if err := fsutil.WriteFileAtomic(path, out, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return writeHookState(stateDir, HooksDisabledFile, out)
 }
 
 // readGateStateFile reads a small state file, refusing a non-regular file
