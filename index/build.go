@@ -120,23 +120,14 @@ func newBuilder(ctx context.Context, src objects.Getter, algo objects.Algo, rule
 func (b *builder) build(st *state) (*data, error) {
 	d := &data{algo: b.algo, rules: b.rules, refs: st.refs}
 	targets := runTargets(st.refs)
-	// The runs the old catalog lacks are read in the store's read order
-	// (objects.ReadOrderer): a loop's branch runs are deltas of one
-	// another, and read by id each could re-apply a chain of a hundred.
-	var fresh []objects.OID
-	for _, run := range targets {
-		if _, ok := b.oldRun[run]; !ok {
-			fresh = append(fresh, run)
-		}
-	}
-	objects.SortForRead(b.src, fresh)
-	made := make(map[objects.OID]RunEntry, len(fresh))
-	for _, run := range fresh {
+	made := make(map[objects.OID]RunEntry)
+	err := b.eachFreshRun(targets, func(run objects.OID) error {
 		e, err := b.indexRun(run, st.refs)
-		if err != nil {
-			return nil, err
-		}
 		made[run] = e
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, run := range targets {
 		if e, ok := b.oldRun[run]; ok {
@@ -146,7 +137,6 @@ func (b *builder) build(st *state) (*data, error) {
 		}
 	}
 	b.eventTable(d)
-	var err error
 	if d.atts, err = b.attestations(st.atts); err != nil {
 		return nil, err
 	}
@@ -154,6 +144,28 @@ func (b *builder) build(st *state) (*data, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// eachFreshRun calls fn with each run of targets the old catalog lacks,
+// in the store's read order (objects.ReadOrderer), not in targets' order:
+// a loop's branch runs are deltas of one another, and read by id each
+// could re-apply a chain of a hundred. A build from nothing and an update
+// both index runs this way, and both place them by oid afterwards, so the
+// catalog does not depend on the order.
+func (b *builder) eachFreshRun(targets []objects.OID, fn func(run objects.OID) error) error {
+	var fresh []objects.OID
+	for _, run := range targets {
+		if _, ok := b.oldRun[run]; !ok {
+			fresh = append(fresh, run)
+		}
+	}
+	objects.SortForRead(b.src, fresh)
+	for _, run := range fresh {
+		if err := fn(run); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // get reads an object; absent is (nil, nil): a shallow boundary or an

@@ -13,15 +13,21 @@ import (
 // plus the new events, not the catalog's size.
 func (b *builder) delta(st *state) (*delta, error) {
 	l := &delta{refs: refChanges(b.old.refs, st.refs)}
-	for _, run := range runTargets(st.refs) {
-		if _, ok := b.oldRun[run]; ok {
-			continue
-		}
+	// Read in the store's order (eachFreshRun), kept in oid order.
+	targets := runTargets(st.refs)
+	made := make(map[objects.OID]layerRun)
+	err := b.eachFreshRun(targets, func(run objects.OID) error {
 		r, err := b.layerRun(run, st.refs)
-		if err != nil {
-			return nil, err
+		made[run] = r
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, run := range targets {
+		if r, ok := made[run]; ok {
+			l.runs = append(l.runs, r)
 		}
-		l.runs = append(l.runs, r)
 	}
 	seen := map[objects.OID]bool{}
 	for i := range l.runs {
@@ -40,7 +46,6 @@ func (b *builder) delta(st *state) (*delta, error) {
 		}
 	}
 	slices.SortFunc(l.events, func(x, y EventSummary) int { return compareOID(x.ID, y.ID) })
-	var err error
 	var added []objects.OID
 	added, l.attsGone = sortedDiff(st.atts, b.old.atts, func(a *Attestation) objects.OID { return a.ID })
 	if l.atts, err = b.attestations(added); err != nil {

@@ -98,7 +98,8 @@ type hookPlan struct {
 
 // loadPlans loads and checks every adapter's settings file, and the
 // tombstone, before anything is written, so a refused file leaves all of
-// them untouched.
+// them untouched. A tombstone that cannot be replaced (unreplaceable) is
+// refused here: setup and uninstall both rewrite it last.
 func loadPlans(opt HookSetupOptions, adapters []string) ([]hookPlan, error) {
 	plans := make([]hookPlan, len(adapters))
 	for i, a := range adapters {
@@ -110,7 +111,7 @@ func loadPlans(opt HookSetupOptions, adapters []string) ([]hookPlan, error) {
 		plans[i] = hookPlan{rel, doc, raw, mode, missingDirs(opt.Project, rel)}
 	}
 	if opt.StateDir != "" {
-		if _, err := readTombstone(opt.StateDir); errors.Is(err, fsutil.ErrSymlink) {
+		if _, err := readTombstone(opt.StateDir); unreplaceable(err) {
 			return nil, err
 		}
 	}
@@ -125,7 +126,7 @@ func setupHooks(opt HookSetupOptions, adapters []string) (*HookSetupResult, erro
 	}
 	res := &HookSetupResult{}
 	created, err := readCreated(opt.StateDir)
-	if errors.Is(err, fsutil.ErrSymlink) {
+	if unreplaceable(err) {
 		return nil, err
 	}
 	if err != nil {

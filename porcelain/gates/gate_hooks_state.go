@@ -79,10 +79,21 @@ func readHookState(stateDir, name string, limit int64) ([]byte, error) {
 	if errors.Is(err, fsutil.ErrSymlink) {
 		return nil, stateLinkError(stateDir, name, err)
 	}
+	if errors.Is(err, fsutil.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w; tine gate setup and uninstall replace only a regular file there: remove it and run the command again", filepath.Join(stateDir, name), err)
+	}
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(stateDir, name), err)
 	}
 	return raw, err
+}
+
+// unreplaceable reports whether err, from reading the record or the
+// tombstone, names a file setup or uninstall must not replace: a symlink,
+// or something other than a regular file (a directory, a FIFO), which the
+// write would refuse only after the settings files were written.
+func unreplaceable(err error) bool {
+	return errors.Is(err, fsutil.ErrSymlink) || errors.Is(err, fsutil.ErrNotRegular)
 }
 
 // writeHookState replaces the state file name of stateDir atomically, or

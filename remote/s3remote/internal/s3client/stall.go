@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/tinehq/tine/remote/wire"
 )
 
 // stallTimeout bounds how long a try's body may go without a byte moving:
@@ -90,13 +92,16 @@ type guardedBody struct {
 }
 
 // Read times only its own wait: the caller's pauses between reads are
-// not the server's stall.
+// not the server's stall. Its errors are bounded and escaped
+// (wire.TransportError): net/http quotes a malformed chunked trailer, up
+// to 4 KiB of the server's bytes, into the body's read error, which a
+// download, a listing or an error answer passes on to the user.
 func (b *guardedBody) Read(p []byte) (int, error) {
 	b.g.touch()
 	n, err := b.rc.Read(p)
 	b.g.pause()
 	if err != nil && err != io.EOF {
-		err = b.g.explain(err)
+		err = wire.TransportError(b.g.explain(err))
 	}
 	return n, err
 }
