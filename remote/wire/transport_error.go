@@ -1,22 +1,17 @@
 package wire
 
-import "github.com/tinehq/tine/internal/textsafe"
+import (
+	"github.com/tinehq/tine/internal/httplimit"
+	"github.com/tinehq/tine/internal/textsafe"
+)
 
 // MaxReplyHeader bounds the header block (status line and fields) of a
 // reply a tine HTTP client reads: the transports the remote packages
 // build set it as MaxResponseHeaderBytes (remote/httpclient, the S3
-// client, tine serve's fetch of an OIDC key set). net/http's default is
-// 1 MiB.
-//
-// The replies tine reads carry a handful of fields: tine serve's fit in
-// well under 1 KiB, S3's in about 2 KiB (its user metadata is limited to
-// 2 KB, and tine sets none), a key set's in a few hundred bytes; a proxy
-// or CDN in front adds cookies and tracing fields. The usual front ends
-// refuse far smaller blocks themselves (nginx reads an upstream's header
-// into one 4 or 8 KiB buffer by default, Node's parser stops at 16 KiB),
-// so 64 KiB leaves a wide margin for a working server, while a hostile
-// one can make tine read and hold at most 64 KiB a request, not 1 MiB.
-const MaxReplyHeader = 64 << 10
+// client, tine serve's fetch of an OIDC key set). It is
+// httplimit.MaxReplyHeader, the bound the model clients of internal/llm
+// share, which says why 64 KiB.
+const MaxReplyHeader = httplimit.MaxReplyHeader
 
 // TransportError returns err, the error of an HTTP exchange that got no
 // usable reply (refused or broken connection, timeout, a reply whose
