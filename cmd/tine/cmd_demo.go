@@ -152,6 +152,6 @@ func printDemoOutput(p *printer, s demo.DemoStep) {
 	}
 	if s.Err != nil {
 		verb := strings.Fields(s.Command)[0]
-		p.printf("tine %s: %s\n", verb, stripVerb(s.Err.Error(), verb))
+		p.printf("tine %s: %s\n", verb, stripVerb(oneLine(s.Err.Error()), verb))
 	}
 }

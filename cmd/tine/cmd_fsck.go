@@ -92,7 +92,10 @@ func printFsck(p *printer, res *plumbing.FsckResult) {
 
 // findingLine is "CODE SUBJECT: MESSAGE", naming the object, ref or path
 // the finding concerns (the first that is set), without repeating the
-// subject or the SPEC reason when the message already carries them.
+// subject or the SPEC reason when the message already carries them. A
+// ref or path is a file name in the repository, which a pulled or copied
+// repository chose: it is shown through oneLine like the message, so an
+// escape sequence in it is printed as \x1b, not run.
 func findingLine(pr plumbing.Problem) string {
 	msg := oneLine(pr.Message)
 	s := pr.Code
@@ -100,6 +103,7 @@ func findingLine(pr plumbing.Problem) string {
 		if subject == "" {
 			continue
 		}
+		subject = oneLine(subject)
 		s += " " + subject
 		for _, prefix := range []string{"object " + subject + ": ", "ref " + subject + ": ", subject + ": "} {
 			msg = strings.TrimPrefix(msg, prefix)

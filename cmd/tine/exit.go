@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tinehq/tine/internal/textsafe"
 	"github.com/tinehq/tine/plumbing"
 )
 
@@ -82,7 +83,8 @@ func endSignal(err error) os.Signal {
 // reportError writes the single stderr line for err and returns the exit
 // status. The line is `tine <verb>: <message>`; a message that already
 // starts with the verb (libraries name their operation) is not repeated,
-// and a multi-line message is folded so the contract of one line holds.
+// and the message goes through oneLine, so the contract of one line holds
+// and nothing in it drives the terminal or floods it.
 func reportError(stderr io.Writer, verb string, err error) int {
 	code := exitCode(err)
 	var s *silentError
@@ -128,13 +130,26 @@ func helpCommand(verb string) string {
 	return "tine " + verb + " --help"
 }
 
-// oneLine folds line breaks and trims, keeping each line's content.
+// maxErrorLine bounds the message oneLine returns, in bytes: an error can
+// quote a server's, a model provider's or a step command's words whole,
+// and one line of 4 KiB still reads on a terminal while a megabyte floods
+// it.
+const maxErrorLine = 4 << 10
+
+// oneLine makes s one line that is safe for a terminal: it folds line
+// breaks ("; "), trims each line, and shows what is left through
+// textsafe.Clip: control and format characters (an escape sequence, a
+// bidi override, U+2028) and invalid UTF-8 as visible escapes (\x1b,
+// \u202e, \xff), within maxErrorLine bytes and a note of how many were
+// cut. Error text carries bytes no user chose (a ref or path name from a
+// pulled repository, an imported event's values, a provider's answer);
+// other characters, non-ASCII letters included, are kept as they are.
 func oneLine(s string) string {
 	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
 	for i, l := range lines {
 		lines[i] = strings.TrimSpace(l)
 	}
-	return strings.Join(lines, "; ")
+	return textsafe.Clip(strings.Join(lines, "; "), maxErrorLine)
 }
 
 // hints say what to do after a plumbing failure whose message names only

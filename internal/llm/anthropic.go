@@ -63,7 +63,7 @@ func AnthropicMessages(ctx context.Context, r Request) (Reply, error) {
 
 func (resp *anthropicResponse) reply() (Reply, error) {
 	if resp.Type != "message" {
-		return Reply{}, fmt.Errorf("%w: type %q, want \"message\"", ErrMalformed, resp.Type)
+		return Reply{}, fmt.Errorf("%w: type %.40q, want \"message\"", ErrMalformed, resp.Type)
 	}
 	out := Reply{ID: resp.ID, Status: resp.StopReason}
 	if u := resp.Usage; u != nil {
@@ -86,7 +86,7 @@ func (resp *anthropicResponse) reply() (Reply, error) {
 	case resp.StopReason == "max_tokens":
 		return out, fmt.Errorf("%w: the reply was cut at max_tokens", ErrNoAnswer)
 	case strings.TrimSpace(text.String()) == "":
-		return out, fmt.Errorf("%w: the reply has no text (stop_reason %q)", ErrNoAnswer, resp.StopReason)
+		return out, fmt.Errorf("%w: the reply has no text (stop_reason %.40q)", ErrNoAnswer, resp.StopReason)
 	}
 	out.Text = text.String()
 	return out, nil

@@ -11,6 +11,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/tinehq/tine/internal/httplimit"
+	"github.com/tinehq/tine/internal/textsafe"
 )
 
 // Bounds of one request.
@@ -22,6 +25,10 @@ const (
 	DefaultMaxResponse = 4 << 20
 	// errorBodyQuote is how much of an error body an error message quotes.
 	errorBodyQuote = 300
+	// maxErrorText bounds the text of an error a call returns, in bytes:
+	// net/http quotes a malformed status or header line whole (up to the
+	// header bound), and the error ends up in an event and on a terminal.
+	maxErrorText = 1024
 )
 
 // Errors of a call. Transient reports which of them a caller may retry.
@@ -175,8 +182,27 @@ func CheckBaseURL(base string) error {
 
 // defaultClient never follows redirects: Go forwards custom headers such
 // as x-api-key to the redirect's host, so a redirect could hand the key to
-// another server. A 3xx is reported as a StatusError instead.
-var defaultClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+// another server. A 3xx is reported as a StatusError instead. Its
+// transport is net/http's default (proxies from the environment, HTTP/2,
+// the usual dial and TLS timeouts) with the header block of an answer
+// bounded to httplimit.MaxReplyHeader instead of 1 MiB: the endpoint is
+// whatever a loop spec or gate contract names, and may be hostile.
+var defaultClient = &http.Client{
+	Transport:     replyTransport(),
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// replyTransport is net/http's default transport with answers' header
+// blocks bounded to httplimit.MaxReplyHeader.
+func replyTransport() http.RoundTripper {
+	dt, ok := http.DefaultTransport.(*http.Transport)
+	if !ok { // replaced by a program embedding the package: a fresh one
+		return &http.Transport{Proxy: http.ProxyFromEnvironment, MaxResponseHeaderBytes: httplimit.MaxReplyHeader}
+	}
+	tr := dt.Clone()
+	tr.MaxResponseHeaderBytes = httplimit.MaxReplyHeader
+	return tr
+}
 
 // post sends body as JSON to endpoint under the request's bounds and
 // returns the bounded response body of a 2xx answer.
@@ -218,43 +244,61 @@ func post(ctx context.Context, r Request, endpoint string, header http.Header, b
 		return nil, &StatusError{Code: resp.StatusCode, Body: quote(data, r.Key)}
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: POST %s answered more than %d bytes", ErrTooLarge, endpoint, limit)
+		return nil, showable(fmt.Errorf("%w: POST %s answered more than %d bytes", ErrTooLarge, endpoint, limit))
 	}
 	return data, nil
 }
 
 // classify turns a client error into ErrTimeout, the caller's own
 // cancellation, or ErrTransport; the URL is the endpoint, never the key.
+// The transport's words can quote what the server sent (a malformed
+// status or header line), so they are shown through showable.
 func classify(parent, tctx context.Context, timeout time.Duration, endpoint string, err error) error {
 	switch {
 	case parent.Err() != nil:
 		return parent.Err()
 	case errors.Is(tctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("%w: POST %s took longer than %s", ErrTimeout, endpoint, timeout)
+		return showable(fmt.Errorf("%w: POST %s took longer than %s", ErrTimeout, endpoint, timeout))
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return fmt.Errorf("%w: POST %s: %w", ErrTransport, endpoint, err)
+	return showable(fmt.Errorf("%w: POST %s: %w", ErrTransport, endpoint, err))
 }
 
+// showable returns err as it is when its text is printable UTF-8 of at
+// most maxErrorText bytes; otherwise an error wrapping err (errors.Is and
+// errors.As see it) whose text is textsafe.Clip's: control and format
+// characters and invalid UTF-8 escaped (\x1b, \u202e, \xff), cut at
+// maxErrorText bytes with a note of how many were left out.
+func showable(err error) error {
+	msg := err.Error()
+	if len(msg) <= maxErrorText && textsafe.Showable(msg) {
+		return err
+	}
+	return &clippedError{msg: textsafe.Clip(msg, maxErrorText), err: err}
+}
+
+// clippedError is showable's error: err, shown as msg.
+type clippedError struct {
+	msg string
+	err error
+}
+
+func (e *clippedError) Error() string { return e.msg }
+func (e *clippedError) Unwrap() error { return e.err }
+
 // quote is the start of an error body on one line, with the key scrubbed
-// in case the server echoes it.
+// in case the server echoes it, its runs of white space folded to one
+// space, control and format characters and invalid UTF-8 escaped, and at
+// most errorBodyQuote bytes of it shown (textsafe.Clip).
 func quote(b []byte, key string) string {
 	s := string(b)
 	if key != "" {
 		s = strings.ReplaceAll(s, key, "[REDACTED]")
 	}
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > errorBodyQuote {
-		cut := errorBodyQuote
-		for cut > 0 && (s[cut]&0xC0) == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "..."
-	}
-	return strings.ToValidUTF8(s, "?")
+	return textsafe.Clip(strings.Join(strings.Fields(s), " "), errorBodyQuote)
 }
 
 // decodeStrict decodes one JSON value and refuses trailing data.

@@ -84,7 +84,7 @@ func (resp *openAIResponse) reply() (Reply, error) {
 	case c.FinishReason == "length":
 		return out, fmt.Errorf("%w: the reply was cut at the token limit (finish_reason length)", ErrNoAnswer)
 	case c.Message.Content == nil || *c.Message.Content == "":
-		return out, fmt.Errorf("%w: the reply has no text (finish_reason %q)", ErrNoAnswer, c.FinishReason)
+		return out, fmt.Errorf("%w: the reply has no text (finish_reason %.40q)", ErrNoAnswer, c.FinishReason)
 	}
 	out.Text = *c.Message.Content
 	return out, nil

@@ -3,6 +3,8 @@ package wire
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/tinehq/tine/internal/textsafe"
 )
 
 // Why a request was forbidden, for a tine client. OpenTine's 403 body is
@@ -71,7 +73,7 @@ func CheckReplyText(s string) error {
 		return fmt.Errorf("text is not UTF-8")
 	}
 	for _, r := range s {
-		if unshowable(r) {
+		if textsafe.Unshowable(r) {
 			return fmt.Errorf("text holds control or format character %U", r)
 		}
 	}

@@ -1,27 +1,17 @@
 package wire
 
 import (
-	"fmt"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+	"github.com/tinehq/tine/internal/httplimit"
+	"github.com/tinehq/tine/internal/textsafe"
 )
 
 // MaxReplyHeader bounds the header block (status line and fields) of a
 // reply a tine HTTP client reads: the transports the remote packages
 // build set it as MaxResponseHeaderBytes (remote/httpclient, the S3
-// client, tine serve's fetch of an OIDC key set). net/http's default is
-// 1 MiB.
-//
-// The replies tine reads carry a handful of fields: tine serve's fit in
-// well under 1 KiB, S3's in about 2 KiB (its user metadata is limited to
-// 2 KB, and tine sets none), a key set's in a few hundred bytes; a proxy
-// or CDN in front adds cookies and tracing fields. The usual front ends
-// refuse far smaller blocks themselves (nginx reads an upstream's header
-// into one 4 or 8 KiB buffer by default, Node's parser stops at 16 KiB),
-// so 64 KiB leaves a wide margin for a working server, while a hostile
-// one can make tine read and hold at most 64 KiB a request, not 1 MiB.
-const MaxReplyHeader = 64 << 10
+// client, tine serve's fetch of an OIDC key set). It is
+// httplimit.MaxReplyHeader, the bound the model clients of internal/llm
+// share, which says why 64 KiB.
+const MaxReplyHeader = httplimit.MaxReplyHeader
 
 // TransportError returns err, the error of an HTTP exchange that got no
 // usable reply (refused or broken connection, timeout, a reply whose
@@ -41,7 +31,7 @@ func TransportError(err error) error {
 	if CheckReplyText(msg) == nil {
 		return err
 	}
-	return &transportError{msg: clipText(msg, MaxRefusalMessage), err: err}
+	return &transportError{msg: textsafe.Clip(msg, MaxRefusalMessage), err: err}
 }
 
 // transportError is TransportError's error: err, shown as msg.
@@ -52,44 +42,3 @@ type transportError struct {
 
 func (e *transportError) Error() string { return e.msg }
 func (e *transportError) Unwrap() error { return e.err }
-
-// unshowable reports whether r may not reach a user's terminal in text a
-// server chose: a control or format character (they drive the terminal
-// or reorder the line) or a line or paragraph separator.
-func unshowable(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
-}
-
-// clipText returns s as one line of at most about n bytes of printable
-// UTF-8: each byte of invalid UTF-8 as \xNN, each unshowable character
-// as \xNN, \uNNNN or \UNNNNNNNN, and once n bytes are written, a note of how many of
-// s's bytes were left out.
-func clipText(s string, n int) string {
-	var b strings.Builder
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		var piece string
-		switch {
-		case r == utf8.RuneError && size == 1:
-			piece = fmt.Sprintf(`\x%02x`, s[i])
-		case unshowable(r) && r < 0x100:
-			piece = fmt.Sprintf(`\x%02x`, r)
-		case unshowable(r) && r <= 0xffff:
-			piece = fmt.Sprintf(`\u%04x`, r)
-		case unshowable(r):
-			piece = fmt.Sprintf(`\U%08x`, r)
-		default:
-			piece = s[i : i+size]
-		}
-		if b.Len()+len(piece) > n {
-			break
-		}
-		b.WriteString(piece)
-		i += size
-	}
-	if i < len(s) {
-		fmt.Fprintf(&b, "... (%d more bytes not shown)", len(s)-i)
-	}
-	return b.String()
-}
