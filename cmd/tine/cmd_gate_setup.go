@@ -10,7 +10,7 @@ type gateSetupCmd struct {
 	gateProject
 	Adapter        string `name:"adapter" enum:"claude,codex,gemini,all" default:"all" help:"Agent CLI to wire: claude, codex, gemini or all (default)."`
 	HookExecutable string `name:"hook-executable" placeholder:"CMD" help:"Command the hook entries start with (default: tine)."`
-	PrePush        bool   `name:"pre-push" help:"Install only the opt-in git pre-push hook running the push phase (never replaces a hook tine did not write)."`
+	PrePush        bool   `name:"pre-push" help:"Install only the opt-in git pre-push hook running the push phase (never replaces a hook tine did not write; refuses a hook, or hooks directory in the repository, that is a symlink)."`
 	jsonFlag
 }
 

@@ -6,7 +6,7 @@ import "github.com/tinehq/tine/porcelain/gates"
 type gateUninstallCmd struct {
 	gateProject
 	Adapter string `name:"adapter" enum:"claude,codex,gemini,all" default:"all" help:"Agent CLI to unwire: claude, codex, gemini or all (default)."`
-	PrePush bool   `name:"pre-push" help:"Remove only the git pre-push hook, and only if tine wrote it."`
+	PrePush bool   `name:"pre-push" help:"Remove only the git pre-push hook, and only if tine wrote it (a symlinked hook, or hooks directory in the repository, is refused)."`
 	jsonFlag
 }
 

@@ -28,24 +28,11 @@ import (
 // rename never follows its target: a link put at rel after the check is
 // replaced, not written through.)
 func WriteFileAtomicNoSymlinks(dir, rel string, data []byte, perm os.FileMode) error {
-	parts, err := splitLocal(rel)
+	fd, name, err := openParentCreating(dir, rel)
 	if err != nil {
 		return err
 	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: dir, Err: err}
-	}
-	defer func() { unix.Close(fd) }()
-	for i, p := range parts[:len(parts)-1] {
-		next, err := openDirCreating(fd, p)
-		if err != nil {
-			return fmt.Errorf("path %q: %s: %w", rel, strings.Join(parts[:i+1], "/"), err)
-		}
-		unix.Close(fd)
-		fd = next
-	}
-	name := parts[len(parts)-1]
+	defer unix.Close(fd)
 	if err := checkTarget(fd, name); err != nil {
 		return fmt.Errorf("path %q: %w", rel, err)
 	}
@@ -73,6 +60,31 @@ func WriteFileAtomicNoSymlinks(dir, rel string, data []byte, perm os.FileMode) e
 		return &UnknownStateError{Path: filepath.Join(dir, filepath.FromSlash(rel)), Err: err}
 	}
 	return nil
+}
+
+// openParentCreating opens the directory holding the last component of
+// rel (a relative slash path) under dir, creating the missing directories
+// on the way (openDirCreating) and following no symlink below dir. It
+// returns that directory's descriptor, which the caller closes, and the
+// last component.
+func openParentCreating(dir, rel string) (int, string, error) {
+	parts, err := splitLocal(rel)
+	if err != nil {
+		return -1, "", err
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, "", &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	for i, p := range parts[:len(parts)-1] {
+		next, err := openDirCreating(fd, p)
+		unix.Close(fd)
+		if err != nil {
+			return -1, "", fmt.Errorf("path %q: %s: %w", rel, strings.Join(parts[:i+1], "/"), err)
+		}
+		fd = next
+	}
+	return fd, parts[len(parts)-1], nil
 }
 
 // openDirCreating opens the directory name of dirfd without following a

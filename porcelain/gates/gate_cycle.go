@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
 
 	"github.com/tinehq/tine/gate"
-	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
 	"github.com/tinehq/tine/porcelain/runs"
@@ -328,14 +326,14 @@ func epoch(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 // lockLoop takes the journal's exclusive file lock, waiting for a cycle
 // that holds it (a cycle runs the gate, so this may take a while).
 func lockLoop(ctx context.Context, stateDir, name string) (*flock.Flock, error) {
-	dir := filepath.Join(stateDir, "loops")
-	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
+	lockName := "loops/" + name + ".lock"
+	l, err := stateLock(stateDir, lockName)
+	if err != nil {
 		return nil, fmt.Errorf("loop %s: %w", name, err)
 	}
-	l := flock.New(filepath.Join(dir, name+".lock"))
 	ok, err := l.TryLockContext(ctx, 50*time.Millisecond)
 	if err != nil {
-		return nil, fmt.Errorf("loop %s: locking the journal: %w", name, err)
+		return nil, fmt.Errorf("loop %s: the journal lock: %w", name, lockStateError(stateDir, lockName, err))
 	}
 	if !ok {
 		return nil, fmt.Errorf("loop %s: the journal lock was not acquired", name)

@@ -20,7 +20,8 @@ import (
 // mutable state: loop journals, locks and leases (loops/), hook sessions
 // (sessions/) and the hook tombstone. Evidence itself is objects and refs;
 // this state is only the bookkeeping that must change in place, written
-// atomically (temporary file, fsync, rename) under a file lock.
+// atomically (temporary file, fsync, rename) under a file lock, following
+// no symlink below the repository (gate_state.go).
 func GateStateDir(r *plumbing.Repo) string { return filepath.Join(r.Root(), "gate") }
 
 // Loop journal errors.
@@ -80,16 +81,23 @@ type loopJournal struct {
 	Challenge *gate.ChallengeLedger `json:"challenge,omitempty"`
 }
 
+// journalFile names the loop's journal in the state directory.
+func journalFile(name string) string { return "loops/" + name + ".json" }
+
+// journalPath is the path of the loop's journal.
 func journalPath(stateDir, name string) string {
-	return filepath.Join(stateDir, "loops", name+".json")
+	return statePath(stateDir, journalFile(name))
 }
 
-// loadJournal reads a loop's journal; nil when there is none.
+// loadJournal reads a loop's journal; nil when there is none. A journal
+// that is a symlink (or lies in one) is refused, not read as corrupt.
 func loadJournal(stateDir, name string) (*loopJournal, error) {
-	path := journalPath(stateDir, name)
-	raw, err := readGateStateFile(path, maxJournalBytes)
+	raw, err := readStateFile(stateDir, journalFile(name), maxJournalBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
+	}
+	if errors.Is(err, fsutil.ErrSymlink) {
+		return nil, fmt.Errorf("loop %s journal: %w", name, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrCycleJournalCorrupt, name, err)
@@ -144,9 +152,8 @@ func (j *loopJournal) validate(name string) error {
 	return nil
 }
 
-// saveJournal writes the journal atomically.
+// saveJournal writes the journal atomically, following no symlink.
 func saveJournal(stateDir string, j *loopJournal) error {
-	path := journalPath(stateDir, j.Loop)
 	raw, err := jsonIndent(j)
 	if err != nil {
 		return err
@@ -154,10 +161,7 @@ func saveJournal(stateDir string, j *loopJournal) error {
 	if len(raw) > maxJournalBytes {
 		return fmt.Errorf("loop %s: the journal would exceed %d bytes; nothing was written", j.Loop, maxJournalBytes)
 	}
-	if err := fsutil.MkdirAllSync(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("loop %s: %w", j.Loop, err)
-	}
-	if err := fsutil.WriteFileAtomic(path, raw, 0o644); err != nil {
+	if err := writeStateFile(stateDir, journalFile(j.Loop), raw); err != nil {
 		return fmt.Errorf("loop %s journal: %w", j.Loop, err)
 	}
 	return nil

@@ -1,13 +1,11 @@
 package gates
 
 import (
+	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-
-	"github.com/gofrs/flock"
 
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/objects"
@@ -33,43 +31,50 @@ type hookSession struct {
 
 var sessionNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`) })
 
-// sessionFile names the session's file; an id that is not a safe file
-// name is named by its digest instead, so no payload reaches a path.
-func sessionFile(stateDir, id string) string {
+// sessionFile names the session's file in the state directory; an id
+// that is not a safe file name is named by its digest instead, so no
+// payload reaches a path.
+func sessionFile(id string) string {
 	name := id
 	if !sessionNameRE().MatchString(id) || id == "." || id == ".." {
 		d, _ := snapshotID(objects.String(id))
 		name = strings.ReplaceAll(d, ":", "-")
 	}
-	return filepath.Join(stateDir, "sessions", name+".json")
+	return "sessions/" + name + ".json"
 }
 
 // updateSession loads the session under its lock, lets fn change it and
 // saves it atomically. A corrupt session file reads as a fresh session
-// (SPEC §10: corrupt session is {}).
+// (SPEC §10: corrupt session is {}); a symlink at the session, its lock or
+// a directory holding them is refused, so the hook fails closed rather
+// than take a goal from, or write one to, what the link reaches.
 func updateSession(stateDir, id string, fn func(*hookSession)) (*hookSession, error) {
-	path := sessionFile(stateDir, id)
-	if err := fsutil.MkdirAllSync(filepath.Dir(path), 0o755); err != nil {
+	name := sessionFile(id)
+	l, err := stateLock(stateDir, name+".lock")
+	if err != nil {
 		return nil, fmt.Errorf("hook session %s: %w", id, err)
 	}
-	l := flock.New(path + ".lock")
 	if err := l.Lock(); err != nil {
-		return nil, fmt.Errorf("hook session %s: %w", id, err)
+		return nil, fmt.Errorf("hook session %s: %w", id, lockStateError(stateDir, name+".lock", err))
 	}
 	defer l.Unlock()
 	s := &hookSession{}
-	if raw, err := readGateStateFile(path, 1<<20); err == nil {
+	raw, err := readStateFile(stateDir, name, 1<<20)
+	switch {
+	case errors.Is(err, fsutil.ErrSymlink):
+		return nil, fmt.Errorf("hook session %s: %w", id, err)
+	case err == nil:
 		if decodeStrictJSON(raw, s) != nil || s.SchemaVersion != 1 || s.Session != id || s.Attempts < 0 {
 			s = &hookSession{}
 		}
 	}
 	s.SchemaVersion, s.Session = 1, id
 	fn(s)
-	raw, err := jsonIndent(s)
+	raw, err = jsonIndent(s)
 	if err != nil {
 		return nil, err
 	}
-	if err := fsutil.WriteFileAtomic(path, raw, 0o644); err != nil {
+	if err := writeStateFile(stateDir, name, raw); err != nil {
 		return nil, fmt.Errorf("hook session %s: %w", id, err)
 	}
 	return s, nil

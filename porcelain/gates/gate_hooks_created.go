@@ -50,7 +50,7 @@ func readCreated(stateDir string) (map[string]createdSettings, error) {
 		return rec, nil
 	}
 	p := filepath.Join(stateDir, HooksCreatedFile)
-	raw, err := readHookState(stateDir, HooksCreatedFile, maxHooksCreatedBytes)
+	raw, err := readStateFile(stateDir, HooksCreatedFile, maxHooksCreatedBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return rec, nil
 	}
@@ -113,7 +113,7 @@ func checkCreated(doc objects.Value, rec map[string]createdSettings) error {
 // following no symlink.
 func writeCreated(stateDir string, rec map[string]createdSettings) error {
 	if len(rec) == 0 {
-		return writeHookState(stateDir, HooksCreatedFile, nil)
+		return writeStateFile(stateDir, HooksCreatedFile, nil)
 	}
 	adapters := make([]string, 0, len(rec))
 	for a := range rec {
@@ -132,7 +132,7 @@ func writeCreated(stateDir string, rec map[string]createdSettings) error {
 	if err != nil {
 		return err
 	}
-	return writeHookState(stateDir, HooksCreatedFile, out)
+	return writeStateFile(stateDir, HooksCreatedFile, out)
 }
 
 // digest is the hex SHA-256 of b.

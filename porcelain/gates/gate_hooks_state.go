@@ -2,12 +2,6 @@ package gates
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"github.com/gofrs/flock"
 
 	"github.com/tinehq/tine/internal/fsutil"
 )
@@ -33,17 +27,10 @@ func withHookStateLock(stateDir string, fn func() error) error {
 	if stateDir == "" {
 		return fn()
 	}
-	if err := refuseStateLinks(stateDir, ""); err != nil {
+	l, err := stateLock(stateDir, HooksLockFile)
+	if err != nil {
 		return err
 	}
-	if err := fsutil.MkdirAllSync(stateDir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", stateDir, err)
-	}
-	if err := refuseStateLinks(stateDir, HooksLockFile); err != nil {
-		return err
-	}
-	path := filepath.Join(stateDir, HooksLockFile)
-	l := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|fsutil.NoFollow), flock.SetPermissions(0o644))
 	ok, err := l.TryLock()
 	if err == nil && !ok {
 		if hookLockWait != nil {
@@ -52,40 +39,10 @@ func withHookStateLock(stateDir string, fn func() error) error {
 		err = l.Lock()
 	}
 	if err != nil {
-		return fmt.Errorf("locking %s: %w", path, err)
+		return lockStateError(stateDir, HooksLockFile, err)
 	}
 	defer l.Unlock()
 	return fn()
-}
-
-// stateRel splits the path of the state file name (stateDir itself when
-// name is empty) into the directory holding the state directory, trusted,
-// and the path below it, in which no component may be a symlink.
-func stateRel(stateDir, name string) (string, string) {
-	rel := filepath.Base(stateDir)
-	if name != "" {
-		rel += "/" + name
-	}
-	return filepath.Dir(stateDir), rel
-}
-
-// readHookState reads the state file name of stateDir (the record or the
-// tombstone), at most limit bytes, following no symlink: a linked state
-// directory or file is refused with an error wrapping fsutil.ErrSymlink,
-// a missing one satisfies errors.Is(err, os.ErrNotExist).
-func readHookState(stateDir, name string, limit int64) ([]byte, error) {
-	dir, rel := stateRel(stateDir, name)
-	raw, err := fsutil.ReadFileNoSymlinks(dir, rel, limit)
-	if errors.Is(err, fsutil.ErrSymlink) {
-		return nil, stateLinkError(stateDir, name, err)
-	}
-	if errors.Is(err, fsutil.ErrNotRegular) {
-		return nil, fmt.Errorf("%s: %w; tine gate setup and uninstall replace only a regular file there: remove it and run the command again", filepath.Join(stateDir, name), err)
-	}
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(stateDir, name), err)
-	}
-	return raw, err
 }
 
 // unreplaceable reports whether err, from reading the record or the
@@ -94,63 +51,4 @@ func readHookState(stateDir, name string, limit int64) ([]byte, error) {
 // write would refuse only after the settings files were written.
 func unreplaceable(err error) bool {
 	return errors.Is(err, fsutil.ErrSymlink) || errors.Is(err, fsutil.ErrNotRegular)
-}
-
-// writeHookState replaces the state file name of stateDir atomically, or
-// removes it when data is nil, following no symlink.
-func writeHookState(stateDir, name string, data []byte) error {
-	dir, rel := stateRel(stateDir, name)
-	p := filepath.Join(stateDir, name)
-	var err error
-	if data == nil {
-		if err = fsutil.RemoveNoSymlinks(dir, rel); errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-	} else {
-		err = fsutil.WriteFileAtomicNoSymlinks(dir, rel, data, 0o644)
-	}
-	switch {
-	case errors.Is(err, fsutil.ErrSymlink):
-		return stateLinkError(stateDir, name, err)
-	case err != nil && data == nil:
-		return fmt.Errorf("removing %s: %w", p, err)
-	case err != nil:
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	return nil
-}
-
-// refuseStateLinks refuses stateDir, or stateDir/name when name is not
-// empty, when it is or lies in a symlink.
-func refuseStateLinks(stateDir, name string) error {
-	if linkedComponent(stateRel(stateDir, name)) != "" {
-		return stateLinkError(stateDir, name, fsutil.ErrSymlink)
-	}
-	return nil
-}
-
-// stateLinkError explains the refusal of a symlink in the gate state
-// directory, naming it when it can still be found.
-func stateLinkError(stateDir, name string, err error) error {
-	if p := linkedComponent(stateRel(stateDir, name)); p != "" {
-		err = fmt.Errorf("%s %w", p, fsutil.ErrSymlink)
-	}
-	return fmt.Errorf("%w: tine gate setup and uninstall never follow a symlink in the gate state directory (it could point outside the repository); replace the link with a regular file or directory and run the command again", err)
-}
-
-// linkedComponent returns the first component of the slash path rel
-// under dir that is a symlink, joined to dir, or "" when none is.
-func linkedComponent(dir, rel string) string {
-	p := dir
-	for _, c := range strings.Split(rel, "/") {
-		p = filepath.Join(p, c)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return ""
-		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			return p
-		}
-	}
-	return ""
 }

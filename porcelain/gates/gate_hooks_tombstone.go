@@ -35,7 +35,7 @@ func HooksDisabled(stateDir, adapter string) bool {
 // is an error wrapping fsutil.ErrSymlink); a missing one lists nothing.
 func readTombstone(stateDir string) ([]string, error) {
 	path := filepath.Join(stateDir, HooksDisabledFile)
-	raw, err := readHookState(stateDir, HooksDisabledFile, 1<<16)
+	raw, err := readStateFile(stateDir, HooksDisabledFile, 1<<16)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -97,7 +97,7 @@ func setTombstone(stateDir, adapter string, disabled bool) error {
 		return nil
 	}
 	if len(set) == 0 {
-		return writeHookState(stateDir, HooksDisabledFile, nil)
+		return writeStateFile(stateDir, HooksDisabledFile, nil)
 	}
 	slices.Sort(set)
 	vals := make([]objects.Value, len(set))
@@ -108,11 +108,5 @@ func setTombstone(stateDir, adapter string, disabled bool) error {
 	if err != nil {
 		return err
 	}
-	return writeHookState(stateDir, HooksDisabledFile, out)
-}
-
-// readGateStateFile reads a small state file, refusing a non-regular file
-// (without blocking on a FIFO) or one larger than limit.
-func readGateStateFile(path string, limit int64) ([]byte, error) {
-	return fsutil.ReadFile(path, limit)
+	return writeStateFile(stateDir, HooksDisabledFile, out)
 }

@@ -9,10 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
-
-	"github.com/gofrs/flock"
 
 	"github.com/tinehq/tine/internal/fsutil"
 	"github.com/tinehq/tine/plumbing"
@@ -48,38 +45,41 @@ type Lease struct {
 	opt            LeaseOptions
 }
 
-func leasePath(stateDir, name string) string {
-	return filepath.Join(stateDir, "loops", name+".lease.json")
-}
+// leaseFile names the loop's lease in the state directory.
+func leaseFile(name string) string { return "loops/" + name + ".lease.json" }
 
 // withLeaseLock runs fn under the lease file's own lock, held only for the
 // read-check-write; a cycle holds the journal lock, not this one.
 func withLeaseLock(stateDir, name string, fn func() error) error {
-	dir := filepath.Join(stateDir, "loops")
-	if err := fsutil.MkdirAllSync(dir, 0o755); err != nil {
+	lockName := "loops/" + name + ".lease.lock"
+	l, err := stateLock(stateDir, lockName)
+	if err != nil {
 		return fmt.Errorf("loop %s: %w", name, err)
 	}
-	l := flock.New(filepath.Join(dir, name+".lease.lock"))
 	if err := l.Lock(); err != nil {
-		return fmt.Errorf("loop %s: locking the lease: %w", name, err)
+		return fmt.Errorf("loop %s: the lease lock: %w", name, lockStateError(stateDir, lockName, err))
 	}
 	defer l.Unlock()
 	return fn()
 }
 
 // readLease returns the current lease; a missing or corrupt one is nil
-// (SPEC §10: a corrupt lease file is treated as absent).
-func readLease(stateDir, name string) *LoopLease {
-	raw, err := readGateStateFile(leasePath(stateDir, name), 1<<16)
+// (SPEC §10: a corrupt lease file is treated as absent). A lease that is a
+// symlink is an error: it is never read, and never replaced by a write.
+func readLease(stateDir, name string) (*LoopLease, error) {
+	raw, err := readStateFile(stateDir, leaseFile(name), 1<<16)
+	if errors.Is(err, fsutil.ErrSymlink) {
+		return nil, fmt.Errorf("loop %s lease: %w", name, err)
+	}
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var l LoopLease
 	if decodeStrictJSON(raw, &l) != nil || l.SchemaVersion != 1 || l.Loop != name || l.Token == "" ||
 		math.IsNaN(l.ExpiresAt) || math.IsInf(l.ExpiresAt, 0) {
-		return nil
+		return nil, nil
 	}
-	return &l
+	return &l, nil
 }
 
 func (l *Lease) write(now time.Time) error {
@@ -92,7 +92,10 @@ func (l *Lease) write(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return fsutil.WriteFileAtomic(leasePath(l.stateDir, l.loop), raw, 0o644)
+	if err := writeStateFile(l.stateDir, leaseFile(l.loop), raw); err != nil {
+		return fmt.Errorf("loop %s lease: %w", l.loop, err)
+	}
+	return nil
 }
 
 // AcquireLease takes the loop's supervisor lease in stateDir. A lease
@@ -116,7 +119,11 @@ func AcquireLease(stateDir, name string, opt LeaseOptions) (*Lease, error) {
 	l := &Lease{stateDir: stateDir, loop: name, token: hex.EncodeToString(tok), opt: opt}
 	now := runs.Clock(opt.Now)()
 	err := withLeaseLock(stateDir, name, func() error {
-		if cur := readLease(stateDir, name); cur != nil && cur.ExpiresAt > epoch(now) {
+		cur, err := readLease(stateDir, name)
+		if err != nil {
+			return err
+		}
+		if cur != nil && cur.ExpiresAt > epoch(now) {
 			return fmt.Errorf("%w: loop %s already has an active supervisor lease (pid %d) until %s",
 				ErrCycleLease, name, cur.PID, time.Unix(0, int64(cur.ExpiresAt*1e9)).UTC().Format(time.RFC3339))
 		}
@@ -134,7 +141,10 @@ func AcquireLease(stateDir, name string, opt LeaseOptions) (*Lease, error) {
 func (l *Lease) Renew() error {
 	now := runs.Clock(l.opt.Now)()
 	return withLeaseLock(l.stateDir, l.loop, func() error {
-		cur := readLease(l.stateDir, l.loop)
+		cur, err := readLease(l.stateDir, l.loop)
+		if err != nil {
+			return err
+		}
 		if cur == nil || cur.Token != l.token {
 			return fmt.Errorf("%w: loop %s: the lease was lost; supervisor lease renewal failed", ErrCycleLease, l.loop)
 		}
@@ -146,11 +156,11 @@ func (l *Lease) Renew() error {
 // lease's token.
 func (l *Lease) Release() error {
 	return withLeaseLock(l.stateDir, l.loop, func() error {
-		cur := readLease(l.stateDir, l.loop)
-		if cur == nil || cur.Token != l.token {
-			return nil
+		cur, err := readLease(l.stateDir, l.loop)
+		if err != nil || cur == nil || cur.Token != l.token {
+			return err
 		}
-		if err := os.Remove(leasePath(l.stateDir, l.loop)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := writeStateFile(l.stateDir, leaseFile(l.loop), nil); err != nil {
 			return fmt.Errorf("loop %s: releasing the lease: %w", l.loop, err)
 		}
 		return nil
