@@ -211,6 +211,7 @@ func parse(grammar any, args []string, stdout, stderr io.Writer, extra ...kong.O
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	}
 	opts = append(opts, signedMappers...)
+	opts = append(opts, rawStringMappers...)
 	if _, full := grammar.(*cli); full {
 		opts = append(opts, kong.Vars{"version": versionString()})
 	}

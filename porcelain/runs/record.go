@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tinehq/tine/objects"
 	"github.com/tinehq/tine/plumbing"
@@ -94,6 +95,11 @@ type RecordResult struct {
 func Record(ctx context.Context, r *plumbing.Repo, opt RecordOptions) (*RecordResult, error) {
 	if len(opt.Argv) == 0 || opt.Argv[0] == "" {
 		return nil, ErrNoCommand
+	}
+	for i, w := range opt.Argv {
+		if !utf8.ValidString(w) {
+			return nil, fmt.Errorf("word %d of the command, %q: %w; nothing was run", i+1, w, ErrCommandNotText)
+		}
 	}
 	now := Clock(opt.Now)
 	ref, err := WritableRef(ctx, r, OrDefault(opt.Ref, DefaultRef))

@@ -34,6 +34,11 @@ var (
 	ErrRefExists = errors.New("ref already exists")
 	// ErrNoCommand means tine record was given no command to run.
 	ErrNoCommand = errors.New("no command to record")
+	// ErrCommandNotText means a word of the command to record is not
+	// valid UTF-8: an event holds its command as JSON text, which cannot
+	// keep those bytes, and a command recorded otherwise than it ran
+	// would replay as another command.
+	ErrCommandNotText = errors.New("the command's words must be valid UTF-8 to be recorded")
 	// ErrCommandNotStarted means the recorded command could not be started
 	// (not found, not executable); the CLI exits 127 like a shell.
 	ErrCommandNotStarted = errors.New("command could not be started")
