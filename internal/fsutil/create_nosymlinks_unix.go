@@ -26,20 +26,11 @@ func CreateFileAtomicNoSymlinks(dir, rel string, data []byte, perm os.FileMode) 
 		return err
 	}
 	defer unix.Close(fd)
-	if err := checkTarget(fd, name); err != nil {
-		return fmt.Errorf("path %q: %w", rel, err)
-	}
-	tmp, f, err := createTempAt(fd, name)
+	tmp, err := writeTempBeside(fd, name, rel, data, perm)
 	if err != nil {
-		return fmt.Errorf("path %q: %w", rel, err)
+		return err
 	}
-	err = writeSync(f, data, perm)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = unix.Linkat(fd, tmp, fd, name, 0)
-	}
+	err = unix.Linkat(fd, tmp, fd, name, 0)
 	unix.Unlinkat(fd, tmp, 0)
 	if errors.Is(err, unix.EEXIST) {
 		if cerr := checkTarget(fd, name); errors.Is(cerr, ErrSymlink) {

@@ -33,22 +33,13 @@ func WriteFileAtomicNoSymlinks(dir, rel string, data []byte, perm os.FileMode) e
 		return err
 	}
 	defer unix.Close(fd)
-	if err := checkTarget(fd, name); err != nil {
-		return fmt.Errorf("path %q: %w", rel, err)
-	}
-	tmp, f, err := createTempAt(fd, name)
+	tmp, err := writeTempBeside(fd, name, rel, data, perm)
 	if err != nil {
-		return fmt.Errorf("path %q: %w", rel, err)
+		return err
 	}
-	err = writeSync(f, data, perm)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		// Checked again just before the rename: the window left is the
-		// rename itself, which replaces a link rather than follow it.
-		err = checkTarget(fd, name)
-	}
+	// Checked again just before the rename: the window left is the
+	// rename itself, which replaces a link rather than follow it.
+	err = checkTarget(fd, name)
 	if err == nil {
 		err = unix.Renameat(fd, tmp, fd, name)
 	}
@@ -60,6 +51,29 @@ func WriteFileAtomicNoSymlinks(dir, rel string, data []byte, perm os.FileMode) e
 		return &UnknownStateError{Path: filepath.Join(dir, filepath.FromSlash(rel)), Err: err}
 	}
 	return nil
+}
+
+// writeTempBeside checks that name in dirfd is absent or a regular file
+// (checkTarget), then writes data with perm to a new fsynced temporary
+// file beside it and returns that file's name; on failure nothing is
+// left. rel names the file in errors.
+func writeTempBeside(dirfd int, name, rel string, data []byte, perm os.FileMode) (string, error) {
+	if err := checkTarget(dirfd, name); err != nil {
+		return "", fmt.Errorf("path %q: %w", rel, err)
+	}
+	tmp, f, err := createTempAt(dirfd, name)
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", rel, err)
+	}
+	err = writeSync(f, data, perm)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		unix.Unlinkat(dirfd, tmp, 0)
+		return "", fmt.Errorf("path %q: %w", rel, err)
+	}
+	return tmp, nil
 }
 
 // openParentCreating opens the directory holding the last component of

@@ -1,11 +1,9 @@
 package llm
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
-	"net"
+	"github.com/tinehq/tine/internal/rawreply"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,48 +13,6 @@ import (
 
 	"github.com/tinehq/tine/internal/httplimit"
 )
-
-// rawServer answers every request on a loopback port with reply, bytes
-// as given (net/http's server could not send a malformed header), after
-// reading the request and its body, and returns the base URL.
-func rawServer(t *testing.T, reply string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				length := 0
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if line == "\r\n" {
-						break
-					}
-					if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(k, "Content-Length") {
-						length, _ = strconv.Atoi(strings.TrimSpace(v))
-					}
-				}
-				if _, err := io.CopyN(io.Discard, br, int64(length)); err != nil {
-					return
-				}
-				_, _ = c.Write([]byte(reply))
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String() + "/v1"
-}
 
 // checkShown fails unless msg is at most maxErrorText bytes and the note
 // of what was cut, valid UTF-8 without control or format characters.
@@ -106,7 +62,7 @@ func TestHostileReply(t *testing.T) {
 			ErrStatus, []string{`HTTP 500: boom\x1b]2;owned\x07\u202e\u2066[REDACTED]`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base := rawServer(t, tc.reply)
+			base := "http://" + rawreply.Serve(t, tc.reply) + "/v1"
 			_, err := OpenAIChat(context.Background(), Request{BaseURL: base, Key: testKey, Model: "m", User: "u"})
 			if err == nil {
 				t.Fatal("no error")

@@ -1,9 +1,8 @@
 package httpclient_test
 
 import (
-	"bufio"
 	"context"
-	"net"
+	"github.com/tinehq/tine/internal/rawreply"
 	"strings"
 	"testing"
 	"unicode"
@@ -11,41 +10,6 @@ import (
 	"github.com/tinehq/tine/remote/httpclient"
 	"github.com/tinehq/tine/remote/wire"
 )
-
-// rawServer answers every request on a loopback port with reply, bytes
-// as given (net/http's server could not send a malformed header), and
-// returns the port's address.
-func rawServer(t *testing.T, reply string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for { // the request's header; these requests have no body
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if line == "\r\n" {
-						break
-					}
-				}
-				_, _ = c.Write([]byte(reply))
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
 
 // shownBytes bounds an error line about a hostile reply: the request
 // (method and URL) and at most wire.MaxRefusalMessage bytes of the
@@ -92,7 +56,7 @@ func TestHostileReplyHeader(t *testing.T) {
 			[]string{"server response headers exceeded 65536 bytes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := rawServer(t, tc.reply)
+			addr := rawreply.Serve(t, tc.reply)
 			c, err := httpclient.New("http://"+addr+"/v1/tenants/acme", httpclient.Options{Token: testToken})
 			if err != nil {
 				t.Fatal(err)

@@ -3,6 +3,7 @@ package s3client
 import (
 	"bytes"
 	"context"
+	"github.com/tinehq/tine/internal/rawreply"
 	"strings"
 	"testing"
 	"time"
@@ -45,18 +46,18 @@ func TestHostileAnswerTrailer(t *testing.T) {
 		}
 	}
 	t.Run("download", func(t *testing.T) {
-		c := newClient(rawServer(t, chunked("200 OK")))
+		c := newClient(rawreply.Serve(t, chunked("200 OK")))
 		var buf bytes.Buffer
 		_, _, err := c.Download(context.Background(), "b", "k", &buf, 1<<20)
 		check(t, err)
 	})
 	t.Run("list", func(t *testing.T) {
-		c := newClient(rawServer(t, chunked("200 OK")))
+		c := newClient(rawreply.Serve(t, chunked("200 OK")))
 		_, err := c.List(context.Background(), "b", "", "", 10)
 		check(t, err)
 	})
 	t.Run("error answer", func(t *testing.T) {
-		c := newClient(rawServer(t, chunked("404 Not Found")))
+		c := newClient(rawreply.Serve(t, chunked("404 Not Found")))
 		var buf bytes.Buffer
 		_, _, err := c.Download(context.Background(), "b", "k", &buf, 1<<20)
 		check(t, err)

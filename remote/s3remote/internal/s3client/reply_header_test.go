@@ -1,9 +1,8 @@
 package s3client
 
 import (
-	"bufio"
 	"context"
-	"net"
+	"github.com/tinehq/tine/internal/rawreply"
 	"strings"
 	"testing"
 	"time"
@@ -12,41 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/tinehq/tine/remote/wire"
 )
-
-// rawServer answers every request on a loopback port with reply, bytes
-// as given (net/http's server could not send a malformed header), and
-// returns the port's address.
-func rawServer(t *testing.T, reply string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for { // the request's header; HEAD has no body
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if line == "\r\n" {
-						break
-					}
-				}
-				_, _ = c.Write([]byte(reply))
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
 
 // TestHostileAnswerHeader: an answer whose header is malformed (an escape
 // sequence and a line of 40 KiB) or larger than wire.MaxReplyHeader fails
@@ -64,7 +28,7 @@ func TestHostileAnswerHeader(t *testing.T) {
 			"server response headers exceeded 65536 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := rawServer(t, tc.reply)
+			addr := rawreply.Serve(t, tc.reply)
 			c := New(Options{Endpoint: "http://" + addr, Region: "us-east-1", MaxAttempts: 1,
 				Credentials: aws.Credentials{AccessKeyID: "k", SecretAccessKey: "s"}, Backoff: waitFor(time.Millisecond)})
 			_, _, err := c.Head(context.Background(), "b", "k")
