@@ -73,28 +73,118 @@ func CheckRunGraph(run *Object, r Resolver) error {
 }
 
 func checkRunGraph(run *Object, r Resolver) error {
-	p := linkParser{o: run, a: run.ID.Algo}
-	pl, err := p.payload(ReasonLinkRunEventsInvalid)
+	g, err := parseRunGraph(run)
 	if err != nil {
 		return err
 	}
-	if st, ok := pl.Get("status"); ok && (st.Kind != KindString || !runStatuses[st.Str]) {
-		return Errorf(ReasonGraphStatusInvalid, "status must be running, paused, completed or failed")
+	return g.check(r)
+}
+
+// runGraph is what the graph rules read of a run whose own payload passed
+// the rules that need no other object (status, the events list,
+// legacy_refs): its events, and its roots and tips with the error parsing
+// each, which counts only where the reference reads them (every event
+// present).
+type runGraph struct {
+	events            []OID
+	roots, tips       []OID
+	rootsErr, tipsErr error
+	// position maps each event to its index, when parseRunGraph needed
+	// it (legacy_refs); check builds it otherwise.
+	position map[OID]int
+}
+
+// parseRunGraph applies the graph rules that read the run alone, in the
+// reference's order (status, events, legacy_refs), and returns what the
+// rest reads.
+func parseRunGraph(run *Object) (*runGraph, error) {
+	p := linkParser{o: run, a: run.ID.Algo}
+	if run.unparsed {
+		// As linkParser.run does: the events list from the bytes of a
+		// body SplitRunBody accepts (one DecodeEnvelope accepts), the
+		// other members parsed, and never a value per event.
+		if rb, err := SplitRunBody(p.a, run.Body); err == nil {
+			pl := payload(rb)
+			if err := checkStatus(pl); err != nil {
+				return nil, err
+			}
+			events := make([]OID, rb.Len())
+			for i := range events {
+				events[i] = rb.Event(i)
+			}
+			if i, j, found := findDuplicate(events); found {
+				return nil, Errorf(ReasonLinkRunEventsInvalid, "events names %s twice (entries %d and %d)", events[i], i, j)
+			}
+			return graphOf(&p, pl, events)
+		}
+	}
+	pl, err := p.payload(ReasonLinkRunEventsInvalid)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkStatus(pl); err != nil {
+		return nil, err
 	}
 	events, err := runEvents(&p, pl)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	position := make(map[OID]int, len(events))
-	for i, e := range events {
-		position[e] = i
+	return graphOf(&p, pl, events)
+}
+
+// checkStatus requires a run's status, when present, to be one of the
+// legal ones (SPEC §1.5.3).
+func checkStatus(pl Value) error {
+	if st, ok := pl.Get("status"); ok && (st.Kind != KindString || !runStatuses[st.Str]) {
+		return Errorf(ReasonGraphStatusInvalid, "status must be running, paused, completed or failed")
 	}
-	if err := checkLegacyRefs(&p, pl, positionIn(position)); err != nil {
-		return err
+	return nil
+}
+
+// graphOf applies legacy_refs' rule to a run's payload pl (its events
+// parsed as events) and parses its roots and tips.
+func graphOf(p *linkParser, pl Value, events []OID) (*runGraph, error) {
+	g := &runGraph{events: events}
+	if _, ok := pl.Get("legacy_refs"); ok {
+		g.position = positions(events)
+		if err := checkLegacyRefs(p, pl, positionIn(g.position)); err != nil {
+			return nil, err
+		}
+	}
+	g.roots, g.rootsErr = p.oidList(pl, "roots", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
+	g.tips, g.tipsErr = p.oidList(pl, "tips", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
+	return g, nil
+}
+
+// parseLinkedRunGraph is parseRunGraph for a run whose links p parsed
+// (p.extract succeeded, so the payload, events, roots and tips parse): it
+// takes the lists from p instead of parsing them again.
+func parseLinkedRunGraph(p *linkParser) (*runGraph, error) {
+	pl := p.runPayload
+	if err := checkStatus(pl); err != nil {
+		return nil, err
+	}
+	g := &runGraph{events: p.runLists.events, roots: p.runLists.roots, tips: p.runLists.tips}
+	if _, ok := pl.Get("legacy_refs"); ok {
+		g.position = positions(g.events)
+		if err := checkLegacyRefs(p, pl, positionIn(g.position)); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// check applies the rules that read the run's events through r: for each
+// present event, that its parents and causal links lie inside the run at
+// strictly earlier indexes; and only when every event is present, that
+// roots and tips are exact.
+func (g *runGraph) check(r Resolver) error {
+	if g.position == nil {
+		g.position = positions(g.events)
 	}
 	complete := true
-	parentsOf := make(map[OID][]OID, len(events))
-	for i, id := range events {
+	parentsOf := make([][]OID, len(g.events)) // by index in the run
+	for i, id := range g.events {
 		ev, err := r.Resolve(id)
 		if err != nil {
 			return fmt.Errorf("event %s: %w", id, err)
@@ -107,15 +197,25 @@ func checkRunGraph(run *Object, r Resolver) error {
 		if err != nil {
 			return err
 		}
-		if err := checkInside(id, i, parents, causal, positionIn(position)); err != nil {
+		if err := checkInside(id, i, parents, causal, positionIn(g.position)); err != nil {
 			return err
 		}
-		parentsOf[id] = parents
+		parentsOf[i] = parents
 	}
 	if !complete {
 		return nil
 	}
-	return checkRootsTips(&p, pl, events, parentsOf)
+	wantRoots, wantTips := rootsTipsOf(g.events, parentsOf, g.position)
+	return listsEqual(g.roots, g.rootsErr, g.tips, g.tipsErr, wantRoots, wantTips)
+}
+
+// positions maps each of events to its index.
+func positions(events []OID) map[OID]int {
+	position := make(map[OID]int, len(events))
+	for i, e := range events {
+		position[e] = i
+	}
+	return position
 }
 
 // checkLegacyRefs requires legacy_refs, when present, to map names to
@@ -149,26 +249,28 @@ func positionIn(position map[OID]int) func(OID) (int, bool) {
 	}
 }
 
-// checkRootsTips compares roots and tips with the graph when every event is
-// present (SPEC §1.5.3).
-func checkRootsTips(p *linkParser, pl Value, events []OID, parentsOf map[OID][]OID) error {
-	named := make(map[OID]bool)
-	wantRoots := make(map[OID]bool)
-	for _, e := range events {
-		if len(parentsOf[e]) == 0 {
+// rootsTipsOf returns the roots and tips a complete run's graph has: the
+// parentless events, and the events no event names as a parent.
+// parentsOf[i] are the parents of events[i], each inside the run (at
+// position[parent]: checkInside held for every event).
+func rootsTipsOf(events []OID, parentsOf [][]OID, position map[OID]int) (wantRoots, wantTips map[OID]bool) {
+	named := make([]bool, len(events))
+	wantRoots = make(map[OID]bool)
+	for i, e := range events {
+		if len(parentsOf[i]) == 0 {
 			wantRoots[e] = true
 		}
-		for _, parent := range parentsOf[e] {
-			named[parent] = true
+		for _, parent := range parentsOf[i] {
+			named[position[parent]] = true
 		}
 	}
-	wantTips := make(map[OID]bool)
-	for _, e := range events {
-		if !named[e] {
+	wantTips = make(map[OID]bool)
+	for i, e := range events {
+		if !named[i] {
 			wantTips[e] = true
 		}
 	}
-	return checkListsEqual(p, pl, wantRoots, wantTips)
+	return wantRoots, wantTips
 }
 
 // sameSet reports whether the distinct members of ids are exactly want.

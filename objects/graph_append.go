@@ -151,18 +151,27 @@ func oidSet(p *linkParser, pl Value, field string) (map[OID]bool, error) {
 }
 
 // checkListsEqual compares a run's roots and tips with the wanted sets, with
-// checkRootsTips' reasons and order.
+// the full check's reasons and order (listsEqual).
 func checkListsEqual(p *linkParser, pl Value, wantRoots, wantTips map[OID]bool) error {
-	roots, err := p.oidList(pl, "roots", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
-	if err != nil {
-		return err
+	roots, rootsErr := p.oidList(pl, "roots", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
+	if rootsErr != nil {
+		return rootsErr
+	}
+	tips, tipsErr := p.oidList(pl, "tips", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
+	return listsEqual(roots, rootsErr, tips, tipsErr, wantRoots, wantTips)
+}
+
+// listsEqual compares parsed roots and tips (each with the error parsing
+// it) with the wanted sets: roots first, then tips.
+func listsEqual(roots []OID, rootsErr error, tips []OID, tipsErr error, wantRoots, wantTips map[OID]bool) error {
+	if rootsErr != nil {
+		return rootsErr
 	}
 	if !sameSet(roots, wantRoots) {
 		return Errorf(ReasonGraphRootsMismatch, "roots are not exactly the parentless events")
 	}
-	tips, err := p.oidList(pl, "tips", TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
-	if err != nil {
-		return err
+	if tipsErr != nil {
+		return tipsErr
 	}
 	if !sameSet(tips, wantTips) {
 		return Errorf(ReasonGraphTipsMismatch, "tips are not exactly the events no event names as a parent")

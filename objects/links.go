@@ -2,6 +2,7 @@ package objects
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -13,10 +14,17 @@ import (
 // An oid in a payload must use o's own hash profile: a sha256 object that
 // names a blake3 oid is oid.malformed.
 func Links(o *Object) ([]OID, error) {
+	p := linkParser{o: o, a: o.ID.Algo}
+	return p.extract()
+}
+
+// extract is Links on the parser's object; a run's events, roots and tips
+// stay in p.runLists.
+func (p *linkParser) extract() ([]OID, error) {
+	o := p.o
 	if o.Type == TypeBlob {
 		return nil, nil // SPEC §1.5.1: a blob has no links
 	}
-	p := linkParser{o: o, a: o.ID.Algo}
 	var err error
 	switch o.Type {
 	case TypeEvent:
@@ -48,6 +56,11 @@ type linkParser struct {
 	o     *Object
 	a     Algo
 	links []OID
+	// runLists holds a run's parsed events, roots and tips once run()
+	// parsed them, and runPayload the payload they were read from (a
+	// split body's members other than events, for an unparsed run).
+	runLists   *runGraph
+	runPayload Value
 }
 
 // payload returns the object's body, which SPEC §1.5 requires to be a JSON
@@ -242,6 +255,11 @@ func (p *linkParser) evidence(pl Value) error {
 // subsets of events; any truthy top-level *_blob value is a blob oid. The
 // links are roots, tips, events, manifest values, then *_blob values.
 func (p *linkParser) run() error {
+	if p.o.unparsed {
+		if rb, err := SplitRunBody(p.a, p.o.Body); err == nil {
+			return p.runBody(rb)
+		}
+	}
 	pl, err := p.payload(ReasonLinkRunEventsInvalid)
 	if err != nil {
 		return err
@@ -254,23 +272,67 @@ func (p *linkParser) run() error {
 	if err != nil {
 		return err
 	}
-	inRun := make(map[OID]struct{}, len(events))
-	for _, e := range events {
-		inRun[e] = struct{}{}
+	return p.runLinks(pl, events)
+}
+
+// runBody is run for an unparsed run whose body SplitRunBody took apart:
+// the events list is read from its bytes (each element checked an event
+// oid of the run's profile by the split), with no value per event, and
+// the other members as run reads them, to the same links and errors
+// (TestRunCheckMatchesValidate compares them).
+func (p *linkParser) runBody(rb *RunBody) error {
+	pl := payload(rb)
+	manifests, hasManifests := pl.Get("manifests")
+	if hasManifests && manifests.Truthy() && manifests.Kind != KindObject {
+		return Errorf(ReasonLinkRunManifestsNotObject, "manifests is a JSON %s, not an object", manifests.Kind)
 	}
-	for _, field := range [...]string{"roots", "tips"} {
+	events := make([]OID, rb.Len())
+	for i := range events {
+		events[i] = rb.Event(i)
+	}
+	if i, j, found := findDuplicate(events); found {
+		return Errorf(ReasonLinkRunEventsInvalid, "events names %s twice (entries %d and %d)", events[i], i, j)
+	}
+	return p.runLinks(pl, events)
+}
+
+// runLinks checks roots, tips and the blob members of a run's payload pl
+// whose events list parsed as events, and records the links.
+func (p *linkParser) runLinks(pl Value, events []OID) error {
+	manifests, hasManifests := pl.Get("manifests")
+	// Roots and tips are few: each is looked for in the list, until
+	// enough are looked for that a set of the events pays.
+	var inRun map[OID]struct{}
+	looked := 0
+	isEvent := func(id OID) bool {
+		if looked++; inRun == nil && looked > 8 {
+			inRun = make(map[OID]struct{}, len(events))
+			for _, e := range events {
+				inRun[e] = struct{}{}
+			}
+		}
+		if inRun != nil {
+			_, ok := inRun[id]
+			return ok
+		}
+		return slices.Contains(events, id)
+	}
+	var lists [2][]OID
+	for i, field := range [...]string{"roots", "tips"} {
 		ids, err := p.oidList(pl, field, TypeEvent, ReasonLinkRunRootsTipsInvalid, ReasonLinkRunRootsTipsInvalid)
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
-			if _, ok := inRun[id]; !ok {
+			if !isEvent(id) {
 				return Errorf(ReasonLinkRunRootsTipsNotSubset, "%s names %s, which is not in events", field, id)
 			}
 		}
 		p.links = append(p.links, ids...)
+		lists[i] = ids
 	}
 	p.links = append(p.links, events...)
+	p.runLists, p.runPayload = &runGraph{events: events, roots: lists[0], tips: lists[1]}, pl
 	if hasManifests && manifests.Kind == KindObject {
 		for _, m := range manifests.Object {
 			id, err := p.oid("manifests."+m.Key, -1, m.Value, TypeBlob, ReasonLinkRunBlobNotBlob)

@@ -142,9 +142,12 @@ func (f *FsckResult) OK() bool { return len(f.Problems) == 0 }
 // write would.
 //
 // Bounds: fsck is a full scan, so the SPEC's 100000-object scan limit (a
-// bound on queries) does not cap it. Memory is one decoded json object per
-// stored json object plus a map entry per blob; time is linear in the total
-// size of the objects, and decoding runs on every CPU.
+// bound on queries) does not cap it. Memory is a map entry per stored
+// object, the decoded object per event, attestation and annotation, and
+// per run an objects.RunCheck (4 bytes per event it lists, each distinct
+// oid numbered once), never the runs' bodies, which a loop's repository
+// stores as deltas many times smaller than they are; time is linear in the
+// total size of the objects, and decoding runs on every CPU.
 func Fsck(ctx context.Context, r *Repo, opt FsckOptions) (*FsckResult, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -179,6 +182,8 @@ type fsck struct {
 	res     *FsckResult
 	shallow map[objects.OID]bool
 	objs    map[objects.OID]*fsckEntry
+	// table numbers the oids the runs' RunChecks list.
+	table objects.OIDTable
 	// packVerdicts holds the verdict of every storage pack verifyPacks
 	// read, for checkStoragePacks to report, so each pack is read once.
 	packVerdicts map[string]PackCheck

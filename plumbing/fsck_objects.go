@@ -15,13 +15,21 @@ import (
 // (reported once, on the object itself).
 var errCorrupt = errors.New("object is corrupt")
 
-// fsckEntry is what fsck keeps of one stored object: the decoded object for
-// json types (run graphs and annotation chains read them), nothing for
-// blobs, and whether it decoded at all.
+// fsckEntry is what fsck keeps of one stored object until every object
+// is read and the links can be checked: the decoded object for events,
+// attestations and annotations (run graphs and annotation chains read
+// events and annotations), a compact objects.RunCheck for a run (its
+// event list as numbers, not its body: a loop's runs list mostly the same
+// events, and their bodies add up to far more than the repository's
+// packs), nothing for blobs, and whether it decoded at all.
 type fsckEntry struct {
 	obj     *objects.Object
+	run     *objects.RunCheck
 	corrupt bool
 }
+
+// decoded reports whether the entry's copy decoded and has links to check.
+func (e *fsckEntry) decoded() bool { return e.obj != nil || e.run != nil }
 
 // checkShallow parses the shallow file; an invalid one is a problem and
 // counts as empty, so links to its oids are reported missing too.
@@ -102,12 +110,16 @@ func (f *fsck) checkObjects() error {
 	res := &fsckResolver{f: f}
 	parallelFor(len(files), runtime.GOMAXPROCS(0), func(i int) {
 		// Both copies of an object decode to the same value: validate once.
-		if e := entries[i]; e.obj != nil && f.objs[files[i].ID] == &entries[i] {
-			_, errs[i] = objects.Validate(e.obj, res)
+		if e := &entries[i]; e.decoded() && f.objs[files[i].ID] == e {
+			if e.run != nil {
+				errs[i] = e.run.Validate(&f.table, res)
+			} else {
+				_, errs[i] = objects.Validate(e.obj, res)
+			}
 		}
 	})
 	for i, lf := range files {
-		if entries[i].obj == nil || errs[i] == nil || f.objs[lf.ID] != &entries[i] {
+		if !entries[i].decoded() || errs[i] == nil || f.objs[lf.ID] != &entries[i] {
 			continue
 		}
 		code := ProblemObjectInvalid
@@ -122,15 +134,21 @@ func (f *fsck) checkObjects() error {
 // decodeInto reads the loose copy of id into e and *err.
 func (f *fsck) decodeInto(e *fsckEntry, errp *error, id objects.OID) {
 	o, err := f.r.loose.Get(f.ctx, id)
-	*e, *errp = fsckEntryOf(o, err), err
+	*e, *errp = f.entryOf(o, err), err
 }
 
-// fsckEntryOf keeps what fsck needs of a read: the object unless it is a
-// blob, or that the copy is corrupt.
-func fsckEntryOf(o *objects.Object, err error) fsckEntry {
+// entryOf keeps what fsck needs of a read (safe for concurrent use): a
+// run's RunCheck, the object of another json type, nothing of a blob, or
+// that the copy is corrupt.
+func (f *fsck) entryOf(o *objects.Object, err error) fsckEntry {
 	switch {
 	case err != nil:
 		return fsckEntry{corrupt: true}
+	case o.Type == objects.TypeRun:
+		if rc, err := objects.NewRunCheck(o, &f.table); err == nil {
+			return fsckEntry{run: rc}
+		}
+		return fsckEntry{obj: o} // the table is full: keep the run
 	case o.Type != objects.TypeBlob:
 		return fsckEntry{obj: o}
 	}
@@ -140,8 +158,9 @@ func fsckEntryOf(o *objects.Object, err error) fsckEntry {
 // fsckResolver resolves links against the objects fsck decoded.
 type fsckResolver struct{ f *fsck }
 
-// Resolve returns the decoded object; a blob is read again (only chain and
-// graph rules resolve, and they never need blob bodies, so this is rare).
+// Resolve returns the decoded object; a blob or a run is read again (only
+// chain and graph rules resolve, reading annotations and events, so this
+// is rare).
 func (s *fsckResolver) Resolve(id objects.OID) (*objects.Object, error) {
 	e, ok := s.f.objs[id]
 	switch {

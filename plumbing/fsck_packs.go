@@ -60,7 +60,7 @@ func (f *fsck) verifyPacks() []fsckPacked {
 			continue // checkStoragePacks reports it, with the fix
 		}
 		cnt, err := f.r.packs.VerifyEach(f.ctx, n, func(id objects.OID, o *objects.Object, err error) {
-			c := fsckPacked{id: id, pack: n, entry: fsckEntryOf(o, err), err: err}
+			c := fsckPacked{id: id, pack: n, entry: f.entryOf(o, err), err: err}
 			mu.Lock()
 			out = append(out, c)
 			mu.Unlock()

@@ -45,6 +45,17 @@ func (s recentSource) Get(ctx context.Context, id objects.OID) (*objects.Object,
 	return s.Store.Get(ctx, id)
 }
 
+// GetUnparsed returns id from recent, else from the store unparsed where
+// it can (objects.GetUnparsed): the catalog reads a run it was not handed
+// without parsing its events list, as it would from the store itself.
+func (s recentSource) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	o, err := s.recent.Get(ctx, id)
+	if !errors.Is(err, objects.ErrNotFound) {
+		return o, err
+	}
+	return objects.GetUnparsed(ctx, s.Store, id)
+}
+
 // ListTypes lists the store's objects of the given types, by type where
 // the store can (objects.ListTypes): embedding the Store interface
 // promotes only its own methods.

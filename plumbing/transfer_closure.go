@@ -66,23 +66,29 @@ type TransferSet struct {
 	Runs []objects.OID
 	// Associations counts the attestations and annotations in IDs.
 	Associations int
-	// cache holds the non-blob objects read by the walk.
+	// cache holds the objects read by the walk other than blobs and
+	// runs: a run is read again when it is sent (a loop's runs are
+	// stored as deltas many times smaller than their bodies, which a
+	// walk through all of them would otherwise keep at once).
 	cache map[objects.OID]*objects.Object
 	// links holds the links the walk parsed, by included oid (blobs
 	// with none).
-	links map[objects.OID][]objects.OID
+	links *transferLinks
 }
 
 // Links returns the links of id as the walk parsed them and true, or
 // false for an oid the walk did not include: a transport framing the set
 // takes each object's links from here instead of parsing them again.
 func (s *TransferSet) Links(id objects.OID) ([]objects.OID, bool) {
-	ls, ok := s.links[id]
-	return ls, ok
+	if s.links == nil {
+		return nil, false
+	}
+	return s.links.get(id)
 }
 
-// Object returns id from the walk's cache, or reads it through g (blobs are
-// not kept: they have no links and may be large).
+// Object returns id from the walk's cache, or reads it through g (blobs
+// and runs are not kept: blobs have no links and may be large, and runs
+// together are most of a history's bytes).
 func (s *TransferSet) Object(ctx context.Context, g objects.Getter, id objects.OID) (*objects.Object, error) {
 	if o := s.cache[id]; o != nil {
 		return o, nil
@@ -102,7 +108,7 @@ func (s *TransferSet) Object(ctx context.Context, g objects.Getter, id objects.O
 // (link.missing-object).
 func TransferClosure(ctx context.Context, src TransferSource, opt TransferOptions) (*TransferSet, error) {
 	w := &transferWalk{ctx: ctx, src: src, opt: opt, best: map[objects.OID]int{}, listed: map[objects.OID]bool{},
-		had: map[objects.OID]bool{}, links: map[objects.OID][]objects.OID{},
+		had: map[objects.OID]bool{}, links: newTransferLinks(),
 		set: &TransferSet{cache: map[objects.OID]*objects.Object{}}}
 	for _, id := range opt.Wants {
 		hop := 0
@@ -145,7 +151,7 @@ type transferWalk struct {
 	listed   map[objects.OID]bool // events queued as a run's link
 	had      map[objects.OID]bool
 	included []objects.OID
-	links    map[objects.OID][]objects.OID
+	links    *transferLinks
 	set      *TransferSet
 }
 
@@ -209,7 +215,7 @@ func (w *transferWalk) expand(it transferItem) error {
 		}
 		return nil
 	}
-	_, seen := w.links[it.id]
+	seen := w.links.has(it.id)
 	if it.id.Type == objects.TypeBlob {
 		return w.includeBlob(it, seen)
 	}
@@ -227,8 +233,12 @@ func (w *transferWalk) expand(it transferItem) error {
 		return fmt.Errorf("transfer closure: %w", err)
 	}
 	if !seen && !had {
-		w.links[it.id] = links
-		w.set.cache[it.id] = o
+		if err := w.links.put(it.id, links); err != nil {
+			return fmt.Errorf("transfer closure: %w", err)
+		}
+		if o.Type != objects.TypeRun {
+			w.set.cache[it.id] = o
+		}
 		w.included = append(w.included, it.id)
 	}
 	var tips map[objects.OID]bool
@@ -274,7 +284,7 @@ func (w *transferWalk) includeBlob(it transferItem, seen bool) error {
 		_, err := w.source(it)
 		return err
 	}
-	w.links[it.id] = nil
+	w.links.m[it.id] = nil
 	w.included = append(w.included, it.id)
 	return nil
 }
@@ -284,7 +294,16 @@ func (w *transferWalk) source(it transferItem) (*objects.Object, error) {
 	if o := w.set.cache[it.id]; o != nil {
 		return o, nil
 	}
-	o, err := w.src.Get(w.ctx, it.id)
+	get := w.src.Get
+	if it.id.Type == objects.TypeRun {
+		// A run is read unparsed: its links are taken from its body's
+		// bytes (objects.Links), and it is read again, parsed, when it
+		// is sent.
+		get = func(ctx context.Context, id objects.OID) (*objects.Object, error) {
+			return objects.GetUnparsed(ctx, w.src, id)
+		}
+	}
+	o, err := get(w.ctx, it.id)
 	if errors.Is(err, objects.ErrNotFound) {
 		if !it.root && w.src.Shallow(it.id) {
 			return nil, nil
@@ -362,18 +381,4 @@ func (w *transferWalk) heldAssociations(id objects.OID, hop int) error {
 		w.enqueue(transferItem{id: a, hop: hop, assocOf: id})
 	}
 	return nil
-}
-
-// runTips returns the set of a run's tips (its links were checked already).
-func runTips(o *objects.Object) (map[objects.OID]bool, error) {
-	v, _ := o.Value.Get("tips")
-	tips := make(map[objects.OID]bool, len(v.Array))
-	for _, e := range v.Array {
-		id, err := objects.ParseOIDFor(o.ID.Algo, e.Str)
-		if err != nil {
-			return nil, fmt.Errorf("transfer closure: run %s tips: %w", o.ID, err)
-		}
-		tips[id] = true
-	}
-	return tips, nil
 }

@@ -19,8 +19,9 @@ func (w *transferWalk) finish() (*TransferSet, error) {
 	done := make(map[objects.OID]bool, len(w.included))
 	boundary := map[objects.OID]bool{}
 	type frame struct {
-		id   objects.OID
-		next int
+		id    objects.OID
+		links []objects.OID
+		next  int
 	}
 	// Iterative post-order DFS: an object is emitted once all its included
 	// links are (content addressing rules out cycles; the explicit stack
@@ -30,15 +31,15 @@ func (w *transferWalk) finish() (*TransferSet, error) {
 		if done[root] {
 			continue
 		}
-		stack = append(stack[:0], frame{id: root})
+		rootLinks, _ := w.links.get(root)
+		stack = append(stack[:0], frame{id: root, links: rootLinks})
 		done[root] = true
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
-			links := w.links[top.id]
-			if top.next < len(links) {
-				l := links[top.next]
+			if top.next < len(top.links) {
+				l := top.links[top.next]
 				top.next++
-				if _, in := w.links[l]; !in {
+				if !w.links.has(l) {
 					had, err := w.receiverHas(l)
 					if err != nil {
 						return nil, err
@@ -50,7 +51,8 @@ func (w *transferWalk) finish() (*TransferSet, error) {
 				}
 				if !done[l] {
 					done[l] = true
-					stack = append(stack, frame{id: l})
+					links, _ := w.links.get(l)
+					stack = append(stack, frame{id: l, links: links})
 				}
 				continue
 			}
@@ -114,6 +116,12 @@ func (s *repoSource) Associations(_ context.Context, id objects.OID) ([]objects.
 		}
 	}
 	return append(out, s.cat.AnnotationsFor(id)...), nil
+}
+
+// GetUnparsed reads id without parsing a json body (objects.GetUnparsed),
+// which embedding the Store interface does not promote.
+func (s *repoSource) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	return objects.GetUnparsed(ctx, s.Store, id)
 }
 
 // Shallow reports whether id is in r's shallow file.

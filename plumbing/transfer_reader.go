@@ -74,6 +74,17 @@ func (t *transferReader) Get(ctx context.Context, id objects.OID) (*objects.Obje
 	return t.Store.Get(ctx, id)
 }
 
+// GetUnparsed is Get without parsing a json body (objects.GetUnparsed),
+// the oid still derived from the stored bytes.
+func (t *transferReader) GetUnparsed(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	if t.packFirst[id.Type] {
+		if o, err := t.r.packs.GetUnparsed(ctx, id); err == nil {
+			return o, nil
+		}
+	}
+	return objects.GetUnparsed(ctx, t.Store, id)
+}
+
 // Has asks the packs first when id's type had no loose files.
 func (t *transferReader) Has(ctx context.Context, id objects.OID) (bool, error) {
 	if t.packFirst[id.Type] {

@@ -72,6 +72,19 @@ func (s reloadingStore) WriteForkPack(ctx context.Context, run *objects.Object, 
 	return err
 }
 
+// MergeSmallPacks merges the small storage packs when there are more than
+// AppendPackLimit, as an append does after writing its pack: a writer
+// that stores one transfer in several batches (a pack each) calls it after
+// each. It does nothing in a repository without storage packs, or while a
+// gc (or another merge) holds the gc lock: that one will do it. A merge
+// that fails leaves every object readable.
+func (r *Repo) MergeSmallPacks(ctx context.Context) error {
+	if r.packs == nil {
+		return nil
+	}
+	return r.mergeSmallPacks(ctx)
+}
+
 // mergeSmallPacks merges the small storage packs when there are more than
 // AppendPackLimit, unless a gc (or another merge) holds the gc lock: that
 // one will do it.

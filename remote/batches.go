@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/tinehq/tine/objects"
@@ -16,44 +17,62 @@ import (
 // to cut packs at their per-upload limit (objects.MaxPackObjects for
 // TINEPACK3); ExternalLinks gives such a pack's shallow list.
 func Batches(ctx context.Context, set *plumbing.TransferSet, g objects.Getter, max int, fn func(objs []*objects.Object, boundary []objects.OID) error) error {
-	if max <= 0 {
-		return fmt.Errorf("batches of %d objects: %w", max, ErrRefused)
+	return BatchesWithin(ctx, set, g, max, math.MaxInt64, fn)
+}
+
+// BatchesWithin is Batches with batches also cut before their bodies
+// would pass maxBytes (a batch holds at least one object, however
+// large): only one batch's objects are read and in memory at a time.
+func BatchesWithin(ctx context.Context, set *plumbing.TransferSet, g objects.Getter, max int, maxBytes int64, fn func(objs []*objects.Object, boundary []objects.OID) error) error {
+	if max <= 0 || maxBytes <= 0 {
+		return fmt.Errorf("batches of %d objects, %d bytes: %w", max, maxBytes, ErrRefused)
 	}
 	inBoundary := make(map[objects.OID]bool, len(set.Boundary))
 	for _, id := range set.Boundary {
 		inBoundary[id] = true
 	}
-	for start := 0; start < len(set.IDs); start += max {
-		ids := set.IDs[start:min(start+max, len(set.IDs))]
-		objs := make([]*objects.Object, 0, len(ids))
-		seen := map[objects.OID]bool{}
-		var boundary []objects.OID
-		for _, id := range ids {
-			o, err := set.Object(ctx, g, id)
-			if err != nil {
-				return fmt.Errorf("read %s: %w", id, err)
-			}
-			objs = append(objs, o)
-			if len(inBoundary) == 0 {
-				continue // a complete set: no object links outside it
-			}
-			links, err := (*SetLinks)(set).Links(o)
-			if err != nil {
+	var (
+		objs     []*objects.Object
+		size     int64
+		seen     = map[objects.OID]bool{}
+		boundary []objects.OID
+	)
+	flush := func() error {
+		slices.SortFunc(boundary, objects.OID.Compare)
+		err := fn(objs, boundary)
+		objs, size, seen, boundary = nil, 0, map[objects.OID]bool{}, nil
+		return err
+	}
+	for _, id := range set.IDs {
+		o, err := set.Object(ctx, g, id)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", id, err)
+		}
+		if len(objs) > 0 && (len(objs) == max || size+int64(len(o.Body)) > maxBytes) {
+			if err := flush(); err != nil {
 				return err
 			}
-			for _, l := range links {
-				if inBoundary[l] && !seen[l] {
-					seen[l] = true
-					boundary = append(boundary, l)
-				}
-			}
 		}
-		slices.SortFunc(boundary, objects.OID.Compare)
-		if err := fn(objs, boundary); err != nil {
+		objs = append(objs, o)
+		size += int64(len(o.Body))
+		if len(inBoundary) == 0 {
+			continue // a complete set: no object links outside it
+		}
+		links, err := (*SetLinks)(set).Links(o)
+		if err != nil {
 			return err
 		}
+		for _, l := range links {
+			if inBoundary[l] && !seen[l] {
+				seen[l] = true
+				boundary = append(boundary, l)
+			}
+		}
 	}
-	return nil
+	if len(objs) == 0 {
+		return nil
+	}
+	return flush()
 }
 
 // ExternalLinks returns the links of objs that are not in objs, sorted and

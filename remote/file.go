@@ -17,9 +17,15 @@ import (
 // FileBatchObjects is how many objects the file transport hands a store in
 // one durable batch: one storage pack (a few fsyncs) per batch on the
 // receiving side, so a 10,000-event run (20,001 objects with its blobs)
-// travels as one batch; the objects are in memory anyway (the transfer
-// set's cache).
+// travels as one batch.
 const FileBatchObjects = 32768
+
+// FileBatchBytes bounds the object bodies of one file-transport batch,
+// which are in memory together (decoded, several times their size) until
+// the batch is stored: a 1,000-iteration loop's runs hold 81 MB of bodies
+// that its storage packs keep as deltas in under 3 MB, and as one batch
+// they held a clone's heap above 200 MB.
+const FileBatchBytes = 4 << 20
 
 // PushActor is the reflog actor of ref moves a push makes on a remote
 // repository it writes directly (the file transport).
@@ -118,7 +124,7 @@ func (t *fileTransport) Fetch(ctx context.Context, req FetchRequest, sink Sink) 
 		install = rs.InstallRead
 	}
 	res := &FetchResult{}
-	err = Batches(ctx, set, src, FileBatchObjects, func(objs []*objects.Object, boundary []objects.OID) error {
+	err = BatchesWithin(ctx, set, runsUnparsed{src}, FileBatchObjects, FileBatchBytes, func(objs []*objects.Object, boundary []objects.OID) error {
 		if err := install(ctx, objs, boundary); err != nil {
 			return err
 		}
@@ -134,6 +140,21 @@ func (t *fileTransport) Fetch(ctx context.Context, req FetchRequest, sink Sink) 
 	return res, nil
 }
 
+// runsUnparsed reads runs without parsing their bodies (objects.GetUnparsed,
+// the oid still derived from the stored bytes) and other objects as g
+// does: a RepoSink's checks parse each run as they check it, one at a
+// time (objects.ValidateLinked reads its graph), where a batch of parsed
+// runs would hold several times its bytes until it is stored.
+type runsUnparsed struct{ objects.Getter }
+
+// Get reads id, unparsed when it is a run.
+func (g runsUnparsed) Get(ctx context.Context, id objects.OID) (*objects.Object, error) {
+	if id.Type == objects.TypeRun {
+		return objects.GetUnparsed(ctx, g.Getter, id)
+	}
+	return g.Getter.Get(ctx, id)
+}
+
 // Push stores req.Objects in the remote repository through a RepoSink (the
 // same verification as a fetch), then applies each ref update with its own
 // compare-and-swap under the remote's ref locks.
@@ -147,13 +168,16 @@ func (t *fileTransport) Push(ctx context.Context, req PushRequest) (*PushResult,
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", t.path, err)
 	}
+	for _, u := range req.Updates {
+		sink.Keep(u.New) // the history check reads what each ref will name
+	}
 	res := &PushResult{}
 	if req.Set != nil {
 		install := sink.Install
 		if req.Verified {
 			install = sink.InstallRead
 		}
-		err = Batches(ctx, req.Set, req.Source, FileBatchObjects, func(objs []*objects.Object, _ []objects.OID) error {
+		err = BatchesWithin(ctx, req.Set, req.Source, FileBatchObjects, FileBatchBytes, func(objs []*objects.Object, _ []objects.OID) error {
 			if err := install(ctx, objs, nil); err != nil {
 				return err
 			}

@@ -21,13 +21,17 @@ import (
 type RepoSink struct {
 	r       *plumbing.Repo
 	shallow map[objects.OID]bool
-	// earlier holds what earlier batches installed (non-blob objects up
-	// to maxKeptBytes of bodies, blobs as nil), so a later batch's links
-	// and run graph resolve without reading the store back.
+	// earlier holds what earlier batches installed (events,
+	// attestations and annotations up to maxKeptBytes of bodies, blobs
+	// and runs as nil), so a later batch's links and run graph resolve
+	// without reading the store back: they read events and annotations,
+	// never runs, which are most of a history's bytes.
 	earlier map[objects.OID]*objects.Object
 	kept    int64
-	has     func(context.Context, objects.OID) (bool, error)
-	links   LinkMemo
+	// keep names runs kept in earlier all the same (Keep).
+	keep  map[objects.OID]bool
+	has   func(context.Context, objects.OID) (bool, error)
+	links LinkMemo
 	// Installed counts the objects stored; Boundary the shallow entries
 	// added.
 	Installed int
@@ -48,7 +52,9 @@ func NewRepoSink(r *plumbing.Repo) (*RepoSink, error) {
 // Links returns the memo of the links the sink parsed while verifying: a
 // transport that parses the links of the objects it hands over (to order
 // them, or find its next request) shares it, so each object's links are
-// parsed once per transfer.
+// parsed once per transfer. A run's links leave the memo once the run is
+// installed (unless Keep named it): a loop's runs each list most of the
+// same events, and their lists together would outweigh the rest.
 func (s *RepoSink) Links() LinkMemo { return s.links }
 
 // Algo returns the repository's object format.
@@ -74,6 +80,10 @@ func (s *RepoSink) Install(ctx context.Context, objs []*objects.Object, boundary
 // InstallRead verifies and stores one batch of objects read through a
 // store's Get in this process (see ReadSink): their oids were derived from
 // their bytes by that read, so only their format is checked again here.
+// An unparsed run is parsed by its checks (objects.Links takes its events
+// from the bytes of a body objects.SplitRunBody accepts, one
+// DecodeEnvelope would accept; objects.CheckRunGraph parses it), one run
+// at a time.
 func (s *RepoSink) InstallRead(ctx context.Context, objs []*objects.Object, boundary []objects.OID) error {
 	return s.install(ctx, objs, boundary, nil, false)
 }
@@ -140,7 +150,12 @@ func (s *RepoSink) install(ctx context.Context, objs []*objects.Object, boundary
 	}
 	s.Installed += len(objs)
 	for _, o := range objs {
-		if o.Type == objects.TypeBlob || s.kept+int64(len(o.Body)) > maxKeptBytes {
+		run := o.Type == objects.TypeRun && !s.keep[o.ID]
+		if run {
+			// Its links were needed for this batch only (Links).
+			delete(s.links, o.ID)
+		}
+		if o.Type == objects.TypeBlob || run || s.kept+int64(len(o.Body)) > maxKeptBytes {
 			s.earlier[o.ID] = nil
 			continue
 		}
@@ -150,13 +165,27 @@ func (s *RepoSink) install(ctx context.Context, objs []*objects.Object, boundary
 	return nil
 }
 
+// Keep asks the sink to keep the runs ids in memory once installed (see
+// Get) with their parsed links (Links), as it keeps events: a push keeps
+// the runs its refs will name, which the history check then reads. Other
+// runs are dropped once their batch is stored. Call it before the
+// installs.
+func (s *RepoSink) Keep(ids ...objects.OID) {
+	if s.keep == nil {
+		s.keep = map[objects.OID]bool{}
+	}
+	for _, id := range ids {
+		s.keep[id] = true
+	}
+}
+
 // Get returns an object an earlier Install stored and kept in memory (not
-// blobs, within maxKeptBytes), else objects.ErrNotFound: what a catalog
-// update after the transfer reads without going back to the store
-// (plumbing.OpenIndexReading).
+// blobs, nor runs unless Keep named them, within maxKeptBytes), else
+// objects.ErrNotFound: what a catalog update after the transfer reads
+// without going back to the store (plumbing.OpenIndexReading).
 func (s *RepoSink) Get(_ context.Context, id objects.OID) (*objects.Object, error) {
 	if o := s.earlier[id]; o != nil {
-		return o, nil
+		return o.WithValue() // a run installed unparsed is parsed for the reader
 	}
 	return nil, objects.NotFound(id)
 }

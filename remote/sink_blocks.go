@@ -39,11 +39,16 @@ func (s *RepoSink) InstallBlocks(ctx context.Context, objs []*objects.Object, bo
 
 // write stores a verified batch as one durable batch: through the
 // store's PutBatchBlocks when there are blocks and it keeps them (one
-// storage pack, committed whole), else through a plumbing.BulkWriter.
+// storage pack, committed whole), else through a plumbing.BulkWriter,
+// then merges small storage packs when they have piled up
+// (plumbing.Repo.MergeSmallPacks).
 func (s *RepoSink) write(ctx context.Context, objs []*objects.Object, blocks []pack.RawBlock) error {
 	store := s.r.Objects()
 	if bp, ok := store.(blockPutter); ok && len(blocks) > 0 {
-		return bp.PutBatchBlocks(ctx, objs, blocks)
+		if err := bp.PutBatchBlocks(ctx, objs, blocks); err != nil {
+			return err
+		}
+		return s.r.MergeSmallPacks(ctx)
 	}
 	w := plumbing.NewBulkWriter(ctx, store, plumbing.BulkOptions{MaxObjects: len(objs) + 1, MaxBytes: 1 << 62})
 	for _, o := range objs {
@@ -51,5 +56,10 @@ func (s *RepoSink) write(ctx context.Context, objs []*objects.Object, blocks []p
 			return err
 		}
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	// A transfer stored in many batches writes a pack each; merge the
+	// small ones as appends do, so reads search a few packs.
+	return s.r.MergeSmallPacks(ctx)
 }

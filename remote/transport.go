@@ -277,7 +277,10 @@ type Sink interface {
 // way), or decoded from a verified frame with objects.DecodeEnvelope,
 // which derives it the same way (the HTTP transport's fetch). InstallRead verifies such a batch like Install except that it does
 // not hash each object a second time; links, the run graph and annotation
-// chains are verified all the same.
+// chains are verified all the same. A run may come unparsed
+// (objects.GetUnparsed, which derives its oid all the same): the checks
+// of its links and graph parse its body, so a body that is not canonical
+// JSON is refused as it would be by a parsed read.
 type ReadSink interface {
 	Sink
 	InstallRead(ctx context.Context, objs []*objects.Object, boundary []objects.OID) error

@@ -31,8 +31,17 @@ Example:
     ok: 4 objects, 1 refs, 0 problems, 0 warnings`
 }
 
+// fsckGCPercent is the garbage collector's target during fsck. fsck keeps
+// little (every event decoded, each run as numbers: 22 MiB live for a
+// 1,000-iteration loop's repository) and makes much garbage (each run is
+// decoded, and its graph checked, once), so at Go's default of 100 the
+// collector ran 69 times in that fsck; at 200 it runs 34 times, for about
+// 0.4 s less CPU and a peak of about 117 MiB instead of 88.
+const fsckGCPercent = 200
+
 // Run checks the repository.
 func (c *fsckCmd) Run(e *env) error {
+	defer raiseGC(fsckGCPercent)()
 	if c.StaleAfter != nil && !c.RemoveStale {
 		return usagef("--stale-after has no effect without --remove-stale")
 	}

@@ -6,12 +6,16 @@ import (
 )
 
 // transferGCPercent is the garbage collector's target during push, fetch,
-// pull and clone. A transfer keeps its whole set in memory (the walk's
-// cache, then the receiver's batch) until it is stored, so at Go's
-// default of 100 the collector rescans those live objects many times for
-// little garbage: about a seventh of a 10,000-event path push's CPU time.
-// 400 trades that for a higher peak (about 185 MiB instead of 110 MiB for
-// such a push).
+// pull and clone. A transfer keeps the objects its walk read other than
+// runs (events, mostly) and every object's links until it ends, and the
+// receiver the events it installed, so at Go's default of 100 the
+// collector rescans those live objects many times for little garbage:
+// about a seventh of a 10,000-event path push's CPU time. 400 trades that
+// for a higher peak (about 185 MiB instead of 110 MiB for such a push,
+// measured when the walk also kept every run). Runs, most of a history's
+// bytes, are read again when sent, in batches of remote.FileBatchBytes
+// over a path: a clone of a 1,000-iteration loop (81 MB of run bodies)
+// peaks at 220-260 MiB at 400 (about 170 MiB at 200).
 const transferGCPercent = 400
 
 // transferGC raises the collector's target for one transfer verb unless

@@ -153,9 +153,13 @@ func (w *Writer) copyBlock(p *spPack, g spGroup) error {
 	}
 	off := w.sink.n
 	w.sink.crc = 0
-	// Streamed, so a large object's block is never held whole.
+	// Streamed, so a large object's block is never held whole, through
+	// one buffer for all the blocks (io.Copy would allocate one a block).
 	src := &crcReader{r: io.NewSectionReader(p.f, int64(g.e.off), int64(g.e.size))}
-	n, err := io.Copy(&w.sink, src)
+	if w.copyBuf == nil {
+		w.copyBuf = make([]byte, 32<<10)
+	}
+	n, err := io.CopyBuffer(&w.sink, src, w.copyBuf)
 	if err != nil || n != int64(g.e.size) {
 		return fmt.Errorf("copy %s.pack at %d: %d bytes: %w", p.name, g.e.off, n, err)
 	}

@@ -54,6 +54,9 @@ type Writer struct {
 	deltaDepth int
 	recent     []spRecent
 	deltas     []spEntryBlock
+	// copyBuf is the buffer a merge copies blocks through (copyBlock),
+	// one per Writer rather than one per block.
+	copyBuf []byte
 }
 
 // spEntry is one index entry under construction or decoded.
