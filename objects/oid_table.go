@@ -30,7 +30,7 @@ func (t *OIDTable) Numbers(dst []uint32, ids []OID) ([]uint32, error) {
 	for _, id := range ids {
 		n, ok := t.num[id]
 		if !ok {
-			if len(t.ids) >= math.MaxUint32 {
+			if uint64(len(t.ids)) >= math.MaxUint32 {
 				return dst, fmt.Errorf("oid table: more than %d distinct oids", uint32(math.MaxUint32))
 			}
 			n = uint32(len(t.ids))
