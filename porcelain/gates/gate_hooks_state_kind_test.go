@@ -46,15 +46,15 @@ func TestHookStateRefusesNonRegular(t *testing.T) {
 					t.Fatal(err)
 				}
 				writeFile(t, filepath.Join(state, gates.HooksLockFile), "") // the lock may be made
-				before, stateBefore := linkTree(t, proj), linkTree(t, state)
+				before, stateBefore := gates.SnapshotNoFollow(t, proj), gates.SnapshotNoFollow(t, state)
 				_, err := run(opt)
 				if !errors.Is(err, fsutil.ErrNotRegular) {
 					t.Fatalf("%s: err %v, want a refusal of the %s as not a regular file", verb, err, what)
 				}
-				if got := linkTree(t, proj); !maps.Equal(got, before) {
+				if got := gates.SnapshotNoFollow(t, proj); !maps.Equal(got, before) {
 					t.Fatalf("%s changed the project before refusing the %s:\n%v\nwas\n%v", verb, what, got, before)
 				}
-				if got := linkTree(t, state); !maps.Equal(got, stateBefore) {
+				if got := gates.SnapshotNoFollow(t, state); !maps.Equal(got, stateBefore) {
 					t.Fatalf("%s changed the state before refusing the %s:\n%v\nwas\n%v", verb, what, got, stateBefore)
 				}
 			}

@@ -30,35 +30,6 @@ func isLink(path string) bool {
 	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
-// linkTree is tree without following links: a link is listed with its
-// target, never read.
-func linkTree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || p == root {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		switch {
-		case d.Type()&os.ModeSymlink != 0:
-			to, err := os.Readlink(p)
-			out[rel] = "-> " + to
-			return err
-		case d.IsDir():
-			out[rel+"/"] = ""
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // linkedSettings puts a symlink at the codex settings file of proj, or at
 // its directory, pointing into outside, and returns the link and the file
 // it reaches. With dangling the file does not exist.
@@ -110,10 +81,10 @@ func TestHookSetupRefusesLinkedSettings(t *testing.T) {
 				proj, outside := t.TempDir(), t.TempDir()
 				state := filepath.Join(t.TempDir(), "gate")
 				link, target := linkedSettings(t, proj, outside, at, dangling)
-				before := linkTree(t, proj)
+				before := gates.SnapshotNoFollow(t, proj)
 				_, err := gates.SetupHooks(gates.HookSetupOptions{Project: proj, StateDir: state})
 				checkLinkRefused(t, err, link, target, dangling)
-				if got := linkTree(t, proj); !maps.Equal(got, before) {
+				if got := gates.SnapshotNoFollow(t, proj); !maps.Equal(got, before) {
 					t.Errorf("project after a refused setup: %v, was %v", got, before)
 				}
 				for _, f := range []string{gates.HooksCreatedFile, gates.HooksDisabledFile} {
@@ -192,10 +163,10 @@ func TestHookStateRefusesLinks(t *testing.T) {
 				if !isLink(link) {
 					t.Fatalf("%s: %s is no longer a symlink", verb, link)
 				}
-				if got := linkTree(t, proj); len(got) != 0 {
+				if got := gates.SnapshotNoFollow(t, proj); len(got) != 0 {
 					t.Fatalf("%s touched the project: %v", verb, got)
 				}
-				if got := linkTree(t, outside); !maps.Equal(got, want) {
+				if got := gates.SnapshotNoFollow(t, outside); !maps.Equal(got, want) {
 					t.Fatalf("%s wrote through the link: %v", verb, got)
 				}
 			}

@@ -130,7 +130,7 @@ func TestPrePushRefusesLinks(t *testing.T) {
 				writeFile(t, filepath.Join(outside, "pre-push"), ownedHook)
 			}
 			symlinkOrSkip(t, target, link)
-			before := linkTree(t, outside)
+			before := gates.SnapshotNoFollow(t, outside)
 			for verb, run := range map[string]func() (*gates.PrePushResult, error){
 				"setup":     func() (*gates.PrePushResult, error) { return gates.InstallPrePush(ctx, proj, "tine") },
 				"uninstall": func() (*gates.PrePushResult, error) { return gates.UninstallPrePush(ctx, proj) },
@@ -142,7 +142,7 @@ func TestPrePushRefusesLinks(t *testing.T) {
 				if to, err := os.Readlink(link); err != nil || to != target {
 					t.Fatalf("%s: the link is now %q, %v; want it to point at %s", verb, to, err, target)
 				}
-				if got := linkTree(t, outside); !maps.Equal(got, before) {
+				if got := gates.SnapshotNoFollow(t, outside); !maps.Equal(got, before) {
 					t.Fatalf("%s changed what the link reaches: %v, was %v", verb, got, before)
 				}
 			}

@@ -43,6 +43,9 @@ var stateOps = map[string]func(state string) error{
 	},
 }
 
+// SnapshotNoFollow is snapshot, for the package's external tests.
+var SnapshotNoFollow = snapshot
+
 // snapshot lists the files under root without following links, with the
 // bytes of each file and the target of each link.
 func snapshot(t *testing.T, root string) map[string]string {
